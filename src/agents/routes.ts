@@ -1,0 +1,54 @@
+import { Elysia } from "elysia";
+import { config } from "../config";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { docs, IdParam } from "../http/models";
+import { tierOf, TIERS } from "../reputation/tiers";
+import { RegistrationBody } from "./model";
+import { agentView, balancesView, getAgent, registerAgent, reputationView, rotateApiKey } from "./service";
+import { assertWebhookTarget, newWebhookSecret } from "../webhooks/targets";
+
+export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
+  .use(auth)
+  .post(
+    "/register",
+    async ({ body, set }) => {
+      if (body.webhookUrl) await assertWebhookTarget(body.webhookUrl);
+      const webhookSecret = body.webhookUrl ? newWebhookSecret() : null;
+      const { id, apiKey, ownerKey } = await write(() => registerAgent(body, webhookSecret));
+      set.status = 201;
+      const agent = getAgent(id);
+      const tier = tierOf(0);
+      return {
+        agent: agentView(agent),
+        apiKey,
+        ownerKey,
+        ...(webhookSecret ? { webhookSecret } : {}),
+        wallet: { address: null, balances: balancesView(id) },
+        onboarding: {
+          message: "Store apiKey and ownerKey now: they are shown only once.",
+          authentication: "Send Authorization: Bearer <apiKey> on every request.",
+          fund: "Deposit USDC to your wallet address (chain) or ask the operator for a deposit (POST /admin/deposits).",
+          limits: {
+            tier: tier.tier,
+            maxPerTransaction: tier.maxPerTransaction,
+            rateLimit: { requests: config.rateLimitDefault, windowSeconds: config.rateLimitWindowSeconds },
+          },
+          tiers: TIERS.map(({ tier, maxPerTransaction }) => ({ tier, maxPerTransaction })),
+          docs: "/swagger",
+        },
+      };
+    },
+    { body: RegistrationBody, detail: docs("Agents", "Register an agent: returns its API key and owner key once", "public") },
+  )
+  .get("/me", ({ agent }) => agentView(agent), { agent: true, detail: docs("Agents", "The calling agent's profile", "agent") })
+  .post(
+    "/me/keys/rotate",
+    // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
+    async ({ agent }) => ({ apiKey: await write(() => rotateApiKey(agent.id)) }),
+    { agent: true, detail: docs("Agents", "Replace the API key; the old key stops working at once", "agent") },
+  )
+  .get("/:id/reputation", ({ params }) => reputationView(params.id), {
+    params: IdParam,
+    detail: docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]),
+  });

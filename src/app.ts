@@ -1,0 +1,65 @@
+// The Elysia app: plumbing first (errors, limits, logs, docs), then one plugin per feature.
+import { Elysia } from "elysia";
+import { adminRoutes } from "./admin/routes";
+import { agentRoutes } from "./agents/routes";
+import { clock, iso } from "./clock";
+import { config } from "./config";
+import { ApiError } from "./errors";
+import { apiDocs } from "./http/docs";
+import { errorHandler } from "./http/errors";
+import { docs } from "./http/models";
+import { consume } from "./http/rate-limit";
+import { paymentRoutes } from "./payments/routes";
+import { PROTOCOL, VERSION } from "./version";
+import { walletRoutes } from "./wallets/routes";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Public routes are limited per client address; /health and the docs are not limited. */
+const PUBLIC_LIMITED: [string, RegExp][] = [
+  ["POST", /^\/agents\/register$/],
+  ["GET", /^\/agents\/[^/]+\/reputation$/],
+  ["GET", /^\/services\/[^/]+$/],
+];
+
+const started = new WeakMap<Request, number>();
+
+export function createApp() {
+  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES } })
+    .use(errorHandler)
+    .onRequest(({ request, server, set }) => {
+      started.set(request, performance.now());
+      const length = Number(request.headers.get("content-length") ?? 0);
+      if (length > MAX_BODY_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+      const path = new URL(request.url).pathname;
+      if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
+        const address = server?.requestIP(request)?.address ?? "unknown";
+        consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
+      }
+    })
+    .onAfterResponse({ as: "global" }, (context) => {
+      const { request, set } = context;
+      const agent = (context as { agent?: { id: string } }).agent;
+      const start = started.get(request);
+      console.log(
+        JSON.stringify({
+          t: iso(Date.now()),
+          method: request.method,
+          path: new URL(request.url).pathname,
+          status: typeof set.status === "number" ? set.status : 200,
+          ms: start === undefined ? null : Math.round((performance.now() - start) * 100) / 100,
+          agentId: agent?.id ?? null,
+        }),
+      );
+    })
+    .use(apiDocs)
+    .get("/health", () => ({ status: "ok", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()) }), {
+      detail: docs("Health", "Liveness and version", "public"),
+    })
+    .use(agentRoutes)
+    .use(paymentRoutes)
+    .use(walletRoutes)
+    .use(adminRoutes);
+}
+
+export type App = ReturnType<typeof createApp>;

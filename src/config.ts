@@ -1,0 +1,78 @@
+// Configuration comes from the environment only (Bun also reads a .env file), validated once at start.
+// A bad value stops the process with one line naming the variable.
+
+export type Config = ReturnType<typeof loadConfig>;
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === "" ? fallback : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name, String(fallback));
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name}: expected a whole number from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function decimal(env: Env, name: string, fallback: string): string {
+  const raw = read(env, name, fallback);
+  if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name}: expected a positive decimal number, got "${raw}"`);
+  return raw;
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = read(env, name, "false").toLowerCase();
+  if (raw !== "true" && raw !== "false") throw new ConfigError(`${name}: expected true or false, got "${raw}"`);
+  return raw === "true";
+}
+
+function referenceRates(env: Env): Record<string, string> {
+  const raw = read(env, "REFERENCE_RATES", "USD=1,USDC=1,USDT=1,EUR=1.08,BTC=95000");
+  const rates: Record<string, string> = {};
+  for (const pair of raw.split(",")) {
+    const [code, rate] = pair.split("=").map((part) => part.trim());
+    if (!code || !rate || !/^\d+(\.\d{1,8})?$/.test(rate) || Number(rate) === 0) {
+      throw new ConfigError(`REFERENCE_RATES: expected CODE=rate pairs like USD=1,EUR=1.08, got "${raw}"`);
+    }
+    rates[code] = rate;
+  }
+  for (const code of ["USD", "USDC", "USDT", "EUR", "BTC"]) {
+    if (!rates[code]) throw new ConfigError(`REFERENCE_RATES: missing a rate for ${code}`);
+  }
+  return rates;
+}
+
+export function loadConfig(env: Env = process.env) {
+  const synchronous = read(env, "DB_SYNCHRONOUS", "FULL").toUpperCase();
+  if (synchronous !== "FULL" && synchronous !== "NORMAL") {
+    throw new ConfigError(`DB_SYNCHRONOUS: expected FULL or NORMAL, got "${synchronous}"`);
+  }
+  return {
+    port: integer(env, "PORT", 3000, 0, 65535),
+    host: read(env, "HOST", "127.0.0.1"),
+    databasePath: read(env, "DATABASE_PATH", "./data/agentbank.db"),
+    adminApiKey: env.ADMIN_API_KEY || undefined,
+    rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 100, 1, 1_000_000_000),
+    rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
+    rateLimitPublic: integer(env, "RATE_LIMIT_PUBLIC", 300, 1, 1_000_000_000),
+    negotiationApprovalThreshold: decimal(env, "NEGOTIATION_APPROVAL_THRESHOLD", "1000"),
+    referenceRates: referenceRates(env),
+    webhookAllowPrivateNetworks: bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
+    dbSynchronous: synchronous as "FULL" | "NORMAL",
+    testClock: bool(env, "TEST_CLOCK"),
+  };
+}
+
+/** The configuration in force, set once at start by main.ts. */
+export let config: Config;
+
+export function initConfig(env: Env = process.env): Config {
+  config = loadConfig(env);
+  return config;
+}

@@ -1,0 +1,46 @@
+// The database: one SQLite file in WAL mode, opened once per process.
+// Reads use `db` directly. Every write goes through `write()`, which serializes it and commits it in a
+// group with the other writes that arrived in the same turn of the event loop (one fsync per group).
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { runMigrations } from "./migrate";
+import { GroupCommitWriter } from "./writer";
+
+export let sqlite: Database;
+export let db: BunSQLiteDatabase;
+let writer: GroupCommitWriter;
+
+export function openDatabase(path: string, synchronous: "FULL" | "NORMAL"): void {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  sqlite = new Database(path, { create: true, safeIntegers: true, strict: true });
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec(`PRAGMA synchronous = ${synchronous}`);
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  db = drizzle({ client: sqlite });
+  runMigrations(db);
+  writer = new GroupCommitWriter(sqlite);
+}
+
+export async function closeDatabase(): Promise<void> {
+  await writer?.drain();
+  sqlite?.close();
+}
+
+/**
+ * Runs `op` inside the serialized write transaction and resolves after its commit is on disk.
+ * `op` must be synchronous: bun:sqlite transactions cannot span an await, and no network call
+ * belongs inside one (queue it with onCommit or the outbox instead).
+ */
+export function write<T>(op: () => T extends Promise<unknown> ? never : T): Promise<T> {
+  return writer.submit(op);
+}
+
+/** Inside a write op: run `fn` after the group commits (skipped if this op rolls back). */
+export function onCommit(fn: () => void): void {
+  writer.onCommit(fn);
+}
+
+export type Db = BunSQLiteDatabase;

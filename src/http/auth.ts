@@ -1,0 +1,34 @@
+// Route guards as Elysia macros: `{ agent: true }` resolves the calling agent (and counts it against
+// its rate limit); `{ owner: true }` resolves the agent whose human owner calls. Both authenticate in
+// `transform`, before body validation, so a request without a valid key is 401 whatever its body.
+import { Elysia } from "elysia";
+import type { AgentRow } from "../agents/service";
+import { agentFromHeader, ownerFromHeader } from "../auth/keys";
+import { config } from "../config";
+import { consume } from "./rate-limit";
+
+const callers = new WeakMap<Request, AgentRow>();
+
+function caller(request: Request): AgentRow {
+  const agent = callers.get(request);
+  if (!agent) throw new Error("auth: transform did not run");
+  return agent;
+}
+
+export const auth = new Elysia({ name: "auth" }).macro({
+  agent: {
+    transform({ headers, request, set }) {
+      const agent = agentFromHeader(headers.authorization);
+      const limit = agent.rateLimit === null ? config.rateLimitDefault : Number(agent.rateLimit);
+      consume(`agent:${agent.id}`, limit, set.headers as Record<string, string | number>);
+      callers.set(request, agent);
+    },
+    resolve: ({ request }) => ({ agent: caller(request) }),
+  },
+  owner: {
+    transform({ headers, request }) {
+      callers.set(request, ownerFromHeader(headers.authorization));
+    },
+    resolve: ({ request }) => ({ owner: caller(request) }),
+  },
+});

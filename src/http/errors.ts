@@ -1,0 +1,40 @@
+// The one place errors become HTTP answers: { error, message } with the contract's status codes.
+import { Elysia } from "elysia";
+import { ApiError } from "../errors";
+
+type ValidationIssue = { path?: string; message?: string; summary?: string };
+
+function validationMessage(error: unknown): { message: string; details: unknown } {
+  const issues = ((error as { all?: ValidationIssue[] }).all ?? []).slice(0, 10);
+  const where = (error as { type?: string }).type ?? "request";
+  const details = issues.map((issue) => ({ path: issue.path || "/", message: issue.summary ?? issue.message ?? "invalid" }));
+  const first = details[0];
+  return {
+    message: first ? `invalid ${where}: ${first.path === "/" ? "" : `${first.path.slice(1)}: `}${first.message}` : `invalid ${where}`,
+    details,
+  };
+}
+
+export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set }) => {
+  if (error instanceof ApiError) {
+    set.status = error.status;
+    if (error.extra.retryAfterSeconds !== undefined) set.headers["retry-after"] = String(error.extra.retryAfterSeconds);
+    return { error: error.code, message: error.message, ...(error.extra.details ? { details: error.extra.details } : {}) };
+  }
+  switch (code) {
+    case "VALIDATION": {
+      set.status = 400;
+      return { error: "VALIDATION_ERROR", ...validationMessage(error) };
+    }
+    case "PARSE":
+      set.status = 400;
+      return { error: "VALIDATION_ERROR", message: "the body is not valid JSON (send Content-Type: application/json)" };
+    case "NOT_FOUND":
+      set.status = 404;
+      return { error: "NOT_FOUND", message: "no such route" };
+    default:
+      set.status = 500;
+      console.error(JSON.stringify({ level: "error", msg: "unexpected error", code, error: String((error as Error)?.stack ?? error) }));
+      return { error: "INTERNAL_ERROR", message: "unexpected error" };
+  }
+});

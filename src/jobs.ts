@@ -1,0 +1,8 @@
+// Every timed job of the service, registered with the scheduler at start.
+import { write } from "./db";
+import { purgeExpiredKeys } from "./idempotency/idempotency";
+import { registerJob } from "./scheduler";
+
+export function registerJobs(): void {
+  registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
+}

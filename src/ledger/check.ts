@@ -1,0 +1,59 @@
+// The ledger's invariants, checked from the raw tables: every entry balances per currency, every
+// account's balance equals the sum of its postings, no agent account is negative.
+import { sqlite } from "../db";
+import { toMajor, type Currency } from "../money";
+
+export function checkLedger() {
+  const unbalancedEntries = sqlite
+    .query("SELECT entry_id AS entryId, currency, SUM(amount) AS sum FROM postings GROUP BY entry_id, currency HAVING SUM(amount) != 0")
+    .all() as { entryId: bigint; currency: Currency; sum: bigint }[];
+  const mismatchedAccounts = sqlite
+    .query(
+      `SELECT a.id AS accountId, a.balance AS balance, COALESCE(p.total, 0) AS postings
+       FROM accounts a LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM postings GROUP BY account_id) p
+         ON p.account_id = a.id
+       WHERE a.balance != COALESCE(p.total, 0)`,
+    )
+    .all() as { accountId: bigint; balance: bigint; postings: bigint }[];
+  const negativeAccounts = sqlite
+    .query("SELECT id AS accountId, agent_id AS agentId, kind, currency, balance FROM accounts WHERE agent_id IS NOT NULL AND balance < 0")
+    .all() as { accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }[];
+  const currencyMismatches = sqlite
+    .query("SELECT COUNT(*) AS n FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.currency != p.currency")
+    .get() as { n: bigint };
+  const totals = sqlite
+    .query(
+      `SELECT currency,
+              SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'available' THEN balance ELSE 0 END) AS available,
+              SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'held' THEN balance ELSE 0 END) AS held,
+              SUM(CASE WHEN agent_id IS NULL THEN balance ELSE 0 END) AS system
+       FROM accounts GROUP BY currency`,
+    )
+    .all() as { currency: Currency; available: bigint; held: bigint; system: bigint }[];
+  const counts = sqlite
+    .query("SELECT (SELECT COUNT(*) FROM journal_entries) AS entries, (SELECT COUNT(*) FROM postings) AS postings, (SELECT COUNT(*) FROM accounts) AS accounts")
+    .get() as { entries: bigint; postings: bigint; accounts: bigint };
+
+  const ok =
+    unbalancedEntries.length === 0 &&
+    mismatchedAccounts.length === 0 &&
+    negativeAccounts.length === 0 &&
+    currencyMismatches.n === 0n;
+  return {
+    ok,
+    entries: Number(counts.entries),
+    postings: Number(counts.postings),
+    accounts: Number(counts.accounts),
+    unbalancedEntries: unbalancedEntries.map((row) => ({ entryId: Number(row.entryId), currency: row.currency, sum: toMajor(row.sum, row.currency) })),
+    mismatchedAccounts: mismatchedAccounts.map((row) => ({ accountId: Number(row.accountId), balance: String(row.balance), postings: String(row.postings) })),
+    negativeAccounts: negativeAccounts.map((row) => ({ ...row, accountId: Number(row.accountId), balance: toMajor(row.balance, row.currency) })),
+    postingsInWrongCurrency: Number(currencyMismatches.n),
+    /** Per currency: what agents hold, and what the outside world put in (−system). They are equal when ok. */
+    totals: totals.map((row) => ({
+      currency: row.currency,
+      agentsAvailable: toMajor(row.available, row.currency),
+      agentsHeld: toMajor(row.held, row.currency),
+      netInflow: toMajor(-row.system, row.currency),
+    })),
+  };
+}

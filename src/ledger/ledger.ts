@@ -1,0 +1,158 @@
+// The only writer of money. Every movement is one journal entry whose postings sum to zero per
+// currency; agent accounts are checked non-negative in the same transaction, before it commits.
+// Call these only inside write() (see db/index.ts).
+import type { Statement } from "bun:sqlite";
+import { clock } from "../clock";
+import { sqlite } from "../db";
+import { ApiError } from "../errors";
+import { CURRENCIES, type Currency } from "../money";
+
+export type AgentAccountKind = "available" | "held";
+/** external: money from/to the outside world (deposits, withdrawals). Goes negative by design. */
+export type SystemAccountKind = "external" | "withdrawals_in_flight";
+
+export type AccountRef =
+  | { agentId: string; kind: AgentAccountKind; currency: Currency }
+  | { agentId: null; kind: SystemAccountKind; currency: Currency };
+
+export type HistoryType =
+  | "PAYMENT_SENT"
+  | "PAYMENT_RECEIVED"
+  | "DEPOSIT"
+  | "WITHDRAWAL"
+  | "WITHDRAWAL_RETURNED"
+  | "ESCROW_HOLD"
+  | "ESCROW_RELEASE"
+  | "ESCROW_PAYOUT"
+  | "LOAN_DISBURSED"
+  | "LOAN_REPAYMENT"
+  | "SYSTEM";
+
+export type Posting = {
+  account: AccountRef;
+  amount: bigint;
+  historyType: HistoryType;
+  counterpartyId?: string | null;
+};
+
+export type Entry = {
+  type: string;
+  reference: { type: string; id: string };
+  postings: Posting[];
+};
+
+type Statements = {
+  agentAccount: Statement;
+  systemAccount: Statement;
+  createAccount: Statement;
+  createSystemAccount: Statement;
+  insertEntry: Statement;
+  insertPosting: Statement;
+  applyToBalance: Statement;
+};
+
+let prepared: { for: unknown; statements: Statements } | null = null;
+
+function statements(): Statements {
+  if (prepared?.for !== sqlite) {
+    prepared = {
+      for: sqlite,
+      statements: {
+        agentAccount: sqlite.prepare("SELECT id FROM accounts WHERE agent_id = ? AND kind = ? AND currency = ?"),
+        systemAccount: sqlite.prepare("SELECT id FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = ?"),
+        createAccount: sqlite.prepare(
+          "INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, ?, ?, 0) RETURNING id",
+        ),
+        createSystemAccount: sqlite.prepare(
+          "INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (NULL, ?, ?, 0) RETURNING id",
+        ),
+        insertEntry: sqlite.prepare(
+          "INSERT INTO journal_entries (type, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+        ),
+        insertPosting: sqlite.prepare(
+          "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        ),
+        applyToBalance: sqlite.prepare("UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance"),
+      },
+    };
+  }
+  return prepared.statements;
+}
+
+/** Creates an agent's available and held accounts in every currency (at registration). */
+export function openAgentAccounts(agentId: string): void {
+  const { createAccount } = statements();
+  for (const currency of CURRENCIES) {
+    createAccount.get(agentId, "available", currency);
+    createAccount.get(agentId, "held", currency);
+  }
+}
+
+function accountId(ref: AccountRef): bigint {
+  const s = statements();
+  if (ref.agentId === null) {
+    const row = s.systemAccount.get(ref.kind, ref.currency) as { id: bigint } | null;
+    return row?.id ?? (s.createSystemAccount.get(ref.kind, ref.currency) as { id: bigint }).id;
+  }
+  const row = s.agentAccount.get(ref.agentId, ref.kind, ref.currency) as { id: bigint } | null;
+  if (!row) throw new Error(`ledger: no ${ref.kind} ${ref.currency} account for agent ${ref.agentId}`);
+  return row.id;
+}
+
+/**
+ * Posts one balanced entry. Throws INSUFFICIENT_BALANCE when an agent account would go negative;
+ * the caller's write op then rolls back as a whole, so nothing of the movement remains.
+ */
+export function post(entry: Entry): void {
+  const sums = new Map<string, bigint>();
+  for (const posting of entry.postings) {
+    if (posting.amount === 0n) throw new Error("ledger: zero posting");
+    const currency = posting.account.currency;
+    sums.set(currency, (sums.get(currency) ?? 0n) + posting.amount);
+  }
+  for (const [currency, sum] of sums) {
+    if (sum !== 0n) throw new Error(`ledger: entry ${entry.type} does not balance in ${currency} (${sum})`);
+  }
+  const s = statements();
+  const now = clock.nowMs();
+  const { id: entryId } = s.insertEntry.get(entry.type, entry.reference.type, entry.reference.id, now) as { id: bigint };
+  for (const posting of entry.postings) {
+    const account = accountId(posting.account);
+    s.insertPosting.run(
+      entryId,
+      account,
+      posting.amount,
+      posting.account.currency,
+      posting.historyType,
+      posting.counterpartyId ?? null,
+      now,
+    );
+    const { balance } = s.applyToBalance.get(posting.amount, account) as { balance: bigint };
+    if (balance < 0n && posting.account.agentId !== null) {
+      throw new ApiError(
+        "INSUFFICIENT_BALANCE",
+        posting.account.kind === "available"
+          ? `not enough ${posting.account.currency} available`
+          : `not enough ${posting.account.currency} held in escrow`,
+      );
+    }
+  }
+}
+
+export function balanceOf(agentId: string, kind: AgentAccountKind, currency: Currency): bigint {
+  const row = sqlite
+    .query("SELECT balance FROM accounts WHERE agent_id = ? AND kind = ? AND currency = ?")
+    .get(agentId, kind, currency) as { balance: bigint } | null;
+  return row?.balance ?? 0n;
+}
+
+export function balancesOf(agentId: string): { currency: Currency; available: bigint; held: bigint }[] {
+  const rows = sqlite
+    .query("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?")
+    .all(agentId) as { kind: AgentAccountKind; currency: Currency; balance: bigint }[];
+  return CURRENCIES.map((currency) => ({
+    currency,
+    available: rows.find((row) => row.currency === currency && row.kind === "available")?.balance ?? 0n,
+    held: rows.find((row) => row.currency === currency && row.kind === "held")?.balance ?? 0n,
+  }));
+}

@@ -1,0 +1,38 @@
+// The movements the products use, each one balanced entry through post().
+import type { Currency } from "../money";
+import { post, type HistoryType } from "./ledger";
+
+type Reference = { type: string; id: string };
+
+/** available → available between two agents. */
+export function transfer(args: {
+  from: string;
+  to: string;
+  amount: bigint;
+  currency: Currency;
+  reference: Reference;
+  entryType?: string;
+  sentAs?: HistoryType;
+  receivedAs?: HistoryType;
+}): void {
+  post({
+    type: args.entryType ?? "PAYMENT",
+    reference: args.reference,
+    postings: [
+      { account: { agentId: args.from, kind: "available", currency: args.currency }, amount: -args.amount, historyType: args.sentAs ?? "PAYMENT_SENT", counterpartyId: args.to },
+      { account: { agentId: args.to, kind: "available", currency: args.currency }, amount: args.amount, historyType: args.receivedAs ?? "PAYMENT_RECEIVED", counterpartyId: args.from },
+    ],
+  });
+}
+
+/** Money from the outside world (operator deposit, on-chain deposit) into an agent's available. */
+export function deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): void {
+  post({
+    type: "DEPOSIT",
+    reference,
+    postings: [
+      { account: { agentId: null, kind: "external", currency }, amount: -amount, historyType: "SYSTEM", counterpartyId: agentId },
+      { account: { agentId, kind: "available", currency }, amount, historyType: "DEPOSIT" },
+    ],
+  });
+}

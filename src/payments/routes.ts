@@ -1,0 +1,51 @@
+import { Elysia, t } from "elysia";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
+import { mutation } from "../http/mutation";
+import { TIERS, tierOf } from "../reputation/tiers";
+import { getPayment, sendPayment } from "./service";
+
+export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" })
+  .use(auth)
+  .post(
+    "/send",
+    ({ agent, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => sendPayment(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        toAgentId: Uuid,
+        amount: Amount({ minimum: 0.01 }),
+        currency: Currency,
+        reason: t.Optional(t.String({ maxLength: 500 })),
+        metadata: t.Optional(Metadata),
+      }),
+      detail: docs("Payments", "Pay another agent (completed at once)", "agent", [
+        "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/my-limits",
+    ({ agent }) => {
+      const score = Number(agent.score);
+      const current = tierOf(score);
+      const next = TIERS.find((tier) => tier.minScore > score);
+      return {
+        agentId: agent.id,
+        tier: current.tier,
+        score,
+        maxPerTransaction: current.maxPerTransaction,
+        allTiers: TIERS.map(({ tier, maxPerTransaction }) => ({ tier, maxPerTransaction })),
+        howToIncrease: next
+          ? `Reach a score of ${next.minScore} for ${next.tier} (${next.maxPerTransaction} USD per transaction): +1 per completed payment, +5 per loan repaid on time, +3 per contract fulfilled, +2 per bet won.`
+          : "You are at the highest tier.",
+      };
+    },
+    { agent: true, detail: docs("Payments", "The caller's per-transaction limit and every tier's", "agent") },
+  )
+  .get("/:id", ({ agent, params }) => getPayment(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Payments", "A payment the caller sent or received", "agent", ["NOT_FOUND"]),
+  });

@@ -1,0 +1,107 @@
+import { clock, iso } from "../clock";
+import { sqlite } from "../db";
+import { assertNotBlockedBy } from "../agents/blocks";
+import { findAgent } from "../agents/service";
+import { invalid, notFound } from "../errors";
+import { uuid } from "../ids";
+import { transfer } from "../ledger/transfers";
+import { toMajor, toMinor, type Currency } from "../money";
+import { adjustScore } from "../reputation/score";
+import { assertWithinTier } from "../reputation/tiers";
+import { emit } from "../webhooks/outbox";
+
+export type PaymentRow = {
+  id: string;
+  fromAgentId: string;
+  toAgentId: string;
+  amount: bigint;
+  currency: Currency;
+  reason: string | null;
+  metadata: string | null;
+  kind: string;
+  status: string;
+  createdAt: bigint;
+};
+
+export function paymentView(row: PaymentRow) {
+  return {
+    id: row.id,
+    fromAgentId: row.fromAgentId,
+    toAgentId: row.toAgentId,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    reason: row.reason,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    kind: row.kind,
+    status: row.status,
+    createdAt: iso(Number(row.createdAt)),
+  };
+}
+
+export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING" | "X402";
+
+/**
+ * Inside write(): moves `amount` from payer to payee as one completed payment, with every rule a
+ * transfer an agent starts must pass (recipient exists, not self, not blocked, tier limit, funds),
+ * +1 reputation to the payer and payment.received to the payee. Subscriptions and bookings use it too.
+ */
+export function pay(args: {
+  fromAgentId: string;
+  toAgentId: string;
+  amount: bigint;
+  currency: Currency;
+  reason?: string | null;
+  metadata?: Record<string, unknown> | null;
+  kind: PaymentKind;
+}): PaymentRow {
+  if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
+  if (!findAgent(args.toAgentId)) throw notFound("recipient agent");
+  assertNotBlockedBy(args.toAgentId, args.fromAgentId);
+  const payer = findAgent(args.fromAgentId)!;
+  assertWithinTier(Number(payer.score), args.amount, args.currency);
+  const row: PaymentRow = {
+    id: uuid(),
+    fromAgentId: args.fromAgentId,
+    toAgentId: args.toAgentId,
+    amount: args.amount,
+    currency: args.currency,
+    reason: args.reason ?? null,
+    metadata: args.metadata ? JSON.stringify(args.metadata) : null,
+    kind: args.kind,
+    status: "COMPLETED",
+    createdAt: BigInt(clock.nowMs()),
+  };
+  sqlite
+    .query(
+      `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    )
+    .run(row.id, row.fromAgentId, row.toAgentId, row.amount, row.currency, row.reason, row.metadata, row.kind, row.status, row.createdAt);
+  transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
+  adjustScore(row.fromAgentId, "PAYMENT_COMPLETED", { type: "payment", id: row.id });
+  const amount = toMajor(row.amount, row.currency);
+  emit(
+    row.toAgentId,
+    "payment.received",
+    { paymentId: row.id, fromAgentId: row.fromAgentId, amount, currency: row.currency, reason: row.reason },
+    { subject: `Payment received: ${amount} ${row.currency}`, body: row.reason ?? "" },
+  );
+  return row;
+}
+
+export function sendPayment(fromAgentId: string, body: { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> }) {
+  const amount = toMinor(body.amount, body.currency);
+  return paymentView(pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT" }));
+}
+
+/** A payment as seen by one of its parties; anyone else gets 404. */
+export function getPayment(agentId: string, id: string) {
+  const row = sqlite
+    .query(
+      `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, created_at AS createdAt
+       FROM payments WHERE id = ?`,
+    )
+    .get(id) as PaymentRow | null;
+  if (!row || (row.fromAgentId !== agentId && row.toAgentId !== agentId)) throw notFound("payment");
+  return paymentView(row);
+}

@@ -1,0 +1,10 @@
+declare module "*.sql" {
+  const text: string;
+  export default text;
+}
+
+/** Imported `with { type: "file" }`: the path of the embedded file. */
+declare module "*/standalone.js" {
+  const path: string;
+  export default path;
+}

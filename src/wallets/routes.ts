@@ -1,0 +1,26 @@
+import { Elysia } from "elysia";
+import { balancesView } from "../agents/service";
+import { auth } from "../http/auth";
+import { docs, page, PageQuery } from "../http/models";
+import { historyOf } from "../ledger/history";
+
+export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
+  .use(auth)
+  .get("/balance", ({ agent }) => ({ agentId: agent.id, balances: balancesView(agent.id) }), {
+    agent: true,
+    detail: docs("Wallets", "Available and held balance in every currency", "agent"),
+  })
+  .get(
+    "/history",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = historyOf(agent.id, limit, offset);
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: PageQuery,
+      detail: docs("Wallets", "Movements of the caller's available balance, newest first", "agent"),
+    },
+  );
