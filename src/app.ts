@@ -14,6 +14,8 @@ import { PROTOCOL, VERSION } from "./version";
 import { walletRoutes } from "./wallets/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** Bun's own cut-off, for bodies sent without Content-Length; it answers 413 with no JSON body. */
+const HARD_BODY_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
 
 /** Public routes are limited per client address; /health and the docs are not limited. */
 const PUBLIC_LIMITED: [string, RegExp][] = [
@@ -25,7 +27,9 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
 const started = new WeakMap<Request, number>();
 
 export function createApp() {
-  return new Elysia({ serve: { maxRequestBodySize: MAX_BODY_BYTES } })
+  // normalize: false makes unknown fields a 400 instead of silently dropping them, and stops Elysia
+  // from coercing values (it would turn an array or a string into an object).
+  return new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
     .use(errorHandler)
     .onRequest(({ request, server, set }) => {
       started.set(request, performance.now());

@@ -6,7 +6,12 @@ import { errorStatus, type ErrorCode } from "../errors";
 export const Uuid = t.String({ format: "uuid", description: "UUID" });
 export const IdParam = t.Object({ id: Uuid });
 
-export const Currency = t.UnionEnum(CURRENCIES, { description: "USDC, USDT (6 decimals), USD, EUR (2), BTC (8)" });
+// A union of literals, not t.UnionEnum: Elysia gives UnionEnum its first value as a default, which would
+// turn a missing currency into USDC.
+export const Currency = t.Union(
+  CURRENCIES.map((code) => t.Literal(code)),
+  { description: "USDC, USDT (6 decimals), USD, EUR (2), BTC (8)" },
+);
 
 /** An amount in major units; precision per currency is checked when it is converted (money.ts). */
 export const Amount = (options: { minimum?: number; description?: string } = {}) =>
