@@ -1,0 +1,71 @@
+// The single executable: built with `bun build --compile`, run from an empty folder with nothing
+// beside it, it creates its database, applies the embedded migrations and serves.
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+let workDir: string;
+let binary: string;
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), "agentbank-binary-"));
+  binary = join(workDir, "agentbank");
+  const build = Bun.spawnSync(["bun", "build", "--compile", "src/main.ts", "--outfile", binary], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  if (build.exitCode !== 0) throw new Error(`build failed: ${build.stderr.toString()}`);
+});
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+async function run(cwd: string, env: Record<string, string>) {
+  const child = Bun.spawn([binary], { cwd, env: { PATH: process.env.PATH ?? "", PORT: "0", ...env }, stdout: "pipe", stderr: "pipe" });
+  const reader = child.stdout.getReader();
+  let output = "";
+  const deadline = Date.now() + 10_000;
+  while (!/listening on (http:\/\/\S+)/.test(output) && Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    output += new TextDecoder().decode(value);
+  }
+  const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+  return { child, url, output };
+}
+
+test("starts from an empty folder with its defaults, creates ./data/agentbank.db and answers /health", async () => {
+  const cwd = mkdtempSync(join(workDir, "empty-"));
+  const { child, url, output } = await run(cwd, {});
+  try {
+    expect(url).toBeDefined();
+    const health = await (await fetch(`${url}/health`)).json();
+    expect(health).toMatchObject({ status: "ok", version: "0.6.0" });
+    expect(existsSync(join(cwd, "data/agentbank.db"))).toBe(true);
+    expect(output).toContain("listening on http://127.0.0.1:");
+  } finally {
+    child.kill("SIGTERM");
+    expect(await child.exited).toBe(0);
+  }
+});
+
+test("applies the embedded migrations to a new DATABASE_PATH", async () => {
+  const cwd = mkdtempSync(join(workDir, "empty-"));
+  const databasePath = join(cwd, "nested/dir/bank.db");
+  const { child, url } = await run(cwd, { DATABASE_PATH: databasePath });
+  try {
+    const reply = await fetch(`${url}/agents/register`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "bin", ownerName: "o", ownerEmail: "o@example.com" }),
+    });
+    expect(reply.status).toBe(201);
+    expect(existsSync(databasePath)).toBe(true);
+  } finally {
+    child.kill("SIGTERM");
+    await child.exited;
+  }
+});
+
+test("a bad configuration value stops it with one line naming the variable", () => {
+  const result = Bun.spawnSync([binary], { env: { PATH: process.env.PATH ?? "", PORT: "not-a-port" }, stdout: "pipe", stderr: "pipe" });
+  expect(result.exitCode).toBe(1);
+  expect(result.stderr.toString().trim()).toBe('agentbank: configuration error: PORT: expected a whole number from 0 to 65535, got "not-a-port"');
+});
