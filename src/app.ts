@@ -7,6 +7,7 @@ import { config } from "./config";
 import { ApiError } from "./errors";
 import { apiDocs } from "./http/docs";
 import { errorHandler } from "./http/errors";
+import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
 import { paymentRoutes } from "./payments/routes";
@@ -35,26 +36,23 @@ export function createApp() {
       started.set(request, performance.now());
       const length = Number(request.headers.get("content-length") ?? 0);
       if (length > MAX_BODY_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
-      const path = new URL(request.url).pathname;
+      const path = pathOf(request.url);
       if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
         const address = server?.requestIP(request)?.address ?? "unknown";
         consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
     .onAfterResponse({ as: "global" }, (context) => {
-      const { request, set } = context;
-      const agent = (context as { agent?: { id: string } }).agent;
+      const { request, set, path } = context;
       const start = started.get(request);
-      console.log(
-        JSON.stringify({
-          t: iso(Date.now()),
-          method: request.method,
-          path: new URL(request.url).pathname,
-          status: typeof set.status === "number" ? set.status : 200,
-          ms: start === undefined ? null : Math.round((performance.now() - start) * 100) / 100,
-          agentId: agent?.id ?? null,
-        }),
-      );
+      logLine({
+        t: iso(Date.now()),
+        method: request.method,
+        path,
+        status: typeof set.status === "number" ? set.status : 200,
+        ms: start === undefined ? null : Math.round((performance.now() - start) * 100) / 100,
+        agentId: (context as { agent?: { id: string } }).agent?.id ?? null,
+      });
     })
     .use(apiDocs)
     .get("/health", () => ({ status: "ok", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()) }), {

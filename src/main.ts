@@ -3,6 +3,7 @@
 import { createApp } from "./app";
 import { ConfigError, initConfig } from "./config";
 import { closeDatabase, openDatabase } from "./db";
+import { flushLog } from "./http/log";
 import { registerJobs } from "./jobs";
 import { runAllJobs, startScheduler, stopScheduler } from "./scheduler";
 import { VERSION } from "./version";
@@ -33,6 +34,7 @@ async function shutdown(signal: string): Promise<void> {
   stopScheduler();
   await app.stop();
   await closeDatabase();
+  flushLog();
   process.exit(0);
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));

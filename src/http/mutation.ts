@@ -2,6 +2,7 @@
 // honouring Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true).
 import { write } from "../db";
 import { once, validateKey } from "../idempotency/idempotency";
+import { pathOf } from "./log";
 
 type Request = {
   agentId: string;
@@ -14,7 +15,7 @@ type Request = {
 export async function mutation<T>(req: Request, status: number, effect: () => T): Promise<T> {
   const key = req.headers["idempotency-key"];
   validateKey(key);
-  const route = `${req.request.method} ${new URL(req.request.url).pathname}`;
+  const route = `${req.request.method} ${pathOf(req.request.url)}`;
   const outcome = await write(() => once({ agentId: req.agentId, key, route, body: req.body }, status, effect));
   req.set.status = outcome.status;
   if (outcome.replayed) req.set.headers["idempotent-replayed"] = "true";

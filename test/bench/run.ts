@@ -1,0 +1,215 @@
+// bun run bench: the compiled server on a fresh database under wrk (Debian; installed here when
+// missing), then the ledger's payment function without HTTP. Prints its figures; asserts nothing.
+//   BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50), BENCH_AGENTS (default 200)
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "../..");
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
+const ADMIN = "bench-admin";
+
+function ensureWrk(): void {
+  if (Bun.which("wrk")) return;
+  console.log("installing wrk (apt-get)…");
+  Bun.spawnSync(["apt-get", "update", "-qq"], { stdout: "ignore", stderr: "ignore" });
+  const install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "wrk"], { stdout: "ignore", stderr: "inherit" });
+  if (install.exitCode !== 0 || !Bun.which("wrk")) throw new Error("wrk is needed: apt-get install wrk");
+}
+
+function ensureBinary(): string {
+  const binary = join(ROOT, "dist/agentbank");
+  if (!existsSync(binary) || process.env.BENCH_REBUILD) {
+    const build = Bun.spawnSync(["bun", "run", "build"], { cwd: ROOT, stdout: "ignore", stderr: "inherit" });
+    if (build.exitCode !== 0) throw new Error("build failed");
+  }
+  return binary;
+}
+
+async function startServer(binary: string, dir: string) {
+  const child = Bun.spawn([binary], {
+    cwd: dir,
+    env: {
+      PATH: process.env.PATH ?? "",
+      PORT: "0",
+      DATABASE_PATH: join(dir, "bench.db"),
+      ADMIN_API_KEY: ADMIN,
+      RATE_LIMIT_DEFAULT: "1000000000",
+      RATE_LIMIT_PUBLIC: "1000000000",
+      DB_SYNCHRONOUS: process.env.DB_SYNCHRONOUS ?? "FULL",
+    },
+    stdout: "pipe",
+    stderr: "inherit",
+  });
+  const reader = child.stdout.getReader();
+  let output = "";
+  while (!/listening on (http:\/\/\S+)/.test(output)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`server exited: ${output}`);
+    output += new TextDecoder().decode(value);
+  }
+  // Keep draining the request log so the server never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done) {}
+  })();
+  return { child, url: /listening on (http:\/\/\S+)/.exec(output)![1]! };
+}
+
+function rssMb(pid: number): number {
+  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+}
+
+type WrkResult = { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: string };
+
+function wrk(url: string, script: string | null, seconds = SECONDS): WrkResult {
+  const args = ["wrk", "-t2", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency"];
+  if (script) args.push("-s", script);
+  const run = Bun.spawnSync([...args, url], { stdout: "pipe", stderr: "pipe" });
+  const out = run.stdout.toString();
+  const ms = (label: string) => {
+    const match = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
+    if (!match) return Number.NaN;
+    const value = Number(match[1]);
+    return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
+  };
+  return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p50: ms("50"),
+    p99: ms("99"),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
+    errors: /Socket errors:.*/.exec(out)?.[0] ?? "",
+  };
+}
+
+async function post(url: string, path: string, body: unknown, key?: string) {
+  const response = await fetch(url + path, {
+    method: "POST",
+    headers: { "content-type": "application/json", ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify(body),
+  });
+  return response.json() as Promise<any>;
+}
+
+function paymentScript(dir: string, agents: { id: string; apiKey: string }[]): string {
+  const path = join(dir, "payments.lua");
+  const rows = agents.map((agent) => `{"${agent.id}","${agent.apiKey}"}`).join(",\n");
+  Bun.write(
+    path,
+    `local agents = {\n${rows}\n}
+local n = #agents
+local counter = 0
+request = function()
+  counter = counter + 1
+  local from = agents[math.random(n)]
+  local to = agents[math.random(n)]
+  while to == from do to = agents[math.random(n)] end
+  local body = '{"toAgentId":"' .. to[1] .. '","amount":0.01,"currency":"USDC"}'
+  return wrk.format("POST", "/payments/send", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}, body)
+end
+`,
+  );
+  return path;
+}
+
+function table(rows: [string, string][]): void {
+  const width = Math.max(...rows.map(([label]) => label.length));
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+}
+
+async function httpBench() {
+  ensureWrk();
+  const binary = ensureBinary();
+  const dir = mkdtempSync(join(tmpdir(), "agentbank-bench-"));
+  const server = await startServer(binary, dir);
+  try {
+    const rssStart = rssMb(server.child.pid);
+    const agents: { id: string; apiKey: string }[] = [];
+    for (let i = 0; i < AGENTS; i++) {
+      const registration = await post(server.url, "/agents/register", { name: `bench-${i}`, ownerName: "bench", ownerEmail: `b${i}@example.com` });
+      agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
+      await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
+    }
+    const dbBefore = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
+
+    const health = wrk(`${server.url}/health`, null);
+    const payments = wrk(server.url, paymentScript(dir, agents));
+    const rssEnd = rssMb(server.child.pid);
+
+    const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
+    server.child.kill("SIGTERM");
+    await server.child.exited;
+    const dbAfter = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
+    const completed = payments.requests - payments.non2xx;
+
+    console.log(`\nHTTP (compiled server, DB_SYNCHRONOUS=${process.env.DB_SYNCHRONOUS ?? "FULL"}, wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${AGENTS} agents)`);
+    table([
+      ["GET /health", `${health.rps.toFixed(0)} req/s  p50 ${health.p50.toFixed(2)} ms  p99 ${health.p99.toFixed(2)} ms`],
+      ["POST /payments/send", `${payments.rps.toFixed(0)} req/s  p50 ${payments.p50.toFixed(2)} ms  p99 ${payments.p99.toFixed(2)} ms  (non-2xx ${payments.non2xx}) ${payments.errors}`],
+      ["payments ÷ health", `${((payments.rps / health.rps) * 100).toFixed(1)} %`],
+      ["DB growth per payment", completed > 0 ? `${((dbAfter - dbBefore) / completed).toFixed(0)} bytes (${completed} payments)` : "n/a"],
+      ["server RSS", `${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB after load`],
+      ["ledger check", check.ok ? `ok (${check.entries} entries)` : "FAILED"],
+    ]);
+    if (!check.ok) process.exitCode = 1;
+  } finally {
+    server.child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function ledgerBench() {
+  // In-process: the same pay() the route calls, through the group-commit writer, no HTTP.
+  const dir = mkdtempSync(join(tmpdir(), "agentbank-ledger-bench-"));
+  process.env.DATABASE_PATH = join(dir, "ledger.db");
+  const { initConfig } = await import("../../src/config");
+  const { openDatabase, write, closeDatabase } = await import("../../src/db");
+  const { registerAgent } = await import("../../src/agents/service");
+  const { deposit } = await import("../../src/ledger/transfers");
+  const { pay } = await import("../../src/payments/service");
+  const config = initConfig();
+  openDatabase(config.databasePath, config.dbSynchronous);
+  const ids: string[] = [];
+  await write(() => {
+    for (let i = 0; i < 100; i++) {
+      const { id } = registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
+      deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
+      ids.push(id);
+    }
+  });
+  const one = () => {
+    const from = ids[Math.floor(Math.random() * ids.length)]!;
+    let to = from;
+    while (to === from) to = ids[Math.floor(Math.random() * ids.length)]!;
+    pay({ fromAgentId: from, toAgentId: to, amount: 10_000n, currency: "USDC", kind: "DIRECT" });
+  };
+  const rows: [string, string][] = [];
+  for (const group of [1, 50]) {
+    const total = group === 1 ? 2_000 : 50_000;
+    const start = performance.now();
+    for (let done = 0; done < total; done += group) {
+      await Promise.all(Array.from({ length: group }, () => write(one)));
+    }
+    const seconds = (performance.now() - start) / 1000;
+    rows.push([`pay() ${group === 1 ? "one per commit" : `${group} per commit`}`, `${(total / seconds).toFixed(0)} payments/s`]);
+  }
+  // Time inside the op alone (no commit): what one payment costs in SQLite statements.
+  const { sqlite } = await import("../../src/db");
+  sqlite.exec("BEGIN");
+  const start = performance.now();
+  for (let i = 0; i < 20_000; i++) one();
+  const perOpUs = ((performance.now() - start) / 20_000) * 1000;
+  sqlite.exec("ROLLBACK");
+  rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment`]);
+  console.log(`\nLedger without HTTP (DB_SYNCHRONOUS=${config.dbSynchronous})`);
+  table(rows);
+  await closeDatabase();
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const only = process.argv[2];
+if (only !== "ledger") await httpBench();
+if (only !== "http") await ledgerBench();
