@@ -1,7 +1,11 @@
 // The one source of randomness for ids, keys and secrets.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 
-export const uuid = (): string => crypto.randomUUID();
+/**
+ * UUIDv7: time-ordered, so new rows append to the end of each primary-key index instead of landing on
+ * a random page (random v4 keys made every commit write several times more pages).
+ */
+export const uuid = (): string => Bun.randomUUIDv7();
 
 /** Short prefixed ids for the resources the spec types as plain strings (loans, bets, quotes, ...). */
 export const prefixedId = (prefix: string): string => `${prefix}_${randomBytes(12).toString("base64url")}`;
@@ -9,7 +13,8 @@ export const prefixedId = (prefix: string): string => `${prefix}_${randomBytes(1
 /** A secret of 32 random bytes with a readable prefix: pp_ (agent key), po_ (owner key), whsec_. */
 export const secret = (prefix: string): string => `${prefix}${randomBytes(32).toString("base64url")}`;
 
-export const sha256Hex = (text: string): string => createHash("sha256").update(text).digest("hex");
+/** Bun's native SHA-256: node:crypto's createHash cost 20 µs per authenticated request. */
+export const sha256Hex = (text: string): string => Bun.SHA256.hash(text, "hex") as string;
 
 /** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
 export const webhookSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;

@@ -19,6 +19,9 @@ export function openDatabase(path: string, synchronous: "FULL" | "NORMAL"): void
   sqlite.exec(`PRAGMA synchronous = ${synchronous}`);
   sqlite.exec("PRAGMA foreign_keys = ON");
   sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA cache_size = -65536");
+  // Each write op runs in a savepoint; its sub-journal in a temp file doubled the cost of every op.
+  sqlite.exec("PRAGMA temp_store = MEMORY");
   db = drizzle({ client: sqlite });
   runMigrations(db);
   writer = new GroupCommitWriter(sqlite);

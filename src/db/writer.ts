@@ -1,7 +1,7 @@
 // Group commit: write ops that arrive in the same event-loop turn share one transaction and one
 // fsync. Each op runs in its own savepoint, so a failing op rolls back only itself; every caller is
 // answered only after the shared COMMIT returned, so a 2xx always means "on disk".
-import type { Database } from "bun:sqlite";
+import type { Database, Statement } from "bun:sqlite";
 
 type Pending = {
   op: () => unknown;
@@ -18,7 +18,15 @@ export class GroupCommitWriter {
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
 
-  constructor(private readonly sqlite: Database) {}
+  private readonly savepoint: Statement;
+  private readonly release: Statement;
+  private readonly rollbackTo: Statement;
+
+  constructor(private readonly sqlite: Database) {
+    this.savepoint = sqlite.prepare("SAVEPOINT op");
+    this.release = sqlite.prepare("RELEASE op");
+    this.rollbackTo = sqlite.prepare("ROLLBACK TO op");
+  }
 
   submit<T>(op: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -47,16 +55,16 @@ export class GroupCommitWriter {
     try {
       this.sqlite.exec("BEGIN IMMEDIATE");
       for (const pending of group) {
-        this.sqlite.exec("SAVEPOINT op");
+        this.savepoint.run();
         this.opCallbacks = [];
         try {
           const value = pending.op();
-          this.sqlite.exec("RELEASE op");
+          this.release.run();
           callbacks.push(...this.opCallbacks);
           outcomes.push({ ok: true, value });
         } catch (error) {
-          this.sqlite.exec("ROLLBACK TO op");
-          this.sqlite.exec("RELEASE op");
+          this.rollbackTo.run();
+          this.release.run();
           outcomes.push({ ok: false, value: error });
         } finally {
           this.opCallbacks = null;
