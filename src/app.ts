@@ -2,8 +2,11 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { agentRoutes } from "./agents/routes";
+import { betAdminRoutes } from "./betting/admin-routes";
+import { bettingRoutes } from "./betting/routes";
 import { clock, iso } from "./clock";
 import { config } from "./config";
+import { contractRoutes } from "./contracts/routes";
 import { ApiError } from "./errors";
 import { apiDocs } from "./http/docs";
 import { errorHandler } from "./http/errors";
@@ -61,6 +64,9 @@ export function createApp() {
     .use(agentRoutes)
     .use(paymentRoutes)
     .use(walletRoutes)
+    .use(bettingRoutes)
+    .use(contractRoutes)
+    .use(betAdminRoutes)
     .use(adminRoutes);
 }
 

@@ -1,8 +1,12 @@
 // Every timed job of the service, registered with the scheduler at start.
+import { settleDueBets } from "./betting/service";
+import { settleDueContracts } from "./contracts/service";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { registerJob } from "./scheduler";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
+  registerJob("bets.expire", settleDueBets);
+  registerJob("contracts.deadline", settleDueContracts);
 }

@@ -16,7 +16,7 @@ import { notifyFinancial } from "../webhooks/outbox";
 
 export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
   // In transform, before validation: without the key nothing about the route is revealed.
-  .onTransform({ as: "scoped" }, ({ headers }) => assertAdmin(headers.authorization))
+  .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization))
   .post(
     "/deposits",
     async ({ body, set }) => {

@@ -1,0 +1,93 @@
+import { Elysia, t } from "elysia";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, Metadata, page, PageQuery } from "../http/models";
+import { mutation } from "../http/mutation";
+import { acceptBet, createBet, getBet, myBets, openBets, ORACLE_TYPES, OUTCOMES, reportOutcome, settleDueBets } from "./service";
+
+export const BetIdParam = t.Object({ betId: t.String({ pattern: "^bet_[A-Za-z0-9_-]{1,64}$", description: "bet_..." }) });
+export const OutcomeBody = t.Object({
+  outcome: t.Union(OUTCOMES.map((outcome) => t.Literal(outcome)), { description: "MET (the creator wins), NOT_MET (the acceptor wins) or VOID (stakes back)" }),
+});
+
+export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createBet(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        description: t.String({ minLength: 1, maxLength: 1000 }),
+        condition: t.String({ minLength: 1, maxLength: 1000, description: "what the creator bets will happen" }),
+        amount: Amount({ description: "each party's stake" }),
+        currency: Currency,
+        oracleType: t.Optional(t.Union(ORACLE_TYPES.map((type) => t.Literal(type)), { description: "MANUAL (default), API or ORACLE_NET" })),
+        // Settings of an API or ORACLE_NET bet, stored as given (at most MAX_ORACLE_BYTES of JSON).
+        oracle: t.Optional(Metadata),
+        expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, description: "default 24" })),
+      }),
+      detail: docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/open",
+    async ({ agent, query }) => {
+      await settleDueBets();
+      const { limit = 20, offset = 0 } = query;
+      const { data, total } = openBets(agent.id, { currency: query.currency, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
+      detail: docs("Betting", "OPEN bets of other agents, newest first", "agent"),
+    },
+  )
+  .get(
+    "/my-bets",
+    async ({ agent, query }) => {
+      await settleDueBets();
+      const { limit = 20, offset = 0 } = query;
+      const { data, total } = myBets(agent.id, { limit, offset });
+      return page(data, total, limit, offset);
+    },
+    { agent: true, query: PageQuery, detail: docs("Betting", "Bets the caller created or accepted, newest first", "agent") },
+  )
+  .get(
+    "/:betId",
+    async ({ agent, params }) => {
+      await settleDueBets();
+      return getBet(agent.id, params.betId);
+    },
+    { agent: true, params: BetIdParam, detail: docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]) },
+  )
+  .post(
+    "/:betId/accept",
+    async ({ agent, params, headers, request, set }) => {
+      await settleDueBets();
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => acceptBet(agent.id, params.betId));
+    },
+    {
+      agent: true,
+      params: BetIdParam,
+      detail: docs("Betting", "Accept an OPEN bet: an equal stake is held from the caller", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .post(
+    "/:betId/resolve",
+    ({ agent, params, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 200, () => reportOutcome(agent.id, params.betId, body.outcome)),
+    {
+      agent: true,
+      params: BetIdParam,
+      body: OutcomeBody,
+      detail: docs("Betting", "Report the outcome as a party; equal reports settle the bet, different ones dispute it", "agent", [
+        "NOT_FOUND", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  );

@@ -1,0 +1,103 @@
+import { Elysia, t } from "elysia";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, IdParam, Metadata, page, PageQuery, Uuid } from "../http/models";
+import { mutation } from "../http/mutation";
+import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
+
+const ConditionId = t.String({ minLength: 1, maxLength: 64 });
+
+// Nested objects are not made strict by the app's normalize: false, so unknown fields are refused here.
+const Condition = t.Object(
+  {
+    id: ConditionId,
+    type: t.String({ minLength: 1, maxLength: 64 }),
+    description: t.String({ maxLength: 1000 }),
+    params: Metadata,
+  },
+  { additionalProperties: false },
+);
+
+export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contracts" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createContract(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        counterpartyId: Uuid,
+        title: t.String({ minLength: 1, maxLength: 200 }),
+        description: t.String({ maxLength: 5000 }),
+        escrowAmount: Amount({ description: "held from the creator until the contract ends" }),
+        currency: Currency,
+        conditions: t.Array(Condition, { minItems: 1, maxItems: 20, description: "ids unique within the contract" }),
+        // t.Number with multipleOf, not t.Integer: t.Integer would accept the string "30".
+        deadlineDays: t.Optional(t.Number({ minimum: 1, maximum: 365, multipleOf: 1, description: "whole days, default 30, counted from creation" })),
+      }),
+      detail: docs("Contracts", "Propose a contract; the escrow is held from the creator", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/mine",
+    async ({ agent, query }) => {
+      await settleDueContracts();
+      const { limit = 20, offset = 0 } = query;
+      const { data, total } = myContracts(agent.id, { limit, offset });
+      return page(data, total, limit, offset);
+    },
+    { agent: true, query: PageQuery, detail: docs("Contracts", "Contracts the caller is a party to, newest first", "agent") },
+  )
+  .get(
+    "/:id",
+    async ({ agent, params }) => {
+      await settleDueContracts();
+      return getContract(agent.id, params.id);
+    },
+    { agent: true, params: IdParam, detail: docs("Contracts", "A contract the caller is a party to", "agent", ["NOT_FOUND"]) },
+  )
+  .post(
+    "/:id/sign",
+    async ({ agent, params, headers, request, set }) => {
+      await settleDueContracts();
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => signContract(agent.id, params.id));
+    },
+    {
+      agent: true,
+      params: IdParam,
+      detail: docs("Contracts", "Sign as the counterparty: the contract becomes ACTIVE", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .post(
+    "/:id/fulfill",
+    async ({ agent, params, body, headers, request, set }) => {
+      await settleDueContracts();
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => fulfillCondition(agent.id, params.id, body.conditionId));
+    },
+    {
+      agent: true,
+      params: IdParam,
+      body: t.Object({ conditionId: ConditionId }),
+      detail: docs("Contracts", "Confirm a condition as the creator; the last one pays the escrow to the counterparty", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .post(
+    "/:id/cancel",
+    async ({ agent, params, headers, request, set }) => {
+      await settleDueContracts();
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => cancelContract(agent.id, params.id));
+    },
+    {
+      agent: true,
+      params: IdParam,
+      detail: docs("Contracts", "Cancel an unsigned contract as the creator; the escrow is returned", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  );
