@@ -6,7 +6,9 @@ type ValidationIssue = { path?: string; message?: string; summary?: string };
 
 function validationMessage(error: unknown): { message: string; details: unknown } {
   const issues = ((error as { all?: ValidationIssue[] }).all ?? []).slice(0, 10);
-  const where = (error as { type?: string }).type ?? "request";
+  // Elysia validates query parameters one by one and reports them as type "property", without a name.
+  const type = (error as { type?: string }).type;
+  const where = type === "property" ? `query parameter (got ${JSON.stringify((error as { value?: unknown }).value)})` : (type ?? "request");
   const details = issues.map((issue) => ({ path: issue.path || "/", message: issue.summary ?? issue.message ?? "invalid" }));
   const first = details[0];
   return {
