@@ -4,6 +4,7 @@
 // Checks after each restart: every acknowledged payment and bet exists; replaying an acknowledged
 // request with its Idempotency-Key returns the same resource (applied once); the ledger check is ok;
 // agents' money per currency equals the money deposited (acknowledged ≤ applied ≤ attempted).
+import type { Agent } from "../helpers/server";
 import { expectLedger, startTarget } from "./target";
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -23,7 +24,7 @@ let depositedAttempted = 0;
 let sequence = 0;
 
 try {
-  const agents = [];
+  const agents: Agent[] = [];
   for (let i = 0; i < 6; i++) {
     const agent = await server.register();
     await server.deposit(agent.id, 50, "USDC");

@@ -2,6 +2,7 @@
 // accounts at once while readers watch. Totals never change, no read sees a negative balance, and no
 // read sees a torn transfer (money that left one account without arriving in the other).
 //   RACE_SECONDS (default 30), RACE_CLIENTS (default 32), RACE_ACCOUNTS (default 5)
+import type { Agent } from "../helpers/server";
 import { expectLedger, startTarget } from "./target";
 
 const SECONDS = Number(process.env.RACE_SECONDS ?? 30);
@@ -17,7 +18,7 @@ const fail = (message: string) => {
 };
 
 try {
-  const agents = [];
+  const agents: Agent[] = [];
   for (let i = 0; i < ACCOUNTS; i++) {
     const agent = await server.register();
     await server.deposit(agent.id, FUND, "USDC");
