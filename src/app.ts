@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { agentRoutes } from "./agents/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
+import { blockingRoutes } from "./blocking/routes";
 import { bettingRoutes } from "./betting/routes";
 import { clock, iso } from "./clock";
 import { config } from "./config";
@@ -13,9 +14,11 @@ import { errorHandler } from "./http/errors";
 import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
+import { messagingRoutes } from "./messaging/routes";
 import { paymentRoutes } from "./payments/routes";
 import { PROTOCOL, VERSION } from "./version";
 import { walletRoutes } from "./wallets/routes";
+import { webhookRoutes } from "./webhooks/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Bun's own cut-off, for bodies sent without Content-Length; it answers 413 with no JSON body. */
@@ -62,6 +65,9 @@ export function createApp() {
       detail: docs("Health", "Liveness and version", "public"),
     })
     .use(agentRoutes)
+    .use(blockingRoutes)
+    .use(webhookRoutes)
+    .use(messagingRoutes)
     .use(paymentRoutes)
     .use(walletRoutes)
     .use(bettingRoutes)

@@ -4,9 +4,11 @@ import { settleDueContracts } from "./contracts/service";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { registerJob } from "./scheduler";
+import { wakeDispatcher } from "./webhooks/dispatcher";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
+  registerJob("webhooks.deliver-pending", wakeDispatcher);
   registerJob("bets.expire", settleDueBets);
   registerJob("contracts.deadline", settleDueContracts);
 }

@@ -7,6 +7,7 @@ import { flushLog } from "./http/log";
 import { registerJobs } from "./jobs";
 import { runAllJobs, startScheduler, stopScheduler } from "./scheduler";
 import { VERSION } from "./version";
+import { stopDispatcher } from "./webhooks/dispatcher";
 
 let config;
 try {
@@ -32,6 +33,7 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(JSON.stringify({ level: "info", msg: "shutting down", signal }));
   stopScheduler();
+  stopDispatcher();
   await app.stop();
   await closeDatabase();
   flushLog();

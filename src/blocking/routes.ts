@@ -1,0 +1,62 @@
+// POST /agents/me/block, DELETE /agents/me/block/{agentId}, GET /agents/me/blocks.
+// The check every feature applies is assertNotBlockedBy in src/agents/blocks.ts.
+import { Elysia, t } from "elysia";
+import { isBlocked } from "../agents/blocks";
+import { findAgent } from "../agents/service";
+import { clock, iso } from "../clock";
+import { sqlite, write } from "../db";
+import { invalid, notFound } from "../errors";
+import { auth } from "../http/auth";
+import { docs, page, PageQuery, Uuid } from "../http/models";
+
+type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
+const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
+
+function block(blockerId: string, blockedId: string, reason: string | null) {
+  if (blockerId === blockedId) throw invalid("you cannot block yourself");
+  const target = findAgent(blockedId);
+  if (!target) throw notFound("agent");
+  if (!isBlocked(blockerId, blockedId)) {
+    sqlite.query("INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?)").run(blockerId, blockedId, reason, clock.nowMs());
+  }
+  const row = sqlite
+    .query("SELECT blocked_id AS blockedId, ? AS name, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?")
+    .get(target.name, blockerId, blockedId) as BlockRow;
+  return { ...view(row), blocked: true };
+}
+
+function unblock(blockerId: string, blockedId: string) {
+  if (!isBlocked(blockerId, blockedId)) throw notFound("block");
+  sqlite.query("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?").run(blockerId, blockedId);
+  return { agentId: blockedId, blocked: false };
+}
+
+export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking" })
+  .use(auth)
+  .post("/block", ({ agent, body }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
+    agent: true,
+    body: t.Object({ agentId: Uuid, reason: t.Optional(t.String({ maxLength: 200 })) }),
+    detail: docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]),
+  })
+  .delete("/block/:agentId", ({ agent, params }) => write(() => unblock(agent.id, params.agentId)), {
+    agent: true,
+    params: t.Object({ agentId: Uuid }),
+    detail: docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]),
+  })
+  .get(
+    "/blocks",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const total = sqlite.query("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?").get(agent.id) as { n: bigint };
+      const rows = sqlite
+        .query(
+          `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
+           FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
+           ORDER BY b.created_at DESC, b.rowid DESC LIMIT ? OFFSET ?`,
+        )
+        .all(agent.id, limit, offset) as BlockRow[];
+      return page(rows.map(view), Number(total.n), limit, offset);
+    },
+    { agent: true, query: PageQuery, detail: docs("Agents", "Agents the caller has blocked", "agent") },
+  );

@@ -1,0 +1,58 @@
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { docs, IdParam, Metadata, page, PageQuery, Uuid } from "../http/models";
+import { mutation } from "../http/mutation";
+import { getMessage, inbox, markRead, sendMessage, unreadCount } from "./service";
+
+export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messaging" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => sendMessage(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        recipientId: Uuid,
+        subject: t.String({ minLength: 1, maxLength: 200 }),
+        body: t.String({ minLength: 1, maxLength: 10_000 }),
+        metadata: t.Optional(Metadata),
+      }),
+      detail: docs("Messaging", "Send a direct message (at most 20 per hour to the same agent)", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/inbox",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({
+        ...PageQuery.properties,
+        unreadOnly: t.Optional(t.Boolean()),
+        type: t.Optional(t.String({ minLength: 1, maxLength: 50, description: "direct, or an event name such as payment.received" })),
+      }),
+      detail: docs("Messaging", "Messages and event notices the caller received, newest first", "agent"),
+    },
+  )
+  .get("/unread-count", ({ agent }) => ({ unreadCount: unreadCount(agent.id) }), {
+    agent: true,
+    detail: docs("Messaging", "How many inbox items are unread", "agent"),
+  })
+  .post("/:messageId/read", ({ agent, params }) => write(() => markRead(agent.id, params.messageId)), {
+    agent: true,
+    params: t.Object({ messageId: Uuid }),
+    detail: docs("Messaging", "Mark a received message read (recipient only)", "agent", ["NOT_FOUND"]),
+  })
+  .get("/:id", ({ agent, params }) => getMessage(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Messaging", "A message the caller sent or received", "agent", ["NOT_FOUND"]),
+  });

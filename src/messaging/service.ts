@@ -1,0 +1,112 @@
+// Direct messages and the inbox. Inbox items are direct messages (type "direct") and the system
+// messages emit() writes for every other event (senderId null, type = event name).
+import { assertNotBlockedBy } from "../agents/blocks";
+import { findAgent } from "../agents/service";
+import { clock, iso } from "../clock";
+import { sqlite } from "../db";
+import { ApiError, invalid, notFound } from "../errors";
+import { uuid } from "../ids";
+import { emit } from "../webhooks/outbox";
+
+export const PAIR_LIMIT_PER_HOUR = 20;
+const HOUR_MS = 3_600_000;
+
+type MessageRow = {
+  id: string;
+  senderId: string | null;
+  recipientId: string;
+  type: string;
+  subject: string;
+  body: string;
+  metadata: string | null;
+  read: bigint;
+  createdAt: bigint;
+};
+
+const COLUMNS = `id, sender_id AS senderId, recipient_id AS recipientId, type, subject, body, metadata, read, created_at AS createdAt`;
+
+export function messageView(row: MessageRow) {
+  return {
+    id: row.id,
+    senderId: row.senderId,
+    recipientId: row.recipientId,
+    type: row.type,
+    subject: row.subject,
+    body: row.body,
+    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    read: row.read === 1n,
+    createdAt: iso(Number(row.createdAt)),
+  };
+}
+
+/** Inside write(). */
+export function sendMessage(
+  senderId: string,
+  input: { recipientId: string; subject: string; body: string; metadata?: Record<string, unknown> },
+) {
+  if (input.recipientId === senderId) throw invalid("you cannot message yourself");
+  if (!findAgent(input.recipientId)) throw notFound("recipient agent");
+  assertNotBlockedBy(input.recipientId, senderId);
+  const now = clock.nowMs();
+  const window = sqlite
+    .query(
+      `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages
+       WHERE sender_id = ? AND recipient_id = ? AND type = 'direct' AND created_at > ?`,
+    )
+    .get(senderId, input.recipientId, now - HOUR_MS) as { n: bigint; oldest: bigint | null };
+  if (window.n >= BigInt(PAIR_LIMIT_PER_HOUR)) {
+    const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.oldest) + HOUR_MS - now) / 1000));
+    throw new ApiError("PAIR_LIMIT_EXCEEDED", `at most ${PAIR_LIMIT_PER_HOUR} messages per hour to the same agent`, { retryAfterSeconds });
+  }
+  const row: MessageRow = {
+    id: uuid(),
+    senderId,
+    recipientId: input.recipientId,
+    type: "direct",
+    subject: input.subject,
+    body: input.body,
+    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    read: 0n,
+    createdAt: BigInt(now),
+  };
+  sqlite
+    .query(`INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`)
+    .run(row.id, row.senderId, row.recipientId, row.type, row.subject, row.body, row.metadata, row.createdAt);
+  emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
+  return messageView(row);
+}
+
+export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string; limit: number; offset: number }) {
+  const where = ["recipient_id = ?"];
+  const params: (string | number)[] = [agentId];
+  if (filter.unreadOnly) where.push("read = 0");
+  if (filter.type) {
+    where.push("type = ?");
+    params.push(filter.type);
+  }
+  const clause = where.join(" AND ");
+  const total = sqlite.query(`SELECT COUNT(*) AS n FROM messages WHERE ${clause}`).get(...params) as { n: bigint };
+  const rows = sqlite
+    .query(`SELECT ${COLUMNS} FROM messages WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
+    .all(...params, filter.limit, filter.offset) as MessageRow[];
+  return { data: rows.map(messageView), total: Number(total.n) };
+}
+
+/** A message its sender or recipient may read; anyone else gets 404. */
+export function getMessage(agentId: string, id: string) {
+  const row = sqlite.query(`SELECT ${COLUMNS} FROM messages WHERE id = ?`).get(id) as MessageRow | null;
+  if (!row || (row.recipientId !== agentId && row.senderId !== agentId)) throw notFound("message");
+  return messageView(row);
+}
+
+/** Inside write(): only the recipient marks read (anyone else: 404); marking twice changes nothing. */
+export function markRead(agentId: string, id: string) {
+  const row = sqlite.query(`SELECT ${COLUMNS} FROM messages WHERE id = ?`).get(id) as MessageRow | null;
+  if (!row || row.recipientId !== agentId) throw notFound("message");
+  sqlite.query("UPDATE messages SET read = 1 WHERE id = ?").run(id);
+  return messageView({ ...row, read: 1n });
+}
+
+export function unreadCount(agentId: string): number {
+  return Number((sqlite.query("SELECT COUNT(*) AS n FROM messages WHERE recipient_id = ? AND read = 0").get(agentId) as { n: bigint }).n);
+}

@@ -1,0 +1,66 @@
+import { Elysia, t } from "elysia";
+import { WebhookUrl } from "../agents/model";
+import { iso } from "../clock";
+import { sqlite, write } from "../db";
+import { auth } from "../http/auth";
+import { docs, page, PageQuery } from "../http/models";
+import { webhookSecret } from "../ids";
+import { assertWebhookTarget } from "./targets";
+
+type DeliveryRow = {
+  id: string;
+  eventId: string;
+  event: string;
+  url: string;
+  outcome: string;
+  httpStatus: bigint | null;
+  error: string | null;
+  durationMs: bigint;
+  createdAt: bigint;
+};
+
+/** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
+async function setWebhook(agentId: string, url: string | null) {
+  if (url !== null) await assertWebhookTarget(url);
+  return write(() => {
+    const current = sqlite.query("SELECT webhook_secret AS secret FROM agents WHERE id = ?").get(agentId) as { secret: string | null };
+    const secret = url === null ? current.secret : (current.secret ?? webhookSecret());
+    sqlite.query("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?").run(url, secret, agentId);
+    return url === null ? { agentId, webhookUrl: null } : { agentId, webhookUrl: url, secret };
+  });
+}
+
+export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks" })
+  .use(auth)
+  .put("/webhook", ({ agent, body }) => setWebhook(agent.id, body.webhookUrl), {
+    agent: true,
+    body: t.Object({ webhookUrl: WebhookUrl }),
+    detail: docs("Webhooks", "Set the webhook URL (returns the signing secret) or null to stop deliveries", "agent"),
+  })
+  .get(
+    "/webhook/deliveries",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const total = sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?").get(agent.id) as { n: bigint };
+      const rows = sqlite
+        .query(
+          `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
+           FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        )
+        .all(agent.id, limit, offset) as DeliveryRow[];
+      const data = rows.map((row) => ({
+        id: row.id,
+        eventId: row.eventId,
+        event: row.event,
+        url: row.url,
+        outcome: row.outcome,
+        httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+        error: row.error,
+        durationMs: Number(row.durationMs),
+        createdAt: iso(Number(row.createdAt)),
+      }));
+      return page(data, Number(total.n), limit, offset);
+    },
+    { agent: true, query: PageQuery, detail: docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent") },
+  );

@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Webhook } from "standardwebhooks";
+import { expectLedgerOk } from "./helpers/ledger";
+import { startServer, type Agent, type TestServer } from "./helpers/server";
+
+type Received = { headers: Headers; body: string; at: number };
+
+/** A real receiver: records every POST; /slow hangs 10 s; /fail answers 500. */
+function startReceiver() {
+  const received: Received[] = [];
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    idleTimeout: 30,
+    async fetch(request) {
+      const body = await request.text();
+      received.push({ headers: request.headers, body, at: Date.now() });
+      const path = new URL(request.url).pathname;
+      if (path === "/slow") await Bun.sleep(10_000);
+      if (path === "/fail") return new Response("nope", { status: 500 });
+      return new Response("ok");
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}`, received, stop: () => server.stop(true) };
+}
+
+async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await Bun.sleep(25);
+  }
+  throw new Error("timed out waiting");
+}
+
+let server: TestServer;
+let receiver: ReturnType<typeof startReceiver>;
+beforeAll(async () => {
+  server = await startServer({ env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
+  receiver = startReceiver();
+});
+afterAll(async () => {
+  receiver.stop();
+  await server.close();
+});
+
+async function withWebhook(path: string): Promise<{ agent: Agent; secret: string }> {
+  const agent = await server.register();
+  const reply = await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl: `${receiver.url}${path}` } });
+  expect(reply.status).toBe(200);
+  expect(reply.body).toMatchObject({ agentId: agent.id, webhookUrl: `${receiver.url}${path}` });
+  expect(reply.body.secret).toMatch(/^whsec_/);
+  return { agent, secret: reply.body.secret };
+}
+
+const deliveries = async (agent: Agent) => (await server.request("GET", "/agents/me/webhook/deliveries", { key: agent.apiKey })).body;
+
+describe("webhook delivery", () => {
+  test("payment.received arrives with the SPEC payload and a signature standardwebhooks verifies", async () => {
+    const { agent: payee, secret } = await withWebhook("/hook-a");
+    const payer = await server.register();
+    await server.deposit(payer.id, 10);
+    const payment = (await server.request("POST", "/payments/send", { key: payer.apiKey, body: { toAgentId: payee.id, amount: 3.5, currency: "USDC", reason: "job" } })).body;
+
+    const delivery = await waitFor(() => receiver.received.find((r) => r.body.includes(payment.id)));
+    const payload = JSON.parse(delivery.body);
+    expect(payload).toEqual({
+      event: "payment.received",
+      agentId: payee.id,
+      data: { paymentId: payment.id, fromAgentId: payer.id, amount: 3.5, currency: "USDC", reason: "job" },
+      timestamp: expect.any(String),
+    });
+    expect(new Date(payload.timestamp).toISOString()).toBe(payload.timestamp);
+    expect(delivery.headers.get("content-type")).toContain("application/json");
+    const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, delivery.headers.get(name)!]));
+    expect(headers["webhook-id"]).toMatch(/^evt_/);
+    expect(new Webhook(secret).verify(delivery.body, headers)).toEqual(payload);
+    expect(() => new Webhook(secret).verify(`${delivery.body} `, headers)).toThrow();
+
+    const recorded = await waitFor(async () => {
+      const list = await deliveries(payee);
+      return list.pagination.total > 0 ? list : undefined;
+    });
+    expect(recorded.data[0]).toMatchObject({ eventId: headers["webhook-id"], event: "payment.received", outcome: "DELIVERED", httpStatus: 200 });
+    await expectLedgerOk(server);
+  });
+
+  test("message.received carries messageId, senderId, subject, body", async () => {
+    const { agent: recipient } = await withWebhook("/hook-m");
+    const sender = await server.register();
+    const message = (await server.request("POST", "/messages", { key: sender.apiKey, body: { recipientId: recipient.id, subject: "ping", body: "pong" } })).body;
+    const delivery = await waitFor(() => receiver.received.find((r) => r.body.includes(message.id)));
+    expect(JSON.parse(delivery.body).data).toEqual({ messageId: message.id, senderId: sender.id, subject: "ping", body: "pong" });
+  });
+
+  test("a receiver that hangs does not slow the sender, and is recorded as a timeout after about 5 s", async () => {
+    const { agent: payee } = await withWebhook("/slow");
+    const payer = await server.register();
+    await server.deposit(payer.id, 10);
+    const started = performance.now();
+    const reply = await server.request("POST", "/payments/send", { key: payer.apiKey, body: { toAgentId: payee.id, amount: 1, currency: "USDC" } });
+    expect(reply.status).toBe(201);
+    expect(performance.now() - started).toBeLessThan(1000);
+    const recorded = await waitFor(async () => {
+      const list = await deliveries(payee);
+      return list.pagination.total > 0 ? list.data[0] : undefined;
+    }, 9000);
+    expect(recorded.outcome).toBe("TIMEOUT");
+    expect(recorded.durationMs).toBeGreaterThanOrEqual(4900);
+    expect(recorded.durationMs).toBeLessThan(7000);
+  }, 15_000);
+
+  test("a receiver that is down loses nothing: the inbox has the event and the failure is recorded", async () => {
+    const agent = await server.register();
+    const dead = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response("") });
+    const deadUrl = `http://127.0.0.1:${dead.port}/gone`;
+    dead.stop(true);
+    await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl: deadUrl } });
+    await server.deposit(agent.id, 4);
+    const recorded = await waitFor(async () => {
+      const list = await deliveries(agent);
+      return list.pagination.total > 0 ? list.data[0] : undefined;
+    });
+    expect(recorded.outcome).toBe("FAILED");
+    const inbox = (await server.request("GET", "/messages/inbox?type=notification.financial", { key: agent.apiKey })).body;
+    expect(inbox.data[0].metadata).toMatchObject({ kind: "deposit.credited", amount: 4 });
+  });
+
+  test("an error status is recorded as FAILED with the status", async () => {
+    const { agent } = await withWebhook("/fail");
+    await server.deposit(agent.id, 1);
+    const recorded = await waitFor(async () => {
+      const list = await deliveries(agent);
+      return list.pagination.total > 0 ? list.data[0] : undefined;
+    });
+    expect(recorded).toMatchObject({ outcome: "FAILED", httpStatus: 500 });
+  });
+
+  test("null disables delivery; the secret stays the same when a URL is set again", async () => {
+    const { agent, secret } = await withWebhook("/hook-null");
+    const off = await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl: null } });
+    expect(off.body).toEqual({ agentId: agent.id, webhookUrl: null });
+    const before = receiver.received.length;
+    await server.deposit(agent.id, 2);
+    await Bun.sleep(300);
+    expect(receiver.received.slice(before).filter((r) => r.body.includes(agent.id))).toHaveLength(0);
+    expect((await deliveries(agent)).pagination.total).toBe(0);
+    expect((await server.request("GET", "/agents/me", { key: agent.apiKey })).body.webhookUrl).toBeNull();
+    const on = await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl: `${receiver.url}/hook-null` } });
+    expect(on.body.secret).toBe(secret);
+  });
+
+  test("bad webhook URLs are 400", async () => {
+    const agent = await server.register();
+    for (const webhookUrl of ["not a url", "ftp://example.com/x", 42, "http://user:pass@example.com/"]) {
+      const reply = await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl } });
+      expect(reply.status).toBe(400);
+    }
+    expect((await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: {} })).status).toBe(400);
+  });
+});
+
+describe("SSRF guard", () => {
+  test("loopback, private and metadata targets are refused without WEBHOOK_ALLOW_PRIVATE_NETWORKS", async () => {
+    const strict = await startServer();
+    try {
+      const agent = await strict.register();
+      for (const webhookUrl of ["http://127.0.0.1:9/x", "http://localhost/x", "http://10.0.0.1/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://192.168.1.1/"]) {
+        const reply = await strict.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl } });
+        expect({ webhookUrl, status: reply.status }).toEqual({ webhookUrl, status: 400 });
+        expect(reply.body.error).toBe("VALIDATION_ERROR");
+      }
+      const registration = await strict.request("POST", "/agents/register", {
+        body: { name: "x", ownerName: "o", ownerEmail: "o@example.com", webhookUrl: "http://127.0.0.1:8080/hook" },
+      });
+      expect(registration.status).toBe(400);
+    } finally {
+      await strict.close();
+    }
+  });
+});
