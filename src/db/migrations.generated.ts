@@ -2,8 +2,10 @@
 
 import m0 from "../../migrations/0000_init.sql" with { type: "text" };
 import m1 from "../../migrations/0001_betting_contracts.sql" with { type: "text" };
+import m2 from "../../migrations/0002_lean_indexes.sql" with { type: "text" };
 
 export const migrations = [
   { tag: "0000_init", when: 1795407527811, breakpoints: true, sql: m0 },
   { tag: "0001_betting_contracts", when: 1795408299259, breakpoints: true, sql: m1 },
+  { tag: "0002_lean_indexes", when: 1795410249695, breakpoints: true, sql: m2 },
 ];

@@ -1,3 +1,4 @@
+import { sql } from "drizzle-orm";
 import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { int, json, timestampMs } from "../db/columns";
 import { agents } from "../agents/schema";
@@ -21,6 +22,7 @@ export const messages = sqliteTable(
   },
   (table) => [
     index("messages_recipient_idx").on(table.recipientId, table.createdAt),
-    index("messages_pair_idx").on(table.senderId, table.recipientId, table.createdAt),
+    // Only direct messages have a sender; system messages (most rows) stay out of this index.
+    index("messages_pair_idx").on(table.senderId, table.recipientId, table.createdAt).where(sql`${table.senderId} IS NOT NULL`),
   ],
 );
