@@ -16,6 +16,7 @@ import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
 import { messagingRoutes } from "./messaging/routes";
 import { paymentRoutes } from "./payments/routes";
+import { subscriptionRoutes } from "./subscriptions/routes";
 import { PROTOCOL, VERSION } from "./version";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
@@ -72,6 +73,7 @@ export function createApp() {
     .use(walletRoutes)
     .use(bettingRoutes)
     .use(contractRoutes)
+    .use(subscriptionRoutes)
     .use(betAdminRoutes)
     .use(adminRoutes);
 }

@@ -1,4 +1,8 @@
-// The one source of time. The test clock (TEST_CLOCK=true) adds an offset that only moves forward.
+// The one source of time. The test clock (TEST_CLOCK=true) adds an offset that only moves forward;
+// it is kept in the database so a restart does not move the service's time backwards.
+import { sqlite } from "./db";
+
+const OFFSET_KEY = "test_clock_offset_ms";
 let offsetMs = 0;
 
 export const clock = {
@@ -8,8 +12,15 @@ export const clock = {
   now(): Date {
     return new Date(clock.nowMs());
   },
+  /** Inside write(). */
   advance(seconds: number): void {
-    offsetMs += seconds * 1000;
+    offsetMs += Math.round(seconds * 1000);
+    sqlite.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(OFFSET_KEY, String(offsetMs));
+  },
+  /** At start with TEST_CLOCK=true: continue from the offset the last run reached. */
+  restoreTestOffset(): void {
+    const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(OFFSET_KEY) as { value: string } | null;
+    offsetMs = row ? Number(row.value) : 0;
   },
 };
 

@@ -4,6 +4,7 @@ import { settleDueContracts } from "./contracts/service";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { registerJob } from "./scheduler";
+import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
 
 export function registerJobs(): void {
@@ -11,4 +12,5 @@ export function registerJobs(): void {
   registerJob("webhooks.deliver-pending", wakeDispatcher);
   registerJob("bets.expire", settleDueBets);
   registerJob("contracts.deadline", settleDueContracts);
+  registerJob("subscriptions.charge", chargeDueSubscriptions);
 }

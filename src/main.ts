@@ -1,6 +1,7 @@
 // Boot: config → database (migrations) → jobs → listen. SIGTERM/SIGINT: stop accepting, finish
 // in-flight requests, stop the jobs, commit what is queued, close the database.
 import { createApp } from "./app";
+import { clock } from "./clock";
 import { ConfigError, initConfig } from "./config";
 import { closeDatabase, openDatabase } from "./db";
 import { flushLog } from "./http/log";
@@ -21,6 +22,7 @@ try {
 }
 
 openDatabase(config.databasePath, config.dbSynchronous);
+if (config.testClock) clock.restoreTestOffset();
 registerJobs();
 const app = createApp().listen({ port: config.port, hostname: config.host });
 console.log(`agentbank ${VERSION} listening on http://${config.host}:${app.server!.port}`);

@@ -63,7 +63,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     async ({ body }) => {
       if (!config.testClock) throw notFound("route");
       if (!Number.isFinite(body.seconds)) throw invalid("seconds must be finite");
-      clock.advance(body.seconds);
+      await write(() => clock.advance(body.seconds));
       await runAllJobs();
       return { now: iso(clock.nowMs()) };
     },

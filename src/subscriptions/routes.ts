@@ -1,0 +1,51 @@
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, IdParam, page, PageQuery, Uuid } from "../http/models";
+import { mutation } from "../http/mutation";
+import { FREQUENCIES } from "./periods";
+import { cancelSubscription, createSubscription, getSubscription, listSubscriptions } from "./service";
+
+export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "subscriptions" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) =>
+      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createSubscription(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        recipientId: Uuid,
+        amount: Amount({ minimum: 0.01 }),
+        currency: Currency,
+        frequency: t.Union(FREQUENCIES.map((frequency) => t.Literal(frequency))),
+      }),
+      detail: docs("Subscriptions", "Pay an agent every day, week or month; the first charge is taken now", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .delete("/:id", ({ agent, params }) => write(() => cancelSubscription(agent.id, params.id)), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Subscriptions", "Cancel (payer or recipient); no further charges", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+  })
+  .get(
+    "/mine",
+    async ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = await listSubscriptions(agent.id, { role: query.role, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("payer"), t.Literal("recipient")])) }),
+      detail: docs("Subscriptions", "Subscriptions the caller pays or receives, newest first", "agent"),
+    },
+  )
+  .get("/:id", ({ agent, params }) => getSubscription(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Subscriptions", "A subscription the caller pays or receives", "agent", ["NOT_FOUND"]),
+  });
