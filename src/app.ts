@@ -14,6 +14,7 @@ import { errorHandler } from "./http/errors";
 import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
+import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { messagingRoutes } from "./messaging/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
@@ -74,6 +75,8 @@ export function createApp() {
     .use(bettingRoutes)
     .use(contractRoutes)
     .use(subscriptionRoutes)
+    .use(serviceRoutes)
+    .use(quoteRoutes)
     .use(betAdminRoutes)
     .use(adminRoutes);
 }

@@ -34,6 +34,15 @@ export function toMinor(value: number, currency: Currency, field = "amount"): bi
   return BigInt(int + frac.padEnd(decimals, "0"));
 }
 
+/** A non-negative filter bound (e.g. minPrice) in minor units, rounded toward the inside of the range. */
+export function boundToMinor(value: number, currency: Currency, round: "floor" | "ceil"): bigint {
+  const decimals = DECIMALS[currency];
+  const { int, frac } = decimalDigits(value);
+  const kept = BigInt(int + frac.slice(0, decimals).padEnd(decimals, "0"));
+  const cut = frac.length > decimals;
+  return round === "ceil" && cut ? kept + 1n : kept;
+}
+
 /** Minor units → major-unit number, exactly as the decimal string reads. */
 export function toMajor(minor: bigint, currency: Currency): number {
   const decimals = DECIMALS[currency];

@@ -1,0 +1,109 @@
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, page, PageQuery } from "../http/models";
+import { mutation } from "../http/mutation";
+import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
+import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
+
+const ServiceId = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
+const PricingUnit = t.Union(PRICING_UNITS.map((unit) => t.Literal(unit)));
+const listing = {
+  name: t.String({ minLength: 1, maxLength: 100 }),
+  description: t.String({ maxLength: 2000 }),
+  category: t.String({ minLength: 1, maxLength: 50 }),
+  price: Amount(),
+  currency: Currency,
+  pricingUnit: PricingUnit,
+};
+const units = (name: keyof typeof UNIT_LIMITS) => t.Optional(t.Number({ minimum: 1, maximum: UNIT_LIMITS[name], multipleOf: 1 }));
+
+export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createService(agent.id, body)),
+    { agent: true, body: t.Object(listing), detail: docs("Marketplace", "List a service the caller provides", "agent", ["IDEMPOTENCY_KEY_REUSED"]) },
+  )
+  .get(
+    "/discover",
+    ({ query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = discover({ ...query, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      query: t.Object({
+        ...PageQuery.properties,
+        category: t.Optional(t.String({ minLength: 1, maxLength: 50 })),
+        currency: t.Optional(Currency),
+        minPrice: t.Optional(t.Number({ minimum: 0, maximum: 1e9 })),
+        maxPrice: t.Optional(t.Number({ minimum: 0, maximum: 1e9 })),
+      }),
+      detail: docs("Marketplace", "Active listings, newest first; price bounds are in each listing's currency", "public"),
+    },
+  )
+  .get("/:id", ({ params }) => getService(params.id), {
+    params: ServiceId,
+    detail: docs("Marketplace", "One listing", "public", ["NOT_FOUND"]),
+  })
+  .patch("/:id", ({ agent, params, body }) => write(() => updateService(agent.id, params.id, body)), {
+    agent: true,
+    params: ServiceId,
+    body: t.Partial(t.Object({ ...listing, active: t.Boolean() }), { minProperties: 1 }),
+    detail: docs("Marketplace", "Change a listing (provider only)", "agent", ["NOT_FOUND"]),
+  })
+  .delete("/:id", ({ agent, params }) => write(() => deactivateService(agent.id, params.id)), {
+    agent: true,
+    params: ServiceId,
+    detail: docs("Marketplace", "Withdraw a listing (provider only): gone from discover, no new quotes", "agent", ["NOT_FOUND"]),
+  });
+
+export const quoteRoutes = new Elysia({ name: "quotes" })
+  .use(auth)
+  .post(
+    "/quotes",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => createQuote(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        serviceId: t.String({ minLength: 1, maxLength: 64 }),
+        currency: t.Optional(Currency),
+        nights: units("nights"),
+        guests: units("guests"),
+        hours: units("hours"),
+      }),
+      detail: docs("Marketplace", "Price a service for the caller; valid 15 minutes", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+    },
+  )
+  .post(
+    "/bookings",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 201, () => book(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({ quoteId: t.String({ minLength: 1, maxLength: 64 }), rail: t.Optional(t.String({ minLength: 1, maxLength: 20, description: `one of ${RAILS.join(", ")}` })) }),
+      detail: docs("Marketplace", "Book a quote: pays the provider now", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/bookings/mine",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = listBookings(agent.id, { role: query.role, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("buyer"), t.Literal("provider")])) }),
+      detail: docs("Marketplace", "Bookings the caller made or received, newest first", "agent"),
+    },
+  )
+  .get("/bookings/:id", ({ agent, params }) => getBooking(agent.id, params.id), {
+    agent: true,
+    params: ServiceId,
+    detail: docs("Marketplace", "A booking the caller made or received", "agent", ["NOT_FOUND"]),
+  });
