@@ -4,6 +4,7 @@ import { adminRoutes } from "./admin/routes";
 import { agentRoutes } from "./agents/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
 import { blockingRoutes } from "./blocking/routes";
+import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { clock, iso } from "./clock";
 import { config } from "./config";
@@ -72,12 +73,14 @@ export function createApp() {
     .use(messagingRoutes)
     .use(paymentRoutes)
     .use(walletRoutes)
+    .use(chainWalletRoutes)
     .use(bettingRoutes)
     .use(contractRoutes)
     .use(subscriptionRoutes)
     .use(serviceRoutes)
     .use(quoteRoutes)
     .use(betAdminRoutes)
+    .use(chainAdminRoutes)
     .use(adminRoutes);
 }
 

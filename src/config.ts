@@ -48,6 +48,25 @@ function referenceRates(env: Env): Record<string, string> {
   return rates;
 }
 
+/** The layer-2 chain: configured only when the RPC, the chain id and the USDC contract are all set. */
+function chain(env: Env) {
+  const rpcUrl = env.CHAIN_RPC_URL || undefined;
+  const chainIdRaw = env.CHAIN_ID || undefined;
+  const usdcAddress = env.USDC_ADDRESS || undefined;
+  const mnemonic = env.MASTER_MNEMONIC?.trim() || undefined;
+  if (mnemonic && mnemonic.split(/\s+/).length !== 12 && mnemonic.split(/\s+/).length !== 24) {
+    throw new ConfigError("MASTER_MNEMONIC: expected a BIP-39 phrase of 12 or 24 words");
+  }
+  const confirmations = integer(env, "CONFIRMATIONS", 2, 1, 1000);
+  const given = [rpcUrl, chainIdRaw, usdcAddress].filter(Boolean).length;
+  if (given === 0) return { configured: false as const, mnemonic, confirmations };
+  if (given !== 3) throw new ConfigError("CHAIN_RPC_URL, CHAIN_ID and USDC_ADDRESS: set all three, or none to run without a chain");
+  if (!/^https?:\/\/\S+$/.test(rpcUrl!)) throw new ConfigError(`CHAIN_RPC_URL: expected an http(s) URL, got "${rpcUrl}"`);
+  const chainId = integer(env, "CHAIN_ID", 0, 1, 2 ** 53 - 1);
+  if (!/^0x[0-9a-fA-F]{40}$/.test(usdcAddress!)) throw new ConfigError(`USDC_ADDRESS: expected a 0x address, got "${usdcAddress}"`);
+  return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, confirmations };
+}
+
 export function loadConfig(env: Env = process.env) {
   const synchronous = read(env, "DB_SYNCHRONOUS", "FULL").toUpperCase();
   if (synchronous !== "FULL" && synchronous !== "NORMAL") {
@@ -66,6 +85,7 @@ export function loadConfig(env: Env = process.env) {
     webhookAllowPrivateNetworks: bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
     dbSynchronous: synchronous as "FULL" | "NORMAL",
     testClock: bool(env, "TEST_CLOCK"),
+    chain: chain(env),
   };
 }
 

@@ -1,6 +1,9 @@
 // Every timed job of the service, registered with the scheduler at start.
 import { settleDueBets } from "./betting/service";
 import { settleDueContracts } from "./contracts/service";
+import { scanDeposits } from "./chain/deposits";
+import { processWithdrawals } from "./chain/withdrawals";
+import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { registerJob } from "./scheduler";
@@ -13,4 +16,8 @@ export function registerJobs(): void {
   registerJob("bets.expire", settleDueBets);
   registerJob("contracts.deadline", settleDueContracts);
   registerJob("subscriptions.charge", chargeDueSubscriptions);
+  if (config.chain.configured) {
+    registerJob("chain.deposits", scanDeposits);
+    registerJob("chain.withdrawals", processWithdrawals);
+  }
 }

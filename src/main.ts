@@ -1,6 +1,7 @@
 // Boot: config → database (migrations) → jobs → listen. SIGTERM/SIGINT: stop accepting, finish
 // in-flight requests, stop the jobs, commit what is queued, close the database.
 import { createApp } from "./app";
+import { ChainStartError, initChain } from "./chain";
 import { clock } from "./clock";
 import { ConfigError, initConfig } from "./config";
 import { closeDatabase, openDatabase } from "./db";
@@ -23,6 +24,13 @@ try {
 
 openDatabase(config.databasePath, config.dbSynchronous);
 if (config.testClock) clock.restoreTestOffset();
+try {
+  await initChain();
+} catch (error) {
+  if (!(error instanceof ChainStartError)) throw error;
+  console.error(`agentbank: chain error: ${error.message}`);
+  process.exit(1);
+}
 registerJobs();
 const app = createApp().listen({ port: config.port, hostname: config.host });
 console.log(`agentbank ${VERSION} listening on http://${config.host}:${app.server!.port}`);

@@ -8,3 +8,8 @@ declare module "*/standalone.js" {
   const path: string;
   export default path;
 }
+
+declare module "solc" {
+  const solc: { compile(input: string): string; version(): string };
+  export default solc;
+}

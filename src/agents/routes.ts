@@ -15,7 +15,7 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
     async ({ body, set }) => {
       if (body.webhookUrl) await assertWebhookTarget(body.webhookUrl);
       const webhookSecret = body.webhookUrl ? newWebhookSecret() : null;
-      const { id, apiKey, ownerKey } = await write(() => registerAgent(body, webhookSecret));
+      const { id, apiKey, ownerKey, address } = await write(() => registerAgent(body, webhookSecret));
       set.status = 201;
       const agent = getAgent(id);
       const tier = tierOf(0);
@@ -24,7 +24,7 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
         apiKey,
         ownerKey,
         ...(webhookSecret ? { webhookSecret } : {}),
-        wallet: { address: null, balances: balancesView(id) },
+        wallet: { address, balances: balancesView(id) },
         onboarding: {
           message: "Store apiKey and ownerKey now: they are shown only once.",
           authentication: "Send Authorization: Bearer <apiKey> on every request.",

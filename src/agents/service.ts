@@ -2,6 +2,7 @@ import { clock, iso } from "../clock";
 import { sqlite } from "../db";
 import { notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
+import { assignDepositAddress } from "../chain/addresses";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
 import { toMajor } from "../money";
 import { tierOf } from "../reputation/tiers";
@@ -94,7 +95,8 @@ export function registerAgent(input: Registration, webhookSecret: string | null)
       clock.nowMs(),
     );
   openAgentAccounts(id);
-  return { id, apiKey, ownerKey };
+  const address = assignDepositAddress(id);
+  return { id, apiKey, ownerKey, address };
 }
 
 /** Inside write(): replaces the agent's API key; the old one stops working at once. */

@@ -6,6 +6,7 @@ import m2 from "../../migrations/0002_lean_indexes.sql" with { type: "text" };
 import m3 from "../../migrations/0003_subscriptions.sql" with { type: "text" };
 import m4 from "../../migrations/0004_settings.sql" with { type: "text" };
 import m5 from "../../migrations/0005_marketplace.sql" with { type: "text" };
+import m6 from "../../migrations/0006_chain.sql" with { type: "text" };
 
 export const migrations = [
   { tag: "0000_init", when: 1795407527811, breakpoints: true, sql: m0 },
@@ -14,4 +15,5 @@ export const migrations = [
   { tag: "0003_subscriptions", when: 1795410348090, breakpoints: true, sql: m3 },
   { tag: "0004_settings", when: 1795410424085, breakpoints: true, sql: m4 },
   { tag: "0005_marketplace", when: 1795410453813, breakpoints: true, sql: m5 },
+  { tag: "0006_chain", when: 1795410579139, breakpoints: true, sql: m6 },
 ];

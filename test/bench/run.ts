@@ -172,6 +172,7 @@ async function ledgerBench() {
   const { pay } = await import("../../src/payments/service");
   const config = initConfig();
   openDatabase(config.databasePath, config.dbSynchronous);
+  await (await import("../../src/chain")).initChain();
   const ids: string[] = [];
   await write(() => {
     for (let i = 0; i < 100; i++) {

@@ -1,0 +1,21 @@
+// Deposit addresses, assigned once at registration inside its write op.
+import { sqlite } from "../db";
+import { addressAt } from "./keys";
+
+export function assignDepositAddress(agentId: string): string {
+  const { next } = sqlite.query("SELECT COALESCE(MAX(address_index), 0) + 1 AS next FROM deposit_addresses").get() as { next: bigint };
+  const address = addressAt(Number(next));
+  sqlite.query("INSERT INTO deposit_addresses (agent_id, address_index, address) VALUES (?, ?, ?)").run(agentId, next, address);
+  return address;
+}
+
+export function depositAddressOf(agentId: string): string | null {
+  const row = sqlite.query("SELECT address FROM deposit_addresses WHERE agent_id = ?").get(agentId) as { address: string } | null;
+  return row?.address ?? null;
+}
+
+/** address (lowercase) → agent id, for the deposit watcher. */
+export function agentsByAddress(): Map<string, string> {
+  const rows = sqlite.query("SELECT agent_id AS agentId, address FROM deposit_addresses").all() as { agentId: string; address: string }[];
+  return new Map(rows.map((row) => [row.address.toLowerCase(), row.agentId]));
+}

@@ -1,0 +1,65 @@
+// The deposit watcher: USDC Transfer logs to agent addresses, credited once per (txHash, logIndex)
+// when their block has CONFIRMATIONS confirmations. The cursor (last scanned block) is stored with the
+// credits in one write, and only confirmed blocks are scanned, so a reorg of the unconfirmed tail
+// never credits anything and a restart resumes where it stopped.
+import { parseAbiItem } from "viem";
+import { clock } from "../clock";
+import { sqlite, write } from "../db";
+import { uuid } from "../ids";
+import { deposit } from "../ledger/transfers";
+import { toMajor } from "../money";
+import { notifyFinancial } from "../webhooks/outbox";
+import { agentsByAddress } from "./addresses";
+import { chainSettings, publicClient } from "./client";
+
+const CURSOR_KEY = "deposit_cursor_block";
+const MAX_BLOCKS_PER_SCAN = 2000n;
+const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
+
+export function depositCursor(): bigint | null {
+  const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(CURSOR_KEY) as { value: string } | null;
+  return row ? BigInt(row.value) : null;
+}
+
+const setCursor = (block: bigint) =>
+  sqlite.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(CURSOR_KEY, String(block));
+
+/** At first start with a chain: deposits count from the current block on. */
+export async function initDepositCursor(): Promise<void> {
+  if (depositCursor() !== null) return;
+  const latest = await publicClient().getBlockNumber();
+  await write(() => setCursor(latest));
+}
+
+export async function scanDeposits(): Promise<void> {
+  const settings = chainSettings();
+  const client = publicClient();
+  const stored = depositCursor();
+  if (stored === null) return;
+  let cursor: bigint = stored;
+  const tip = (await client.getBlockNumber()) - BigInt(settings.confirmations - 1);
+  while (cursor < tip) {
+    const toBlock: bigint = cursor + MAX_BLOCKS_PER_SCAN < tip ? cursor + MAX_BLOCKS_PER_SCAN : tip;
+    const logs = await client.getLogs({ address: settings.usdcAddress, event: transferEvent, fromBlock: cursor + 1n, toBlock });
+    const agents = agentsByAddress();
+    const credits = logs.filter((log) => agents.has(log.args.to!.toLowerCase()) && log.args.value! > 0n);
+    await write(() => {
+      for (const log of credits) {
+        const agentId = agents.get(log.args.to!.toLowerCase())!;
+        const id = uuid();
+        const inserted = sqlite
+          .query(
+            `INSERT INTO chain_deposits (id, agent_id, tx_hash, log_index, block_number, from_address, amount, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+          )
+          .run(id, agentId, log.transactionHash, log.logIndex, log.blockNumber, log.args.from!, log.args.value!, clock.nowMs());
+        if (inserted.changes === 0) continue;
+        deposit(agentId, log.args.value!, "USDC", { type: "chain_deposit", id });
+        const amount = toMajor(log.args.value!, "USDC");
+        notifyFinancial(agentId, "deposit.credited", { depositId: id, amount, currency: "USDC", txHash: log.transactionHash, logIndex: log.logIndex, from: log.args.from }, `Deposit credited: ${amount} USDC`);
+      }
+      setCursor(toBlock);
+    });
+    cursor = toBlock;
+  }
+}

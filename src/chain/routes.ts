@@ -1,0 +1,94 @@
+import { Elysia, t } from "elysia";
+import { erc20Abi, formatEther } from "viem";
+import { assertAdmin } from "../auth/keys";
+import { config } from "../config";
+import { auth } from "../http/auth";
+import { Amount, docs, IdParam, page, PageQuery } from "../http/models";
+import { mutation } from "../http/mutation";
+import { toMajor } from "../money";
+import { depositAddressOf } from "./addresses";
+import { chainSettings, networkName, publicClient, rpc } from "./client";
+import { depositCursor } from "./deposits";
+import { treasuryAccount } from "./keys";
+import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
+
+const usdcBalance = (address: `0x${string}`) =>
+  publicClient().readContract({ address: chainSettings().usdcAddress, abi: erc20Abi, functionName: "balanceOf", args: [address] });
+
+async function blockchainView(agentId: string) {
+  const address = depositAddressOf(agentId);
+  if (!config.chain.configured) {
+    return { address, network: null, chainId: null, usdcContract: null, onchainBalance: null, status: "not_configured" };
+  }
+  const { chainId, usdcAddress } = config.chain;
+  const base = { address, network: networkName(chainId), chainId, usdcContract: usdcAddress };
+  try {
+    const balance = await usdcBalance(address as `0x${string}`);
+    return { ...base, onchainBalance: toMajor(balance, "USDC"), status: "ok" };
+  } catch {
+    return { ...base, onchainBalance: null, status: "unreachable" };
+  }
+}
+
+export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-wallets" })
+  .use(auth)
+  .get("/blockchain", ({ agent }) => blockchainView(agent.id), {
+    agent: true,
+    detail: docs("Wallets", "The caller's deposit address on the layer-2 chain and its live USDC balance", "agent"),
+  })
+  .post(
+    "/withdraw",
+    ({ agent, body, headers, request, set }) => {
+      chainSettings();
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => requestWithdrawal(agent.id, body));
+    },
+    {
+      agent: true,
+      body: t.Object({
+        toAddress: t.String({ minLength: 1, maxLength: 64, description: "0x address on the layer-2 network (EIP-55 checksum if mixed case)" }),
+        amount: Amount({ minimum: 0.01 }),
+        currency: t.Optional(t.String({ maxLength: 10, default: "USDC", description: "USDC only" })),
+      }),
+      detail: docs("Wallets", "Withdraw USDC to an address on the layer-2 chain", "agent", [
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/withdrawals",
+    ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = listWithdrawals(agent.id, limit, offset);
+      return page(data, total, limit, offset);
+    },
+    { agent: true, query: PageQuery, detail: docs("Wallets", "The caller's withdrawals, newest first", "agent") },
+  )
+  .get("/withdrawals/:id", ({ agent, params }) => getWithdrawal(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Wallets", "One of the caller's withdrawals", "agent", ["NOT_FOUND"]),
+  });
+
+export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admin" })
+  .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization))
+  .get(
+    "/chain",
+    async () => {
+      const treasury = treasuryAccount().address;
+      const { chainId, usdcAddress, confirmations } = chainSettings();
+      const [usdc, gas, latest] = await rpc((client) =>
+        Promise.all([usdcBalance(treasury), client.getBalance({ address: treasury }), client.getBlockNumber()]),
+      );
+      const cursor = depositCursor();
+      return {
+        network: networkName(chainId),
+        chainId,
+        usdcContract: usdcAddress,
+        treasury: { address: treasury, usdc: toMajor(usdc, "USDC"), gas: formatEther(gas) },
+        depositWatcher: { cursorBlock: cursor === null ? null : Number(cursor), latestBlock: Number(latest), lagBlocks: cursor === null ? null : Number(latest - cursor), confirmations },
+        withdrawalsInFlight: withdrawalsInFlight(),
+      };
+    },
+    { detail: docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]) },
+  );

@@ -1,0 +1,223 @@
+// USDC withdrawals. The debit and the PENDING record commit together; the sender then signs the
+// ERC-20 transfer with the next treasury nonce and STORES the signed transaction (SUBMITTED) before
+// broadcasting it, so a restart re-sends that same transaction and never signs a second one. Only a
+// receipt (CONFIRMED, or FAILED if reverted) or a nonce provably taken by another transaction
+// (FAILED) ends a withdrawal; an RPC error or timeout leaves it as it is, to be checked again.
+import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256, zeroAddress, type Hex } from "viem";
+import { clock, iso } from "../clock";
+import { onCommit, sqlite, write } from "../db";
+import { invalid, notFound } from "../errors";
+import { uuid } from "../ids";
+import { logLine } from "../http/log";
+import { toMajor, toMinor } from "../money";
+import { assertWithinTier } from "../reputation/tiers";
+import { notifyFinancial } from "../webhooks/outbox";
+import { findAgent } from "../agents/service";
+import { chainSettings, publicClient } from "./client";
+import { treasuryAccount } from "./keys";
+import { debitWithdrawal, returnWithdrawal, settleWithdrawal } from "./ledger";
+
+const NONCE_KEY = "treasury_next_nonce";
+const TRANSFER_GAS = 100_000n;
+
+type WithdrawalRow = {
+  id: string;
+  agentId: string;
+  toAddress: string;
+  amount: bigint;
+  currency: string;
+  status: string;
+  nonce: bigint | null;
+  txHash: string | null;
+  rawTx: string | null;
+  error: string | null;
+  createdAt: bigint;
+  updatedAt: bigint;
+};
+
+const COLUMNS = `id, agent_id AS agentId, to_address AS toAddress, amount, currency, status, nonce, tx_hash AS txHash,
+  raw_tx AS rawTx, error, created_at AS createdAt, updated_at AS updatedAt`;
+
+export function withdrawalView(row: WithdrawalRow) {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    toAddress: row.toAddress,
+    amount: toMajor(row.amount, "USDC"),
+    currency: row.currency,
+    status: row.status,
+    txHash: row.txHash,
+    error: row.error,
+    createdAt: iso(Number(row.createdAt)),
+    updatedAt: iso(Number(row.updatedAt)),
+  };
+}
+
+const find = (id: string) => sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE id = ?`).get(id) as WithdrawalRow | null;
+
+export function parseDestination(toAddress: string): `0x${string}` {
+  // Mixed case must carry a valid EIP-55 checksum; all-lower or all-upper hex is accepted as is.
+  if (!isAddress(toAddress, { strict: true })) throw invalid("toAddress is not a valid address (a mixed-case address must have a valid checksum)");
+  const address = getAddress(toAddress);
+  if (address === zeroAddress) throw invalid("toAddress must not be the zero address");
+  return address;
+}
+
+/** Inside write(): debits the agent and records the withdrawal PENDING. */
+export function requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }) {
+  chainSettings();
+  if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
+  const toAddress = parseDestination(body.toAddress);
+  const amount = toMinor(body.amount, "USDC");
+  assertWithinTier(Number(findAgent(agentId)!.score), amount, "USDC");
+  const id = uuid();
+  const now = clock.nowMs();
+  debitWithdrawal(agentId, amount, id);
+  sqlite
+    .query(`INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'USDC', 'PENDING', ?, ?)`)
+    .run(id, agentId, toAddress, amount, now, now);
+  onCommit(wakeSender);
+  return withdrawalView(find(id)!);
+}
+
+export function getWithdrawal(agentId: string, id: string) {
+  const row = find(id);
+  if (!row || row.agentId !== agentId) throw notFound("withdrawal");
+  return withdrawalView(row);
+}
+
+export function listWithdrawals(agentId: string, limit: number, offset: number) {
+  const total = sqlite.query("SELECT COUNT(*) AS n FROM withdrawals WHERE agent_id = ?").get(agentId) as { n: bigint };
+  const rows = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(agentId, limit, offset) as WithdrawalRow[];
+  return { data: rows.map(withdrawalView), total: Number(total.n) };
+}
+
+export function withdrawalsInFlight() {
+  const rows = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED') ORDER BY created_at`).all() as WithdrawalRow[];
+  return rows.map(withdrawalView);
+}
+
+function storedNonce(): bigint | null {
+  const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(NONCE_KEY) as { value: string } | null;
+  return row ? BigInt(row.value) : null;
+}
+
+let sending: Promise<void> | null = null;
+
+/** Signs and broadcasts PENDING withdrawals one at a time (nonces are sequential). */
+export function wakeSender(): void {
+  if (!chainSettingsOrNull()) return;
+  sending ??= sendPending()
+    .catch((error) => logLine({ level: "warn", msg: "withdrawal sender stopped", error: String((error as Error).message ?? error).split("\n")[0] }))
+    .finally(() => (sending = null));
+}
+
+const chainSettingsOrNull = () => {
+  try {
+    return chainSettings();
+  } catch {
+    return null;
+  }
+};
+
+async function sendPending(): Promise<void> {
+  const settings = chainSettings();
+  const client = publicClient();
+  const treasury = treasuryAccount();
+  for (;;) {
+    const row = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1`).get() as WithdrawalRow | null;
+    if (!row) return;
+    const onChain = BigInt(await client.getTransactionCount({ address: treasury.address, blockTag: "pending" }));
+    const stored = storedNonce();
+    const nonce = stored !== null && stored > onChain ? stored : onChain;
+    const fees = await client.estimateFeesPerGas();
+    const raw = await treasury.signTransaction({
+      chainId: settings.chainId,
+      type: "eip1559",
+      to: settings.usdcAddress,
+      data: encodeFunctionData({ abi: erc20Abi, functionName: "transfer", args: [row.toAddress as `0x${string}`, row.amount] }),
+      nonce: Number(nonce),
+      gas: TRANSFER_GAS,
+      maxFeePerGas: fees.maxFeePerGas,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+    });
+    const hash = keccak256(raw);
+    const recorded = await write(() => {
+      const current = find(row.id);
+      if (!current || current.status !== "PENDING") return false;
+      sqlite
+        .query("UPDATE withdrawals SET status = 'SUBMITTED', nonce = ?, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?")
+        .run(nonce, hash, raw, clock.nowMs(), row.id);
+      sqlite
+        .query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+        .run(NONCE_KEY, String(nonce + 1n));
+      return true;
+    });
+    if (recorded) await broadcast(raw);
+  }
+}
+
+async function broadcast(raw: Hex): Promise<void> {
+  try {
+    await publicClient().sendRawTransaction({ serializedTransaction: raw });
+  } catch (error) {
+    // "already known" / "nonce too low" after a restart, or a timeout: the confirmer decides.
+    logLine({ level: "info", msg: "broadcast not accepted", error: String((error as Error).message ?? error).split("\n")[0] });
+  }
+}
+
+/** The receipt, or null when the node has none; any other RPC failure throws (outcome unknown). */
+async function receiptOf(hash: Hex) {
+  try {
+    return await publicClient().getTransactionReceipt({ hash });
+  } catch (error) {
+    if ((error as Error).name === "TransactionReceiptNotFoundError") return null;
+    throw error;
+  }
+}
+
+async function finish(row: WithdrawalRow, outcome: "CONFIRMED" | "FAILED", error: string | null): Promise<void> {
+  await write(() => {
+    const current = find(row.id);
+    if (!current || current.status !== "SUBMITTED") return;
+    if (outcome === "CONFIRMED") settleWithdrawal(row.agentId, row.amount, row.id);
+    else returnWithdrawal(row.agentId, row.amount, row.id);
+    sqlite.query("UPDATE withdrawals SET status = ?, error = ?, updated_at = ? WHERE id = ?").run(outcome, error, clock.nowMs(), row.id);
+    const amount = toMajor(row.amount, "USDC");
+    notifyFinancial(
+      row.agentId,
+      outcome === "CONFIRMED" ? "withdrawal.confirmed" : "withdrawal.failed",
+      { withdrawalId: row.id, amount, currency: "USDC", toAddress: row.toAddress, txHash: row.txHash, error },
+      outcome === "CONFIRMED" ? `Withdrawal of ${amount} USDC confirmed` : `Withdrawal of ${amount} USDC failed; the funds are back in your balance`,
+    );
+  });
+}
+
+/** The job: re-sends what was never sent, and settles SUBMITTED withdrawals from their receipts. */
+export async function processWithdrawals(): Promise<void> {
+  if (!chainSettingsOrNull()) return;
+  wakeSender();
+  await sending;
+  const settings = chainSettings();
+  const client = publicClient();
+  const submitted = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'SUBMITTED' ORDER BY nonce`).all() as WithdrawalRow[];
+  if (submitted.length === 0) return;
+  const latest = await client.getBlockNumber();
+  for (const row of submitted) {
+    const hash = row.txHash as Hex;
+    const receipt = await receiptOf(hash);
+    if (receipt) {
+      if (latest - receipt.blockNumber + 1n < BigInt(settings.confirmations)) continue;
+      await finish(row, receipt.status === "success" ? "CONFIRMED" : "FAILED", receipt.status === "success" ? null : "the transfer reverted on chain");
+      continue;
+    }
+    const used = BigInt(await client.getTransactionCount({ address: treasuryAccount().address, blockTag: "latest" }));
+    if (used > row.nonce!) {
+      // The nonce is spent: if our transaction is still not in a block, another one took its place.
+      const again = await receiptOf(hash);
+      if (!again) await finish(row, "FAILED", "the transaction was replaced and never mined");
+      continue;
+    }
+    await broadcast(row.rawTx as Hex);
+  }
+}
