@@ -29,7 +29,8 @@ export function chainDefinition() {
 
 export function publicClient(): PublicClient {
   if (!client) {
-    client = createPublicClient({ chain: chainDefinition(), transport: http(chainSettings().rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 }) });
+    // cacheTime 0: viem otherwise serves a block number up to 4 s old, which delays confirmations.
+    client = createPublicClient({ chain: chainDefinition(), cacheTime: 0, transport: http(chainSettings().rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 }) });
   }
   return client;
 }

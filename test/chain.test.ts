@@ -1,0 +1,215 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { getAddress, parseUnits, type Address } from "viem";
+import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
+import { expectLedgerOk } from "./helpers/ledger";
+import { startServer, type Agent, type TestServer } from "./helpers/server";
+
+const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
+
+async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    await Bun.sleep(50);
+  }
+  throw new Error("timed out");
+}
+
+describe("without a chain", () => {
+  test("the blockchain view says not_configured but shows the address; withdrawals are 503", async () => {
+    const server = await startServer();
+    try {
+      const agent = await server.register();
+      expect(agent.registration.wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
+      const view = (await server.request("GET", "/wallets/blockchain", { key: agent.apiKey })).body;
+      expect(view).toEqual({ address: agent.registration.wallet.address, network: null, chainId: null, usdcContract: null, onchainBalance: null, status: "not_configured" });
+      await server.deposit(agent.id, 10);
+      const withdraw = await server.request("POST", "/wallets/withdraw", { key: agent.apiKey, body: { toAddress: freshAddress(), amount: 1 } });
+      expect(withdraw.status).toBe(503);
+      expect(withdraw.body.error).toBe("CHAIN_UNAVAILABLE");
+      expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+      expect((await server.admin("GET", "/admin/chain")).status).toBe(503);
+      const other = await server.register();
+      expect(other.registration.wallet.address).not.toBe(agent.registration.wallet.address);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("a wrong CHAIN_ID stops the start with one line", async () => {
+    const anvil = await startAnvil();
+    try {
+      await expect(
+        startServer({ env: { CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_ID: "8453", USDC_ADDRESS: anvil.usdc, MASTER_MNEMONIC: TEST_MNEMONIC } }),
+      ).rejects.toThrow(/CHAIN_ID is 8453 but the RPC at CHAIN_RPC_URL serves chain 31337/);
+    } finally {
+      anvil.stop();
+    }
+  });
+});
+
+describe("on a local EVM", () => {
+  let anvil: Anvil;
+  let proxy: ReturnType<typeof startRpcProxy>;
+  let server: TestServer;
+
+  beforeAll(async () => {
+    anvil = await startAnvil();
+    proxy = startRpcProxy(anvil.rpcUrl);
+    server = await startServer({
+      env: { CHAIN_RPC_URL: proxy.url, CHAIN_ID: String(anvil.chainId), USDC_ADDRESS: anvil.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "2" },
+    });
+  });
+  afterAll(async () => {
+    await server.close();
+    proxy.stop();
+    anvil.stop();
+  });
+
+  const withdraw = (agent: Agent, body: Record<string, unknown>) => server.request("POST", "/wallets/withdraw", { key: agent.apiKey, body });
+  const withdrawal = async (agent: Agent, id: string) => (await server.request("GET", `/wallets/withdrawals/${id}`, { key: agent.apiKey })).body;
+
+  test("addresses are stable and derived from the mnemonic; the view reads the balance live", async () => {
+    const agent = await server.register();
+    const view = (await server.request("GET", "/wallets/blockchain", { key: agent.apiKey })).body;
+    expect(view).toEqual({ address: agent.registration.wallet.address, network: "anvil", chainId: 31337, usdcContract: anvil.usdc, onchainBalance: 0, status: "ok" });
+    await anvil.transfer(view.address, "1.25");
+    expect((await server.request("GET", "/wallets/blockchain", { key: agent.apiKey })).body.onchainBalance).toBe(1.25);
+  });
+
+  test("a deposit is credited exactly once, after the confirmations, also across a restart", async () => {
+    const agent = await server.register();
+    const address = agent.registration.wallet.address as Address;
+    await anvil.transfer(address, "12.5");
+    await server.advance(1);
+    // Mined in one block: one confirmation of the two required.
+    expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
+    await server.restart("SIGKILL");
+    await anvil.mine(1);
+    await server.advance(1);
+    expect(await server.balance(agent)).toEqual({ available: 12.5, held: 0 });
+    await anvil.mine(3);
+    await server.advance(1);
+    await server.restart();
+    await server.advance(1);
+    expect(await server.balance(agent)).toEqual({ available: 12.5, held: 0 });
+    const notices = (await server.request("GET", "/messages/inbox?type=notification.financial", { key: agent.apiKey })).body.data;
+    expect(notices.filter((m: { metadata: { kind: string } }) => m.metadata.kind === "deposit.credited")).toHaveLength(1);
+    const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
+    expect(history[0]).toMatchObject({ type: "DEPOSIT", amount: 12.5, reference: { type: "chain_deposit" } });
+    await expectLedgerOk(server);
+  });
+
+  test("a withdrawal arrives on chain with the exact amount and ends CONFIRMED", async () => {
+    await anvil.mint(TREASURY, "1000");
+    const treasuryBefore = await anvil.balanceOf(TREASURY);
+    const agent = await server.register();
+    await server.deposit(agent.id, 20);
+    const target = freshAddress();
+    const reply = await withdraw(agent, { toAddress: target, amount: 7.123456 });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ agentId: agent.id, toAddress: target, amount: 7.123456, currency: "USDC", status: "PENDING" });
+    expect(await server.balance(agent)).toEqual({ available: 12.876544, held: 0 });
+    const submitted = await until(async () => {
+      const current = await withdrawal(agent, reply.body.id);
+      return current.status === "SUBMITTED" ? current : undefined;
+    });
+    expect(submitted.txHash).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(await anvil.balanceOf(target)).toBe(parseUnits("7.123456", 6));
+    await anvil.mine(2);
+    await server.advance(1);
+    expect((await withdrawal(agent, reply.body.id)).status).toBe("CONFIRMED");
+    expect(await server.balance(agent)).toEqual({ available: 12.876544, held: 0 });
+    // The treasury moved exactly what the ledger paid out (deposits are not swept into it).
+    expect(treasuryBefore - (await anvil.balanceOf(TREASURY))).toBe(parseUnits("7.123456", 6));
+    const list = (await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body;
+    expect(list.pagination.total).toBe(1);
+    const stranger = await server.register();
+    expect((await server.request("GET", `/wallets/withdrawals/${reply.body.id}`, { key: stranger.apiKey })).status).toBe(404);
+    const chain = (await server.admin("GET", "/admin/chain")).body;
+    expect(chain.treasury.address).toBe(TREASURY);
+    expect(chain.withdrawalsInFlight).toEqual([]);
+    await expectLedgerOk(server);
+  });
+
+  test("a treasury without enough USDC fails the withdrawal and returns the funds", async () => {
+    // The operator moves the treasury's USDC away (its nonce moves outside the service too).
+    const held = await anvil.balanceOf(TREASURY);
+    if (held > 0n) await anvil.sendAs(0, "transfer", [freshAddress(), held]);
+    expect(await anvil.balanceOf(TREASURY)).toBe(0n);
+    const agent = await server.register();
+    await server.deposit(agent.id, 50);
+    const target = freshAddress();
+    const reply = await withdraw(agent, { toAddress: target, amount: 50 });
+    expect(reply.status).toBe(200);
+    expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
+    await until(async () => ((await withdrawal(agent, reply.body.id)).status === "SUBMITTED" ? true : undefined));
+    await anvil.mine(2);
+    await server.advance(1);
+    const failed = await withdrawal(agent, reply.body.id);
+    expect(failed.status).toBe("FAILED");
+    expect(failed.error).toContain("reverted");
+    expect(await server.balance(agent)).toEqual({ available: 50, held: 0 });
+    expect(await anvil.balanceOf(target)).toBe(0n);
+    const notices = (await server.request("GET", "/messages/inbox?type=notification.financial", { key: agent.apiKey })).body.data;
+    expect(notices[0].metadata).toMatchObject({ kind: "withdrawal.failed", amount: 50 });
+    const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
+    expect(history.map((entry: { type: string }) => entry.type).slice(0, 2)).toEqual(["WITHDRAWAL_RETURNED", "WITHDRAWAL"]);
+    await expectLedgerOk(server);
+  });
+
+  test("killed between the debit and the broadcast, the restarted service sends exactly one transfer", async () => {
+    await anvil.mint(TREASURY, "100");
+    for (const mode of ["down", "no-broadcast"] as const) {
+      const agent = await server.register();
+      await server.deposit(agent.id, 10);
+      const target = freshAddress();
+      proxy.set(mode);
+      const reply = await withdraw(agent, { toAddress: target, amount: 4 });
+      expect(reply.status).toBe(200);
+      if (mode === "no-broadcast") await until(async () => ((await withdrawal(agent, reply.body.id)).status === "SUBMITTED" ? true : undefined));
+      else await Bun.sleep(300);
+      expect(await anvil.balanceOf(target)).toBe(0n);
+      await server.restart("SIGKILL");
+      proxy.set("up");
+      await server.advance(1);
+      await until(async () => ((await anvil.balanceOf(target)) > 0n ? true : undefined));
+      await anvil.mine(2);
+      await server.advance(1);
+      await server.advance(1);
+      expect((await withdrawal(agent, reply.body.id)).status).toBe("CONFIRMED");
+      expect(await anvil.balanceOf(target)).toBe(parseUnits("4", 6));
+      expect(await anvil.transferLogs(target)).toHaveLength(1);
+      expect(await server.balance(agent)).toEqual({ available: 6, held: 0 });
+    }
+    await expectLedgerOk(server);
+  });
+
+  test("bad addresses, amounts and currencies are 400 and debit nothing", async () => {
+    const agent = await server.register();
+    await server.deposit(agent.id, 10);
+    const good = freshAddress();
+    const badChecksum = good.slice(0, 2) + good.slice(2).split("").map((c, i) => (i === 3 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join("");
+    for (const body of [
+      { toAddress: "0x123", amount: 1 },
+      { toAddress: "0x0000000000000000000000000000000000000000", amount: 1 },
+      ...(badChecksum !== good ? [{ toAddress: badChecksum, amount: 1 }] : []),
+      { toAddress: "not an address", amount: 1 },
+      { toAddress: good, amount: 0.001 },
+      { toAddress: good, amount: 1.0000001 },
+      { toAddress: good, amount: -1 },
+      { toAddress: good, amount: 1, currency: "EUR" },
+      { toAddress: good },
+    ]) {
+      const reply = await withdraw(agent, body);
+      expect({ body, status: reply.status }).toEqual({ body, status: 400 });
+    }
+    expect((await withdraw(agent, { toAddress: good.toLowerCase(), amount: 100.01 })).body.error).toBe("TIER_LIMIT_EXCEEDED");
+    expect((await withdraw(agent, { toAddress: good.toLowerCase(), amount: 11 })).body.error).toBe("INSUFFICIENT_BALANCE");
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+    expect((await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.pagination.total).toBe(0);
+  });
+});
