@@ -17,6 +17,7 @@ import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { messagingRoutes } from "./messaging/routes";
+import { negotiationRoutes } from "./negotiations/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
 import { PROTOCOL, VERSION } from "./version";
@@ -71,6 +72,7 @@ export function createApp() {
     .use(blockingRoutes)
     .use(webhookRoutes)
     .use(messagingRoutes)
+    .use(negotiationRoutes)
     .use(paymentRoutes)
     .use(walletRoutes)
     .use(chainWalletRoutes)

@@ -6,6 +6,7 @@ import { processWithdrawals } from "./chain/withdrawals";
 import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
+import { expireDue as expireDueNegotiations } from "./negotiations/service";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
@@ -15,6 +16,7 @@ export function registerJobs(): void {
   registerJob("webhooks.deliver-pending", wakeDispatcher);
   registerJob("bets.expire", settleDueBets);
   registerJob("contracts.deadline", settleDueContracts);
+  registerJob("negotiations.expire", expireDueNegotiations);
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   if (config.chain.configured) {
     registerJob("chain.deposits", scanDeposits);

@@ -7,6 +7,7 @@ import m3 from "../../migrations/0003_subscriptions.sql" with { type: "text" };
 import m4 from "../../migrations/0004_settings.sql" with { type: "text" };
 import m5 from "../../migrations/0005_marketplace.sql" with { type: "text" };
 import m6 from "../../migrations/0006_chain.sql" with { type: "text" };
+import m7 from "../../migrations/0007_negotiations.sql" with { type: "text" };
 
 export const migrations = [
   { tag: "0000_init", when: 1795407527811, breakpoints: true, sql: m0 },
@@ -16,4 +17,5 @@ export const migrations = [
   { tag: "0004_settings", when: 1795410424085, breakpoints: true, sql: m4 },
   { tag: "0005_marketplace", when: 1795410453813, breakpoints: true, sql: m5 },
   { tag: "0006_chain", when: 1795410579139, breakpoints: true, sql: m6 },
+  { tag: "0007_negotiations", when: 1795411065114, breakpoints: true, sql: m7 },
 ];

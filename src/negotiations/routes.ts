@@ -1,0 +1,70 @@
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { docs, IdParam, page, PageQuery, Uuid } from "../http/models";
+import { mutation } from "../http/mutation";
+import { accept, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, reject } from "./service";
+
+const Offer = t.Record(t.String({ maxLength: 100 }), t.Any(), { maxProperties: 50, description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold" });
+const STATUSES = ["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] as const;
+
+export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "negotiations" })
+  .use(auth)
+  .post(
+    "",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createNegotiation(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        counterpartyId: Uuid,
+        subject: t.String({ minLength: 1, maxLength: 200 }),
+        offer: Offer,
+        relatedEntityType: t.Optional(t.String({ minLength: 1, maxLength: 50 })),
+        relatedEntityId: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
+        expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, default: 24 })),
+      }),
+      detail: docs("Negotiations", "Start a negotiation with an offer (at most 3 open per pair of agents)", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/mine",
+    async ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = await listNegotiations(agent.id, { status: query.status, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, status: t.Optional(t.Union(STATUSES.map((status) => t.Literal(status)))) }),
+      detail: docs("Negotiations", "Negotiations the caller takes part in, newest first", "agent"),
+    },
+  )
+  .get("/:id", ({ agent, params }) => getNegotiation(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Negotiations", "A negotiation the caller takes part in", "agent", ["NOT_FOUND"]),
+  })
+  .post("/:id/counter", ({ agent, params, body }) => write(() => counter(agent.id, params.id, body.offer)), {
+    agent: true,
+    params: IdParam,
+    body: t.Object({ offer: Offer }),
+    detail: docs("Negotiations", "Counter the current offer (your turn only; 30 s apart per pair)", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "PAIR_LIMIT_EXCEEDED"]),
+  })
+  .post("/:id/accept", ({ agent, params }) => write(() => accept(agent.id, params.id)), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Negotiations", "Accept the current offer (your turn only); above the threshold it waits for an owner", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+  })
+  .post("/:id/reject", ({ agent, params }) => write(() => reject(agent.id, params.id)), {
+    agent: true,
+    params: IdParam,
+    detail: docs("Negotiations", "Reject (either party)", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+  })
+  .post("/:id/human-approve", ({ owner, params }) => write(() => humanApprove(owner.id, params.id)), {
+    owner: true,
+    params: IdParam,
+    detail: docs("Negotiations", "Approve an accepted offer above the threshold: owner key (po_…) of either party only", "owner", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+  });
