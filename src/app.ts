@@ -15,6 +15,7 @@ import { errorHandler } from "./http/errors";
 import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
+import { lendingRoutes } from "./lending/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { messagingRoutes } from "./messaging/routes";
 import { negotiationRoutes } from "./negotiations/routes";
@@ -76,6 +77,7 @@ export function createApp() {
     .use(paymentRoutes)
     .use(walletRoutes)
     .use(chainWalletRoutes)
+    .use(lendingRoutes)
     .use(bettingRoutes)
     .use(contractRoutes)
     .use(subscriptionRoutes)

@@ -7,6 +7,7 @@ import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { expireDue as expireDueNegotiations } from "./negotiations/service";
+import { settleDueLending } from "./lending/service";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
@@ -17,6 +18,7 @@ export function registerJobs(): void {
   registerJob("bets.expire", settleDueBets);
   registerJob("contracts.deadline", settleDueContracts);
   registerJob("negotiations.expire", expireDueNegotiations);
+  registerJob("lending.due", settleDueLending);
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   if (config.chain.configured) {
     registerJob("chain.deposits", scanDeposits);

@@ -1,0 +1,93 @@
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { auth } from "../http/auth";
+import { Amount, Currency, docs, page, PageQuery } from "../http/models";
+import { mutation } from "../http/mutation";
+import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay } from "./service";
+
+const Id = t.String({ minLength: 1, maxLength: 64 });
+
+export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
+  .use(auth)
+  .post(
+    "/offers",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createOffer(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        amount: Amount(),
+        currency: Currency,
+        interestRate: t.Number({ minimum: 0, maximum: 100, description: "flat percent over the whole term, at most 2 decimals" }),
+        durationDays: t.Number({ minimum: 1, maximum: 365, multipleOf: 1 }),
+        collateralPercent: t.Number({ minimum: 0, maximum: 200, description: "percent of the amount the borrower holds in escrow" }),
+        expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 8760, description: "default 168" })),
+      }),
+      detail: docs("Lending", "Offer a loan; the amount is held in escrow until taken, cancelled or expired", "agent", [
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/offers",
+    async ({ query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = await listOffers({ currency: query.currency, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
+      detail: docs("Lending", "Open loan offers, newest first", "agent"),
+    },
+  )
+  .delete("/offers/:offerId", ({ agent, params }) => write(() => cancelOffer(agent.id, params.offerId)), {
+    agent: true,
+    params: t.Object({ offerId: Id }),
+    detail: docs("Lending", "Cancel your open offer; the amount returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+  })
+  .post(
+    "/borrow",
+    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => borrow(agent.id, body)),
+    {
+      agent: true,
+      body: t.Object({
+        offerId: t.String({ minLength: 1, maxLength: 64 }),
+        collateral: t.Optional(Amount({ description: "if given, must equal the offer's collateralRequired" })),
+      }),
+      detail: docs("Lending", "Take an offer: your collateral is held and the principal paid to you", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .post(
+    "/repay/:loanId",
+    ({ agent, params, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => repay(agent.id, params.loanId, body.amount)),
+    {
+      agent: true,
+      params: t.Object({ loanId: Id }),
+      body: t.Object({ amount: Amount() }),
+      detail: docs("Lending", "Repay part or all of a loan; full repayment returns the collateral", "agent", [
+        "NOT_FOUND", "INVALID_STATE", "INSUFFICIENT_BALANCE", "IDEMPOTENCY_KEY_REUSED",
+      ]),
+    },
+  )
+  .get(
+    "/my-loans",
+    async ({ agent, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total } = await myLoans(agent.id, { role: query.role, limit, offset });
+      return page(data, total, limit, offset);
+    },
+    {
+      agent: true,
+      query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("lender"), t.Literal("borrower")])) }),
+      detail: docs("Lending", "Loans the caller made or took, newest first", "agent"),
+    },
+  )
+  .get("/loans/:loanId", ({ agent, params }) => getLoan(agent.id, params.loanId), {
+    agent: true,
+    params: t.Object({ loanId: Id }),
+    detail: docs("Lending", "A loan the caller made or took", "agent", ["NOT_FOUND"]),
+  });
