@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectLedgerOk } from "./helpers/ledger";
-import { block, financialNotifications } from "./helpers/db";
+import { block, financialNotifications } from "./helpers/inbox";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -68,8 +68,8 @@ describe("bet lifecycle", () => {
     expect(accepted.body).toMatchObject({ status: "MATCHED", acceptorId: acceptor.id });
     expect(accepted.body.matchedAt).not.toBeNull();
     await expectBalances([[creator, { available: 90, held: 10 }], [acceptor, { available: 40, held: 10 }]]);
-    expect(financialNotifications(server, creator.id, "bet.")).toEqual([{ kind: "bet.accepted", betId: bet.id, creatorId: creator.id, acceptorId: acceptor.id, amount: 10, currency: "USDC" }]);
-    expect(financialNotifications(server, acceptor.id, "bet.").map((data) => data.kind)).toEqual(["bet.accepted"]);
+    expect((await financialNotifications(server, creator, "bet."))).toEqual([{ kind: "bet.accepted", betId: bet.id, creatorId: creator.id, acceptorId: acceptor.id, amount: 10, currency: "USDC" }]);
+    expect((await financialNotifications(server, acceptor, "bet.")).map((data) => data.kind)).toEqual(["bet.accepted"]);
 
     // MATCHED: hidden from non-parties, not acceptable again.
     expect((await read(stranger, bet.id)).status).toBe(404);
@@ -96,10 +96,10 @@ describe("bet lifecycle", () => {
     expect(score.score).toBe(2);
     expect(score.events[0]).toMatchObject({ reason: "BET_WON", change: 2, reference: { type: "bet", id: bet.id } });
     expect((await reputation(acceptor)).score).toBe(0);
-    expect(financialNotifications(server, creator.id, "bet.settled")).toEqual([
+    expect((await financialNotifications(server, creator, "bet.settled"))).toEqual([
       { kind: "bet.settled", betId: bet.id, outcome: "MET", resolvedBy: "PARTIES", amount: 10, currency: "USDC", winnerId: creator.id },
     ]);
-    expect(financialNotifications(server, acceptor.id, "bet.settled")).toHaveLength(1);
+    expect((await financialNotifications(server, acceptor, "bet.settled"))).toHaveLength(1);
 
     // SETTLED: every action is 409; the parties still read it.
     for (const reply of [await accept(stranger, bet.id), await report(acceptor, bet.id, "NOT_MET"), await operator(bet.id, "VOID")]) {
@@ -133,7 +133,7 @@ describe("bet lifecycle", () => {
     expect((await reputation(creator)).score).toBe(0);
     expect((await reputation(acceptor)).score).toBe(0);
     for (const party of [creator, acceptor]) {
-      expect(financialNotifications(server, party.id, "bet.settled")).toEqual([
+      expect((await financialNotifications(server, party, "bet.settled"))).toEqual([
         { kind: "bet.settled", betId: id, outcome: "VOID", resolvedBy: "PARTIES", amount: 12.5, currency: "USDC", winnerId: null },
       ]);
     }
@@ -215,7 +215,7 @@ describe("bet expiry", () => {
     expect(expired.body).toMatchObject({ status: "EXPIRED", closedAt: bet.expiresAt });
     expect((await read(creator, untouched.id)).body.status).toBe("OPEN");
     await expectBalances([[creator, { available: 95, held: 5 }]]);
-    expect(financialNotifications(server, creator.id, "bet.")).toEqual([{ kind: "bet.expired", betId: bet.id, amount: 10, currency: "USDC" }]);
+    expect((await financialNotifications(server, creator, "bet."))).toEqual([{ kind: "bet.expired", betId: bet.id, amount: 10, currency: "USDC" }]);
 
     const late = await accept(acceptor, bet.id);
     expect(late.status).toBe(409);
@@ -245,7 +245,7 @@ describe("bet rules", () => {
     expect(own.status).toBe(400);
     expect(own.body.error).toBe("VALIDATION_ERROR");
 
-    block(server, creator.id, blocked.id);
+    await block(server, creator, blocked);
     const refused = await accept(blocked, bet.id);
     expect(refused.status).toBe(403);
     expect(refused.body.error).toBe("FORBIDDEN");

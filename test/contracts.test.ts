@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { block, financialNotifications } from "./helpers/db";
+import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -30,7 +30,7 @@ const fulfill = (caller: Agent, id: string, conditionId: unknown) => server.requ
 const cancel = (caller: Agent, id: string) => server.request("POST", `/contracts/${id}/cancel`, { key: caller.apiKey });
 const read = (caller: Agent, id: string) => server.request("GET", `/contracts/${id}`, { key: caller.apiKey });
 const reputation = async (subject: Agent) => (await server.request("GET", `/agents/${subject.id}/reputation`)).body;
-const kinds = (subject: Agent) => financialNotifications(server, subject.id, "contract.").map((data) => data.kind);
+const kinds = async (subject: Agent) => (await financialNotifications(server, subject, "contract.")).map((data) => data.kind);
 
 async function expectBalances(expected: [Agent, { available: number; held: number }][]): Promise<void> {
   for (const [who, balance] of expected) expect(await server.balance(who)).toEqual(balance);
@@ -66,7 +66,7 @@ describe("contract lifecycle", () => {
     ]);
     expect(Date.parse(created.deadlineAt) - Date.parse(created.createdAt)).toBe(30 * DAY * 1000);
     await expectBalances([[creator, { available: 150, held: 50 }], [counterparty, { available: 0, held: 0 }]]);
-    expect(kinds(counterparty)).toEqual(["contract.proposed"]);
+    expect(await kinds(counterparty)).toEqual(["contract.proposed"]);
 
     // PENDING_SIGNATURE: the counterparty reads it, a stranger does not; illegal actions.
     expect((await read(counterparty, id)).body.status).toBe("PENDING_SIGNATURE");
@@ -81,8 +81,8 @@ describe("contract lifecycle", () => {
     expect(signed.body.status).toBe("ACTIVE");
     expect(signed.body.signedAt).not.toBeNull();
     await expectBalances([[creator, { available: 150, held: 50 }], [counterparty, { available: 0, held: 0 }]]);
-    expect(kinds(creator)).toEqual(["contract.signed"]);
-    expect(kinds(counterparty)).toEqual(["contract.proposed", "contract.signed"]);
+    expect(await kinds(creator)).toEqual(["contract.signed"]);
+    expect(await kinds(counterparty)).toEqual(["contract.proposed", "contract.signed"]);
 
     // ACTIVE: illegal actions.
     await expectStatus(await sign(counterparty, id), 409, "INVALID_STATE");
@@ -108,7 +108,7 @@ describe("contract lifecycle", () => {
     expect(score.events[0]).toMatchObject({ reason: "CONTRACT_FULFILLED", change: 3, reference: { type: "contract", id } });
     expect((await reputation(creator)).score).toBe(0);
     for (const party of [creator, counterparty]) {
-      expect(financialNotifications(server, party.id, "contract.fulfilled")).toEqual([
+      expect((await financialNotifications(server, party, "contract.fulfilled"))).toEqual([
         { kind: "contract.fulfilled", contractId: id, creatorId: creator.id, counterpartyId: counterparty.id, escrowAmount: 50, currency: "USDC" },
       ]);
     }
@@ -128,8 +128,8 @@ describe("contract lifecycle", () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.body).toMatchObject({ status: "CANCELLED" });
     await expectBalances([[creator, { available: 200, held: 0 }], [counterparty, { available: 0, held: 0 }]]);
-    expect(kinds(creator)).toEqual(["contract.cancelled"]);
-    expect(kinds(counterparty)).toEqual(["contract.proposed", "contract.cancelled"]);
+    expect(await kinds(creator)).toEqual(["contract.cancelled"]);
+    expect(await kinds(counterparty)).toEqual(["contract.proposed", "contract.cancelled"]);
     await expectStatus(await sign(counterparty, id), 409, "INVALID_STATE");
     await expectStatus(await cancel(creator, id), 409, "INVALID_STATE");
     await expectStatus(await fulfill(creator, id, "deliver"), 409, "INVALID_STATE");
@@ -149,8 +149,8 @@ describe("contract deadline", () => {
     const expired = await read(counterparty, id);
     expect(expired.body).toMatchObject({ status: "EXPIRED", closedAt: created.deadlineAt });
     await expectBalances([[creator, { available: 200, held: 0 }], [counterparty, { available: 0, held: 0 }]]);
-    expect(kinds(creator)).toEqual(["contract.expired"]);
-    expect(kinds(counterparty)).toEqual(["contract.proposed", "contract.expired"]);
+    expect(await kinds(creator)).toEqual(["contract.expired"]);
+    expect(await kinds(counterparty)).toEqual(["contract.proposed", "contract.expired"]);
     await expectStatus(await sign(counterparty, id), 409, "INVALID_STATE");
     await expectStatus(await cancel(creator, id), 409, "INVALID_STATE");
     expect((await reputation(counterparty)).score).toBe(0);
@@ -171,8 +171,8 @@ describe("contract deadline", () => {
     expect(score).toMatchObject({ score: -5, tier: "UNRATED" });
     expect(score.events[0]).toMatchObject({ reason: "CONTRACT_BREACHED", change: -5, reference: { type: "contract", id } });
     expect((await reputation(creator)).score).toBe(0);
-    expect(kinds(creator)).toEqual(["contract.signed", "contract.breached"]);
-    expect(kinds(counterparty)).toEqual(["contract.proposed", "contract.signed", "contract.breached"]);
+    expect(await kinds(creator)).toEqual(["contract.signed", "contract.breached"]);
+    expect(await kinds(counterparty)).toEqual(["contract.proposed", "contract.signed", "contract.breached"]);
     await expectStatus(await fulfill(creator, id, "review"), 409, "INVALID_STATE");
     await expectStatus(await sign(counterparty, id), 409, "INVALID_STATE");
     await expectStatus(await cancel(creator, id), 409, "INVALID_STATE");
@@ -199,7 +199,7 @@ describe("contract rules", () => {
     await expectStatus(await create(creator, contractBody(counterparty.id, { escrowAmount: 100.01 })), 403, "TIER_LIMIT_EXCEEDED");
     const poor = await agent(20);
     await expectStatus(await create(poor, contractBody(counterparty.id, { escrowAmount: 20.01 })), 400, "INSUFFICIENT_BALANCE");
-    block(server, counterparty.id, creator.id);
+    await block(server, counterparty, creator);
     await expectStatus(await create(creator, contractBody(counterparty.id)), 403, "FORBIDDEN");
     await expectBalances([[creator, { available: 150, held: 0 }], [poor, { available: 20, held: 0 }], [counterparty, { available: 0, held: 0 }]]);
     for (const who of [creator, poor, counterparty]) {
@@ -210,7 +210,7 @@ describe("contract rules", () => {
 
   test("a counterparty the creator has blocked cannot sign (403)", async () => {
     const { creator, counterparty, id } = await contract();
-    block(server, creator.id, counterparty.id);
+    await block(server, creator, counterparty);
     await expectStatus(await sign(counterparty, id), 403, "FORBIDDEN");
     expect((await read(creator, id)).body.status).toBe("PENDING_SIGNATURE");
     await expectBalances([[creator, { available: 150, held: 50 }]]);
