@@ -9,6 +9,7 @@ import m5 from "../../migrations/0005_marketplace.sql" with { type: "text" };
 import m6 from "../../migrations/0006_chain.sql" with { type: "text" };
 import m7 from "../../migrations/0007_negotiations.sql" with { type: "text" };
 import m8 from "../../migrations/0008_lending.sql" with { type: "text" };
+import m9 from "../../migrations/0009_history_index.sql" with { type: "text" };
 
 export const migrations = [
   { tag: "0000_init", when: 1795407527811, breakpoints: true, sql: m0 },
@@ -20,4 +21,5 @@ export const migrations = [
   { tag: "0006_chain", when: 1795410579139, breakpoints: true, sql: m6 },
   { tag: "0007_negotiations", when: 1795411065114, breakpoints: true, sql: m7 },
   { tag: "0008_lending", when: 1795411153430, breakpoints: true, sql: m8 },
+  { tag: "0009_history_index", when: 1795411316982, breakpoints: true, sql: m9 },
 ];

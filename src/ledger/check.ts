@@ -1,5 +1,5 @@
 // The ledger's invariants, checked from the raw tables: every entry balances per currency, every
-// account's balance equals the sum of its postings, no agent account is negative.
+// account's balance (and posting count) equals what its postings say, no agent account is negative.
 import { sqlite } from "../db";
 import { toMajor, type Currency } from "../money";
 
@@ -10,9 +10,9 @@ export function checkLedger() {
   const mismatchedAccounts = sqlite
     .query(
       `SELECT a.id AS accountId, a.balance AS balance, COALESCE(p.total, 0) AS postings
-       FROM accounts a LEFT JOIN (SELECT account_id, SUM(amount) AS total FROM postings GROUP BY account_id) p
+       FROM accounts a LEFT JOIN (SELECT account_id, SUM(amount) AS total, COUNT(*) AS n FROM postings GROUP BY account_id) p
          ON p.account_id = a.id
-       WHERE a.balance != COALESCE(p.total, 0)`,
+       WHERE a.balance != COALESCE(p.total, 0) OR a.posting_count != COALESCE(p.n, 0)`,
     )
     .all() as { accountId: bigint; balance: bigint; postings: bigint }[];
   const negativeAccounts = sqlite

@@ -1,18 +1,18 @@
-// An agent's history is the postings on its available account, newest first.
+// An agent's history is the postings on its available accounts, newest first: one index range.
 import { sqlite } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 
 export function historyOf(agentId: string, limit: number, offset: number) {
   const total = sqlite
-    .query("SELECT COUNT(*) AS n FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.agent_id = ? AND a.kind = 'available'")
+    .query("SELECT COALESCE(SUM(posting_count), 0) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'")
     .get(agentId) as { n: bigint };
   const rows = sqlite
     .query(
       `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
               e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
-       FROM accounts a JOIN postings p ON p.account_id = a.id JOIN journal_entries e ON e.id = p.entry_id
-       WHERE a.agent_id = ? AND a.kind = 'available'
+       FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+       WHERE p.history_agent_id = ?
        ORDER BY p.id DESC LIMIT ? OFFSET ?`,
     )
     .all(agentId, limit, offset) as {

@@ -70,9 +70,11 @@ function statements(): Statements {
           "INSERT INTO journal_entries (type, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?) RETURNING id",
         ),
         insertPosting: sqlite.prepare(
-          "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+          "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         ),
-        applyToBalance: sqlite.prepare("UPDATE accounts SET balance = balance + ? WHERE id = ? RETURNING balance"),
+        applyToBalance: sqlite.prepare(
+          "UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? RETURNING balance",
+        ),
       },
     };
   }
@@ -125,6 +127,7 @@ export function post(entry: Entry): void {
       posting.account.currency,
       posting.historyType,
       posting.counterpartyId ?? null,
+      posting.account.kind === "available" ? posting.account.agentId : null,
       now,
     );
     const { balance } = s.applyToBalance.get(posting.amount, account) as { balance: bigint };

@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import { index, integer, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { money, timestampMs } from "../db/columns";
+import { int, money, timestampMs } from "../db/columns";
 import { agents } from "../agents/schema";
 
 /**
@@ -15,6 +15,8 @@ export const accounts = sqliteTable(
     kind: text("kind").notNull(),
     currency: text("currency").notNull(),
     balance: money("balance").notNull().default(sql`0`),
+    /** How many postings this account has: an agent's history total without counting rows. */
+    postingCount: int("posting_count").notNull().default(0),
   },
   (table) => [uniqueIndex("accounts_owner_kind_currency_idx").on(table.agentId, table.kind, table.currency)],
 );
@@ -32,7 +34,11 @@ export const journalEntries = sqliteTable(
   (table) => [index("journal_entries_reference_idx").on(table.referenceType, table.referenceId)],
 );
 
-/** A posting's historyType and counterpartyId make it an entry of its account owner's history. */
+/**
+ * A posting's historyType and counterpartyId make it an entry of its account owner's history;
+ * historyAgentId is set on postings to an agent's available account, so the history is one index
+ * range (newest first) however many rows the ledger holds.
+ */
 export const postings = sqliteTable(
   "postings",
   {
@@ -43,10 +49,11 @@ export const postings = sqliteTable(
     currency: text("currency").notNull(),
     historyType: text("history_type").notNull(),
     counterpartyId: text("counterparty_id"),
+    historyAgentId: text("history_agent_id"),
     createdAt: timestampMs("created_at").notNull(),
   },
   (table) => [
-    index("postings_account_id_idx").on(table.accountId, table.id),
+    index("postings_history_idx").on(table.historyAgentId, table.id).where(sql`${table.historyAgentId} IS NOT NULL`),
     index("postings_entry_id_idx").on(table.entryId),
   ],
 );
