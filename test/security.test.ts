@@ -90,11 +90,65 @@ describe("secrets", () => {
 });
 
 describe("another agent's resources", () => {
-  test("a payment is 404 to a third agent, never its data", async () => {
-    const payment = (await server.request("POST", "/payments/send", { key: a.apiKey, body: { toAgentId: b.id, amount: 1, currency: "USDC" } })).body;
+  test("every route that takes an id answers a third agent 404, never data", async () => {
+    await server.deposit(b.id, 100);
+    const post = async (agent: Agent, path: string, body: unknown) => {
+      const reply = await server.request("POST", path, { key: agent.apiKey, body });
+      if (reply.status >= 300) throw new Error(`${path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+      return reply.body;
+    };
+    const payment = await post(a, "/payments/send", { toAgentId: b.id, amount: 1, currency: "USDC" });
+    const message = await post(a, "/messages", { recipientId: b.id, subject: "s", body: "b" });
+    const negotiation = await post(a, "/negotiations", { counterpartyId: b.id, subject: "s", offer: { amount: 1 } });
+    const bet = await post(a, "/betting", { description: "d", condition: "c", amount: 1, currency: "USDC" });
+    await post(b, `/betting/${bet.id}/accept`, {});
+    const contract = await post(a, "/contracts", {
+      counterpartyId: b.id, title: "t", description: "d", escrowAmount: 1, currency: "USDC",
+      conditions: [{ id: "c1", type: "delivery", description: "d", params: {} }],
+    });
+    const loanOffer = await post(a, "/lending/offers", { amount: 5, currency: "USDC", interestRate: 1, durationDays: 5, collateralPercent: 0 });
+    const openOffer = await post(a, "/lending/offers", { amount: 5, currency: "USDC", interestRate: 1, durationDays: 5, collateralPercent: 0 });
+    const loan = await post(b, "/lending/borrow", { offerId: loanOffer.id });
+    const subscription = await post(a, "/subscriptions", { recipientId: b.id, amount: 1, currency: "USDC", frequency: "DAILY" });
+    const service = await post(b, "/services", { name: "n", description: "", category: "c", price: 1, currency: "USDC", pricingUnit: "FIXED" });
+    const quote = await post(a, "/quotes", { serviceId: service.id });
+    const booking = await post(a, "/bookings", { quoteId: quote.id });
+
     const c = await server.register();
-    const reply = await server.request("GET", `/payments/${payment.id}`, { key: c.apiKey });
-    expect(reply.status).toBe(404);
-    expect(JSON.stringify(reply.body)).not.toContain(a.id);
+    await server.deposit(c.id, 50);
+    const attempts: [string, string, unknown?][] = [
+      ["GET", `/payments/${payment.id}`],
+      ["GET", `/messages/${message.id}`],
+      ["POST", `/messages/${message.id}/read`],
+      ["GET", `/negotiations/${negotiation.id}`],
+      ["POST", `/negotiations/${negotiation.id}/counter`, { offer: {} }],
+      ["POST", `/negotiations/${negotiation.id}/accept`],
+      ["POST", `/negotiations/${negotiation.id}/reject`],
+      ["GET", `/betting/${bet.id}`],
+      ["POST", `/betting/${bet.id}/resolve`, { outcome: "MET" }],
+      ["GET", `/contracts/${contract.id}`],
+      ["POST", `/contracts/${contract.id}/sign`],
+      ["POST", `/contracts/${contract.id}/fulfill`, { conditionId: "c1" }],
+      ["POST", `/contracts/${contract.id}/cancel`],
+      ["DELETE", `/lending/offers/${openOffer.id}`],
+      ["GET", `/lending/loans/${loan.id}`],
+      ["POST", `/lending/repay/${loan.id}`, { amount: 1 }],
+      ["GET", `/subscriptions/${subscription.id}`],
+      ["DELETE", `/subscriptions/${subscription.id}`],
+      ["PATCH", `/services/${service.id}`, { price: 2 }],
+      ["DELETE", `/services/${service.id}`],
+      ["POST", "/bookings", { quoteId: quote.id }],
+      ["GET", `/bookings/${booking.id}`],
+      ["GET", `/wallets/withdrawals/${crypto.randomUUID()}`],
+    ];
+    const before = await server.ledgerCheck();
+    for (const [method, path, body] of attempts) {
+      const reply = await server.request(method, path, { key: c.apiKey, body: method === "GET" || method === "DELETE" ? undefined : (body ?? {}) });
+      expect({ route: `${method} ${path}`, status: reply.status }).toEqual({ route: `${method} ${path}`, status: 404 });
+      const text = JSON.stringify(reply.body);
+      expect(text).not.toContain(a.id);
+      expect(text).not.toContain(b.id);
+    }
+    expect((await server.ledgerCheck()).entries).toBe(before.entries);
   });
 });
