@@ -1,5 +1,5 @@
 // bun run test:crash — the compiled server on a file database is killed with SIGKILL at random moments
-// while clients move money; after every restart nothing acknowledged is lost and nothing is applied twice.
+// while clients move money and the test clock drives subscription charges; after every restart nothing acknowledged is lost and nothing is applied twice.
 //   CRASH_ROUNDS (default 20), CRASH_CLIENTS (default 16)
 // Checks after each restart: every acknowledged payment and bet exists; replaying an acknowledged
 // request with its Idempotency-Key returns the same resource (applied once); the ledger check is ok;
@@ -31,6 +31,15 @@ try {
     agents.push(agent);
   }
   depositedAcked = depositedAttempted = 6 * 50;
+  // Subscriptions are charged by the job while the clock is advanced between kills.
+  const subscriptions: { id: string; payer: Agent }[] = [];
+  for (let i = 0; i < 3; i++) {
+    const payer = agents[i]!;
+    const recipient = agents[i + 3]!;
+    const reply = await server.request("POST", "/subscriptions", { key: payer.apiKey, body: { recipientId: recipient.id, amount: 0.01, currency: "USDC", frequency: "DAILY" } });
+    if (reply.status !== 201) throw new Error(`subscription: ${reply.status} ${JSON.stringify(reply.body)}`);
+    subscriptions.push({ id: reply.body.id, payer });
+  }
 
   for (let round = 1; round <= ROUNDS; round++) {
     let running = true;
@@ -59,7 +68,13 @@ try {
         if (reply?.status === 201) acks.push({ key, agent: from, path, body, id: reply.body.id });
       }
     };
-    const load = Array.from({ length: CLIENTS }, client);
+    const clock = async () => {
+      while (running) {
+        await server.admin("POST", "/admin/clock/advance", { seconds: 6 * 3600 }).catch(() => null);
+        await Bun.sleep(20);
+      }
+    };
+    const load = [...Array.from({ length: CLIENTS }, client), clock()];
     await Bun.sleep(50 + Math.random() * 400);
     const acknowledged = acks.length;
     await server.restart("SIGKILL");
@@ -76,6 +91,12 @@ try {
     for (const ack of acks.slice(-20)) {
       const replay = await server.request("POST", ack.path, { key: ack.agent.apiKey, body: ack.body, headers: { "idempotency-key": ack.key } });
       if (replay.status !== 201 || replay.body.id !== ack.id) fail(`round ${round}: replay of ${ack.key} gave ${replay.status} ${replay.body?.id} instead of ${ack.id}`);
+    }
+    // Each subscription's charges: one payment per period, never two.
+    for (const subscription of subscriptions) {
+      const view = (await server.request("GET", `/subscriptions/${subscription.id}`, { key: subscription.payer.apiKey })).body;
+      const due = Math.floor((Date.parse((await server.request("GET", "/health")).body.timestamp) - Date.parse(view.createdAt)) / 86_400_000) + 1;
+      if (view.status === "ACTIVE" && view.periodsCharged !== due) fail(`round ${round}: subscription charged ${view.periodsCharged} periods, ${due} are due`);
     }
     const check = await server.ledgerCheck();
     if (!(await expectLedger(server))) fail(`round ${round}: ledger check failed`);
