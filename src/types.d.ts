@@ -13,3 +13,8 @@ declare module "solc" {
   const solc: { compile(input: string): string; version(): string };
   export default solc;
 }
+
+declare module "autocannon" {
+  const autocannon: (options: Record<string, unknown>) => Promise<any>;
+  export default autocannon;
+}

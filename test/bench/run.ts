@@ -94,25 +94,30 @@ async function post(url: string, path: string, body: unknown, key?: string) {
   return response.json() as Promise<any>;
 }
 
-function paymentScript(dir: string, agents: { id: string; apiKey: string }[]): string {
-  const path = join(dir, "payments.lua");
+/** A wrk script: each request from a random agent to another random agent. */
+function pairScript(dir: string, name: string, agents: { id: string; apiKey: string }[], path: string, body: string): string {
+  const file = join(dir, `${name}.lua`);
   const rows = agents.map((agent) => `{"${agent.id}","${agent.apiKey}"}`).join(",\n");
   Bun.write(
-    path,
+    file,
     `local agents = {\n${rows}\n}
 local n = #agents
-local counter = 0
 request = function()
-  counter = counter + 1
   local from = agents[math.random(n)]
   local to = agents[math.random(n)]
   while to == from do to = agents[math.random(n)] end
-  local body = '{"toAgentId":"' .. to[1] .. '","amount":0.01,"currency":"USDC"}'
-  return wrk.format("POST", "/payments/send", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}, body)
+  local body = string.gsub('${body}', "TO", to[1])
+  return wrk.format("POST", "${path}", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}, body)
 end
 `,
   );
-  return path;
+  return file;
+}
+
+function getScript(dir: string, name: string, key: string, path: string): string {
+  const file = join(dir, `${name}.lua`);
+  Bun.write(file, `wrk.headers["Authorization"] = "Bearer ${key}"\nwrk.path = "${path}"\n`);
+  return file;
 }
 
 function table(rows: [string, string][]): void {
@@ -136,7 +141,9 @@ async function httpBench() {
     const dbBefore = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
 
     const health = wrk(`${server.url}/health`, null);
-    const payments = wrk(server.url, paymentScript(dir, agents));
+    const payments = wrk(server.url, pairScript(dir, "payments", agents, "/payments/send", '{"toAgentId":"TO","amount":0.01,"currency":"USDC"}'));
+    const messages = wrk(server.url, pairScript(dir, "messages", agents, "/messages", '{"recipientId":"TO","subject":"bench","body":"hello"}'));
+    const negotiations = wrk(server.url, pairScript(dir, "negotiations", agents, "/negotiations", '{"counterpartyId":"TO","subject":"bench","offer":{"amount":1}}'));
     const rssEnd = rssMb(server.child.pid);
 
     const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
@@ -144,12 +151,15 @@ async function httpBench() {
     await server.child.exited;
     const dbAfter = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
     const completed = payments.requests - payments.non2xx;
+    peakPayments = payments.rps;
 
     console.log(`\nHTTP (compiled server, DB_SYNCHRONOUS=${process.env.DB_SYNCHRONOUS ?? "FULL"}, wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${AGENTS} agents)`);
     table([
       ["GET /health", `${health.rps.toFixed(0)} req/s  p50 ${health.p50.toFixed(2)} ms  p99 ${health.p99.toFixed(2)} ms`],
       ["POST /payments/send", `${payments.rps.toFixed(0)} req/s  p50 ${payments.p50.toFixed(2)} ms  p99 ${payments.p99.toFixed(2)} ms  (non-2xx ${payments.non2xx}) ${payments.errors}`],
       ["payments ÷ health", `${((payments.rps / health.rps) * 100).toFixed(1)} %`],
+      ["POST /messages", `${messages.rps.toFixed(0)} req/s  p50 ${messages.p50.toFixed(2)} ms  p99 ${messages.p99.toFixed(2)} ms  (non-2xx ${messages.non2xx}: pair limit 20/h)`],
+      ["POST /negotiations", `${negotiations.rps.toFixed(0)} req/s  p50 ${negotiations.p50.toFixed(2)} ms  p99 ${negotiations.p99.toFixed(2)} ms  (non-2xx ${negotiations.non2xx}: 3 open per pair)`],
       ["DB growth per payment", completed > 0 ? `${((dbAfter - dbBefore) / completed).toFixed(0)} bytes (${completed} payments)` : "n/a"],
       ["server RSS", `${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB after load`],
       ["ledger check", check.ok ? `ok (${check.entries} entries)` : "FAILED"],
@@ -211,6 +221,117 @@ async function ledgerBench() {
   rmSync(dir, { recursive: true, force: true });
 }
 
+let peakPayments = 0;
+
+/** History reads must not slow down as an agent's history grows: p99 at 10k rows vs 1M rows. */
+async function historyBench() {
+  ensureWrk();
+  const binary = ensureBinary();
+  const dir = mkdtempSync(join(tmpdir(), "agentbank-history-"));
+  const rows: [string, string][] = [];
+  try {
+    let server = await startServer(binary, dir);
+    const registration = await post(server.url, "/agents/register", { name: "history", ownerName: "bench", ownerEmail: "h@example.com" });
+    await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1, currency: "USDC" }, ADMIN);
+    const other = await post(server.url, "/agents/register", { name: "other", ownerName: "bench", ownerEmail: "o@example.com" });
+    let seeded = 1;
+    for (const target of [10_000, 1_000_000]) {
+      server.child.kill("SIGTERM");
+      await server.child.exited;
+      const started = performance.now();
+      seedHistory(join(dir, "bench.db"), registration.agent.id, other.agent.id, target - seeded);
+      seeded = target;
+      const seedSeconds = (performance.now() - started) / 1000;
+      server = await startServer(binary, dir);
+      const first = wrk(server.url, getScript(dir, "history-first", registration.apiKey, "/wallets/history?limit=20"), Math.min(SECONDS, 5));
+      const deep = wrk(server.url, getScript(dir, "history-deep", registration.apiKey, "/wallets/history?limit=100&offset=5000"), Math.min(SECONDS, 5));
+      rows.push([`history, ${target.toLocaleString("en")} rows (seeded in ${seedSeconds.toFixed(1)} s)`, `first page p50 ${first.p50.toFixed(2)} ms p99 ${first.p99.toFixed(2)} ms (${first.rps.toFixed(0)} req/s); offset 5000 p99 ${deep.p99.toFixed(2)} ms`]);
+    }
+    const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
+    rows.push(["ledger check", check.ok ? `ok (${check.entries} entries)` : "FAILED"]);
+    server.child.kill("SIGTERM");
+    await server.child.exited;
+    console.log("\nHistory reads (GET /wallets/history, one agent)");
+    table(rows);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Bulk-writes balanced deposit entries into a stopped server's database (bench data only). */
+function seedHistory(path: string, agentId: string, counterpartyId: string, count: number) {
+  const { Database } = require("bun:sqlite") as typeof import("bun:sqlite");
+  const db = new Database(path, { safeIntegers: true });
+  db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;");
+  const account = (db.query("SELECT id FROM accounts WHERE agent_id = ? AND kind = 'available' AND currency = 'USDC'").get(agentId) as { id: bigint }).id;
+  const external = (db.query("SELECT id FROM accounts WHERE agent_id IS NULL AND kind = 'external' AND currency = 'USDC'").get() as { id: bigint }).id;
+  const entry = db.prepare("INSERT INTO journal_entries (type, reference_type, reference_id, created_at) VALUES ('DEPOSIT', 'bench', ?, ?) RETURNING id");
+  const posting = db.prepare("INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, 'USDC', ?, ?, ?, ?)");
+  const now = Date.now();
+  db.transaction(() => {
+    for (let i = 0; i < count; i++) {
+      const { id } = entry.get(`seed-${i}`, now) as { id: bigint };
+      posting.run(id, external, -1n, "SYSTEM", agentId, null, now);
+      posting.run(id, account, 1n, "DEPOSIT", counterpartyId, agentId, now);
+    }
+    db.query("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + ? WHERE id = ?").run(BigInt(count), count, account);
+    db.query("UPDATE accounts SET balance = balance - ?, posting_count = posting_count + ? WHERE id = ?").run(BigInt(count), count, external);
+  })();
+  db.close();
+}
+
+/** Payments at half the measured peak for BENCH_SOAK_SECONDS (default 600), RSS every minute. */
+async function soakBench() {
+  const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
+  if (seconds <= 0) return;
+  const binary = ensureBinary();
+  const dir = mkdtempSync(join(tmpdir(), "agentbank-soak-"));
+  const server = await startServer(binary, dir);
+  try {
+    const agents: { id: string; apiKey: string }[] = [];
+    for (let i = 0; i < 50; i++) {
+      const registration = await post(server.url, "/agents/register", { name: `soak-${i}`, ownerName: "bench", ownerEmail: `s${i}@example.com` });
+      agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
+      await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
+    }
+    const rate = Math.max(100, Math.round((peakPayments || 2000) / 2));
+    const autocannon = (await import("autocannon")).default;
+    const samples: string[] = [`0 min ${rssMb(server.child.pid).toFixed(0)} MB`];
+    const timer = setInterval(() => samples.push(`${samples.length} min ${rssMb(server.child.pid).toFixed(0)} MB`), 60_000);
+    const result = await autocannon({
+      url: server.url,
+      connections: 20,
+      duration: seconds,
+      overallRate: rate,
+      requests: [
+        {
+          method: "POST",
+          path: "/payments/send",
+          setupRequest: (request: any) => {
+            const from = agents[Math.floor(Math.random() * agents.length)]!;
+            let to = from;
+            while (to === from) to = agents[Math.floor(Math.random() * agents.length)]!;
+            return { ...request, headers: { "content-type": "application/json", authorization: `Bearer ${from.apiKey}` }, body: JSON.stringify({ toAgentId: to.id, amount: 0.01, currency: "USDC" }) };
+          },
+        },
+      ],
+    });
+    clearInterval(timer);
+    samples.push(`end ${rssMb(server.child.pid).toFixed(0)} MB`);
+    console.log(`\nSoak: payments at ${rate}/s target for ${seconds} s (autocannon, 20 connections)`);
+    table([
+      ["achieved", `${result.requests.average.toFixed(0)} req/s, ${result.non2xx} non-2xx, ${result.errors} errors`],
+      ["latency", `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`],
+      ["server RSS", samples.join(", ")],
+    ]);
+  } finally {
+    server.child.kill("SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const only = process.argv[2];
-if (only !== "ledger") await httpBench();
-if (only !== "http") await ledgerBench();
+if (!only || only === "http") await httpBench();
+if (!only || only === "history") await historyBench();
+if (!only || only === "soak") await soakBench();
+if (!only || only === "ledger") await ledgerBench();
