@@ -1,5 +1,5 @@
 // Every timed job of the service, registered with the scheduler at start.
-import { settleDueBets } from "./betting/service";
+import { resolveOracleBets, settleDueBets } from "./betting/service";
 import { settleDueContracts } from "./contracts/service";
 import { scanDeposits } from "./chain/deposits";
 import { processWithdrawals } from "./chain/withdrawals";
@@ -16,6 +16,7 @@ export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
   registerJob("webhooks.deliver-pending", wakeDispatcher);
   registerJob("bets.expire", settleDueBets);
+  registerJob("bets.oracles", resolveOracleBets);
   registerJob("contracts.deadline", settleDueContracts);
   registerJob("negotiations.expire", expireDueNegotiations);
   registerJob("lending.due", settleDueLending);

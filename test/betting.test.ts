@@ -182,12 +182,14 @@ describe("bet lifecycle", () => {
   test("API and ORACLE_NET bets keep their oracle settings and are resolved by the operator", async () => {
     const creator = await agent(100);
     const acceptor = await agent(100);
-    const oracle = { url: "https://scores.example.com/match/7", path: "$.winner", equals: "A", nested: { retries: 3, tags: ["x"] } };
+    const resolveAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const oracle = { url: "https://scores.example.com/match/7", jsonPath: "$.winner", operator: "eq", value: "A", resolveAt };
     const api = await create(creator, betBody({ oracleType: "API", oracle }));
     expect(api.status).toBe(201);
     expect(api.body).toMatchObject({ oracleType: "API", oracle });
-    const net = await create(creator, betBody({ oracleType: "ORACLE_NET", oracle: { feed: "BTC/USD", above: 100000 } }));
-    expect(net.body).toMatchObject({ oracleType: "ORACLE_NET", oracle: { feed: "BTC/USD", above: 100000 } });
+    const feed = { feed: "0x5f4eC3Df9cbd43714FE2740f5E3616155c5b8419", operator: "gt", value: 100000, resolveAt };
+    const net = await create(creator, betBody({ oracleType: "ORACLE_NET", oracle: feed }));
+    expect(net.body).toMatchObject({ oracleType: "ORACLE_NET", oracle: feed });
     expect((await read(creator, api.body.id)).body.oracle).toEqual(oracle);
 
     await accept(acceptor, api.body.id);
@@ -353,6 +355,10 @@ describe("bad input", () => {
     ["oracle settings on a MANUAL bet", betBody({ oracle: { url: "https://x.example" } })],
     ["API bet without oracle settings", betBody({ oracleType: "API" })],
     ["oracle settings not an object", betBody({ oracleType: "API", oracle: [1] })],
+    ["API oracle without a URL", betBody({ oracleType: "API", oracle: { jsonPath: "$.x", operator: "eq", value: 1, resolveAt: "2099-01-01T00:00:00Z" } })],
+    ["API oracle with an unknown operator", betBody({ oracleType: "API", oracle: { url: "https://x.example", jsonPath: "$.x", operator: "approx", value: 1, resolveAt: "2099-01-01T00:00:00Z" } })],
+    ["oracle resolveAt in the past", betBody({ oracleType: "API", oracle: { url: "https://x.example", jsonPath: "$.x", operator: "eq", value: 1, resolveAt: "2001-01-01T00:00:00Z" } })],
+    ["ORACLE_NET feed not an address", betBody({ oracleType: "ORACLE_NET", oracle: { feed: "BTC/USD", operator: "gt", value: 1, resolveAt: "2099-01-01T00:00:00Z" } })],
     ["oracle settings above 4096 bytes", betBody({ oracleType: "ORACLE_NET", oracle: { blob: "x".repeat(4100) } })],
     ["expiresInHours 0", betBody({ expiresInHours: 0 })],
     ["expiresInHours above 720", betBody({ expiresInHours: 721 })],

@@ -12,6 +12,7 @@ import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
+import { checkOracleSettings, consultOracle } from "./oracles";
 import { bets } from "./schema";
 
 export const ORACLE_TYPES = ["MANUAL", "API", "ORACLE_NET"] as const;
@@ -73,6 +74,7 @@ export function createBet(
   if (body.oracle !== undefined && Buffer.byteLength(JSON.stringify(body.oracle)) > MAX_ORACLE_BYTES) {
     throw invalid(`oracle settings must be at most ${MAX_ORACLE_BYTES} bytes of JSON`);
   }
+  if (oracleType !== "MANUAL") checkOracleSettings(oracleType, body.oracle!);
   assertWithinTier(Number(getAgent(creatorId).score), amount, body.currency);
   const now = clock.nowMs();
   const row: BetRow = {
@@ -134,7 +136,7 @@ export function reportOutcome(agentId: string, betId: string, outcome: Outcome) 
   return betView(settle(reported, outcome, "PARTIES"));
 }
 
-/** The operator's decision on a MATCHED or DISPUTED bet (also how API and ORACLE_NET bets resolve for now). */
+/** The operator's decision on a MATCHED or DISPUTED bet (e.g. one whose oracle gave no usable answer). */
 export function operatorResolve(betId: string, outcome: Outcome) {
   const bet = findBet(betId);
   if (!bet) throw notFound("bet");
@@ -143,7 +145,7 @@ export function operatorResolve(betId: string, outcome: Outcome) {
 }
 
 /** MET: the creator wins the pot; NOT_MET: the acceptor; VOID: each stake goes back. */
-function settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR"): BetRow {
+function settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): BetRow {
   const currency = bet.currency as Currency;
   const acceptorId = bet.acceptorId!;
   const stake = toMajor(bet.amount, currency);
@@ -170,6 +172,21 @@ function expire(bet: BetRow): void {
   update(bet, { status: "EXPIRED", closedAt: bet.expiresAt });
   const stake = toMajor(bet.amount, currency);
   notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);
+}
+
+/** The oracle job: MATCHED API and ORACLE_NET bets whose resolveAt has come are settled by their oracle. */
+export async function resolveOracleBets(): Promise<void> {
+  const matched = db.select().from(bets).where(and(eq(bets.status, "MATCHED"), ne(bets.oracleType, "MANUAL"))).all();
+  for (const bet of matched) {
+    const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle: bet.oracle as Record<string, unknown> });
+    if (verdict === "wait") continue;
+    await write(() => {
+      const current = findBet(bet.id);
+      if (current?.status !== "MATCHED") return;
+      if (verdict === "dispute") update(current, { status: "DISPUTED" });
+      else settle(current, verdict, "ORACLE");
+    });
+  }
 }
 
 const dueWhere = (now: number) => and(eq(bets.status, "OPEN"), lte(bets.expiresAt, now));
