@@ -96,11 +96,11 @@ describe("ORACLE_NET (a price feed on the local EVM)", () => {
     const feed = await anvil.deploy("TestAggregator", [8]);
     const now = await serviceNow();
     const resolveAt = now + 3_600_000;
-    await anvil.send("setAnswer", [101n * 10n ** 8n, BigInt(Math.floor(resolveAt / 1000) - 60)], feed, (await import("./chain/contracts.json")).default.TestAggregator.abi);
+    await anvil.setFeedAnswer(feed, 101n * 10n ** 8n, BigInt(Math.floor(resolveAt / 1000) - 60));
     const fresh = await matchedBet("ORACLE_NET", { feed, operator: "gte", value: 100.5, resolveAt: new Date(resolveAt).toISOString() });
 
     const staleFeed = await anvil.deploy("TestAggregator", [8]);
-    await anvil.send("setAnswer", [101n * 10n ** 8n, BigInt(Math.floor(resolveAt / 1000) - 7200)], staleFeed, (await import("./chain/contracts.json")).default.TestAggregator.abi);
+    await anvil.setFeedAnswer(staleFeed, 101n * 10n ** 8n, BigInt(Math.floor(resolveAt / 1000) - 7200));
     const stale = await matchedBet("ORACLE_NET", { feed: staleFeed, operator: "gte", value: 100.5, resolveAt: new Date(resolveAt).toISOString() });
 
     await server.advance(3601);

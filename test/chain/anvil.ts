@@ -1,7 +1,7 @@
 // A real local EVM for the chain tests: anvil from npm on a free port, the test USDC deployed by a
 // funder account, and an RPC proxy in front of it that can go down or refuse broadcasts.
 import { join } from "node:path";
-import { createPublicClient, createWalletClient, http, parseUnits, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Address, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { anvil as anvilChain } from "viem/chains";
 import contracts from "./contracts.json";
@@ -46,7 +46,7 @@ export async function startAnvil() {
   };
   const usdc = await deploy("TestUSDC");
   const usdcAbi = contracts.TestUSDC.abi;
-  const send = async (functionName: string, args: unknown[], address: Address = usdc, abi = usdcAbi) => {
+  const send = async (functionName: string, args: unknown[], address: Address = usdc, abi: Abi = usdcAbi as Abi) => {
     const hash = await funder.writeContract({ address, abi, functionName, args });
     return client.waitForTransactionReceipt({ hash });
   };
@@ -59,6 +59,8 @@ export async function startAnvil() {
     deploy,
     send,
     mint: (to: Address, amount: string) => send("mint", [to, parseUnits(amount, 6)]),
+    /** Sets a TestAggregator's latest round. */
+    setFeedAnswer: (feed: Address, answer: bigint, updatedAt: bigint) => send("setAnswer", [answer, updatedAt], feed, contracts.TestAggregator.abi as Abi),
     /** A USDC call signed by another account of the test mnemonic (index 0 is the service's treasury). */
     sendAs: async (index: number, functionName: string, args: unknown[]) => {
       const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index }) });
