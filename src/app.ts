@@ -24,6 +24,7 @@ import { subscriptionRoutes } from "./subscriptions/routes";
 import { PROTOCOL, VERSION } from "./version";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
+import { x402Routes } from "./x402/routes";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** Bun's own cut-off, for bodies sent without Content-Length; it answers 413 with no JSON body. */
@@ -77,6 +78,7 @@ export function createApp() {
     .use(paymentRoutes)
     .use(walletRoutes)
     .use(chainWalletRoutes)
+    .use(x402Routes)
     .use(lendingRoutes)
     .use(bettingRoutes)
     .use(contractRoutes)

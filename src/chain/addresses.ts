@@ -14,6 +14,12 @@ export function depositAddressOf(agentId: string): string | null {
   return row?.address ?? null;
 }
 
+/** The agent whose deposit address this is (checksummed, as stored). */
+export function agentIdAtAddress(address: string): string | null {
+  const row = sqlite.query("SELECT agent_id AS agentId FROM deposit_addresses WHERE address = ?").get(address) as { agentId: string } | null;
+  return row?.agentId ?? null;
+}
+
 /** address (lowercase) → agent id, for the deposit watcher. */
 export function agentsByAddress(): Map<string, string> {
   const rows = sqlite.query("SELECT agent_id AS agentId, address FROM deposit_addresses").all() as { agentId: string; address: string }[];

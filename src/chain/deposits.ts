@@ -11,6 +11,7 @@ import { toMajor } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
 import { agentsByAddress } from "./addresses";
 import { chainSettings, publicClient } from "./client";
+import { treasuryAccount } from "./keys";
 
 const CURSOR_KEY = "deposit_cursor_block";
 const MAX_BLOCKS_PER_SCAN = 2000n;
@@ -42,7 +43,10 @@ export async function scanDeposits(): Promise<void> {
     const toBlock: bigint = cursor + MAX_BLOCKS_PER_SCAN < tip ? cursor + MAX_BLOCKS_PER_SCAN : tip;
     const logs = await client.getLogs({ address: settings.usdcAddress, event: transferEvent, fromBlock: cursor + 1n, toBlock });
     const agents = agentsByAddress();
-    const credits = logs.filter((log) => agents.has(log.args.to!.toLowerCase()) && log.args.value! > 0n);
+    // USDC the treasury sends to an agent's address (an x402 payment to that agent, already credited in
+    // the ledger) moves between the service's own addresses: not a deposit.
+    const treasury = treasuryAccount().address.toLowerCase();
+    const credits = logs.filter((log) => agents.has(log.args.to!.toLowerCase()) && log.args.value! > 0n && log.args.from!.toLowerCase() !== treasury);
     await write(() => {
       for (const log of credits) {
         const agentId = agents.get(log.args.to!.toLowerCase())!;

@@ -23,24 +23,35 @@ export function validateKey(key: string | undefined): void {
   }
 }
 
-/** Runs `effect` once per (agent, key); must be called inside write(). */
-export function once(scope: IdempotencyScope, status: number, effect: () => unknown): Outcome {
-  if (scope.key === undefined) return { status, body: effect(), replayed: false };
-  const requestHash = sha256Hex(`${scope.route}\n${JSON.stringify(scope.body ?? null)}`);
-  const now = clock.nowMs();
+const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${JSON.stringify(scope.body ?? null)}`);
+
+/** The stored answer for this key, or null; a key used with another request is 409. */
+export function storedOutcome(scope: IdempotencyScope & { key: string }): Outcome | null {
   const stored = sqlite
     .query("SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?")
     .get(scope.agentId, scope.key) as { requestHash: string; status: bigint; body: string; createdAt: bigint } | null;
-  if (stored && Number(stored.createdAt) + TTL_MS > now) {
-    if (stored.requestHash !== requestHash) {
-      throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
-    }
-    return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
+  if (!stored || Number(stored.createdAt) + TTL_MS <= clock.nowMs()) return null;
+  if (stored.requestHash !== requestHashOf(scope)) {
+    throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
   }
-  const body = effect();
+  return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
+}
+
+/** Inside write(): keeps the answer for this key, in the same op as the effect. */
+export function storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): void {
   sqlite
     .query("INSERT OR REPLACE INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(scope.agentId, scope.key, requestHash, status, JSON.stringify(body), now);
+    .run(scope.agentId, scope.key, requestHashOf(scope), status, JSON.stringify(body), clock.nowMs());
+}
+
+/** Runs `effect` once per (agent, key); must be called inside write(). */
+export function once(scope: IdempotencyScope, status: number, effect: () => unknown): Outcome {
+  if (scope.key === undefined) return { status, body: effect(), replayed: false };
+  const keyed = { ...scope, key: scope.key };
+  const stored = storedOutcome(keyed);
+  if (stored) return stored;
+  const body = effect();
+  storeOutcome(keyed, status, body);
   return { status, body, replayed: false };
 }
 

@@ -9,7 +9,7 @@ import { CURRENCIES, type Currency } from "../money";
 
 export type AgentAccountKind = "available" | "held";
 /** external: money from/to the outside world (deposits, withdrawals). Goes negative by design. */
-export type SystemAccountKind = "external" | "withdrawals_in_flight";
+export type SystemAccountKind = "external" | "withdrawals_in_flight" | "x402_in_flight";
 
 export type AccountRef =
   | { agentId: string; kind: AgentAccountKind; currency: Currency }
@@ -26,6 +26,8 @@ export type HistoryType =
   | "ESCROW_PAYOUT"
   | "LOAN_DISBURSED"
   | "LOAN_REPAYMENT"
+  | "X402_PAYMENT"
+  | "X402_REFUND"
   | "SYSTEM";
 
 export type Posting = {
