@@ -7,6 +7,7 @@ import { blockingRoutes } from "./blocking/routes";
 import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { clock, iso } from "./clock";
+import { consoleRoutes } from "./console/routes";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
 import { ApiError } from "./errors";
@@ -70,6 +71,7 @@ export function createApp() {
     .get("/health", () => ({ status: "ok", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()) }), {
       detail: docs("Health", "Liveness and version", "public"),
     })
+    .use(consoleRoutes)
     .use(agentRoutes)
     .use(blockingRoutes)
     .use(webhookRoutes)

@@ -11,6 +11,7 @@ import m7 from "../../migrations/0007_negotiations.sql" with { type: "text" };
 import m8 from "../../migrations/0008_lending.sql" with { type: "text" };
 import m9 from "../../migrations/0009_history_index.sql" with { type: "text" };
 import m10 from "../../migrations/0010_x402.sql" with { type: "text" };
+import m11 from "../../migrations/0011_console.sql" with { type: "text" };
 
 export const migrations = [
   { tag: "0000_init", when: 1795407527811, breakpoints: true, sql: m0 },
@@ -24,4 +25,5 @@ export const migrations = [
   { tag: "0008_lending", when: 1795411153430, breakpoints: true, sql: m8 },
   { tag: "0009_history_index", when: 1795411316982, breakpoints: true, sql: m9 },
   { tag: "0010_x402", when: 1795411809446, breakpoints: true, sql: m10 },
+  { tag: "0011_console", when: 1795412011442, breakpoints: true, sql: m11 },
 ];
