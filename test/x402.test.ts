@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createWalletClient, getAddress, http, parseSignature, verifyTypedData, type Abi, type Address, type Hex } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { anvil as anvilChain } from "viem/chains";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../src/chain/eip3009";
 import contracts from "./chain/contracts.json";
 import { startAnvil, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
@@ -20,16 +21,6 @@ let resource: ReturnType<typeof Bun.serve>;
 let internalPayTo: Address = merchant;
 const paymentIdentifiers: string[] = [];
 
-const types = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 /** Verifies the authorization like a facilitator would, then settles it on chain. */
 async function verifyAndSettle(payload: { signature: Hex; authorization: Record<string, string> }, payTo: Address, amount: bigint): Promise<Hex> {
@@ -45,7 +36,7 @@ async function verifyAndSettle(payload: { signature: Hex; authorization: Record<
   const valid = await verifyTypedData({
     address: message.from,
     domain: { name: "USD Coin", version: "2", chainId: anvil.chainId, verifyingContract: anvil.usdc },
-    types,
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message,
     signature,

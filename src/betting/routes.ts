@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, Metadata, page, PageQuery } from "../http/models";
+import { Amount, Currency, docs, Metadata, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { acceptBet, createBet, getBet, myBets, openBets, ORACLE_TYPES, OUTCOMES, reportOutcome, settleDueBets } from "./service";
 
@@ -36,9 +36,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/open",
     async ({ agent, query }) => {
       await settleDueBets();
-      const { limit = 20, offset = 0 } = query;
-      const { data, total } = openBets(agent.id, { currency: query.currency, limit, offset });
-      return page(data, total, limit, offset);
+      return paged(query, (limit, offset) => openBets(agent.id, { currency: query.currency, limit, offset }));
     },
     {
       agent: true,
@@ -50,9 +48,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/my-bets",
     async ({ agent, query }) => {
       await settleDueBets();
-      const { limit = 20, offset = 0 } = query;
-      const { data, total } = myBets(agent.id, { limit, offset });
-      return page(data, total, limit, offset);
+      return paged(query, (limit, offset) => myBets(agent.id, { limit, offset }));
     },
     { agent: true, query: PageQuery, detail: docs("Betting", "Bets the caller created or accepted, newest first", "agent") },
   )

@@ -7,7 +7,7 @@ import { clock, iso } from "../clock";
 import { sqlite, write } from "../db";
 import { invalid, notFound } from "../errors";
 import { auth } from "../http/auth";
-import { docs, page, PageQuery, Uuid } from "../http/models";
+import { docs, paged, PageQuery, Uuid } from "../http/models";
 
 type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
 const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
@@ -31,6 +31,18 @@ function unblock(blockerId: string, blockedId: string) {
   return { agentId: blockedId, blocked: false };
 }
 
+function blocksOf(blockerId: string, limit: number, offset: number) {
+  const total = sqlite.query("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?").get(blockerId) as { n: bigint };
+  const rows = sqlite
+    .query(
+      `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
+       FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
+       ORDER BY b.created_at DESC, b.rowid DESC LIMIT ? OFFSET ?`,
+    )
+    .all(blockerId, limit, offset) as BlockRow[];
+  return { data: rows.map(view), total: Number(total.n) };
+}
+
 export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking" })
   .use(auth)
   .post("/block", ({ agent, body }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
@@ -45,18 +57,6 @@ export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking
   })
   .get(
     "/blocks",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const total = sqlite.query("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?").get(agent.id) as { n: bigint };
-      const rows = sqlite
-        .query(
-          `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
-           FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
-           ORDER BY b.created_at DESC, b.rowid DESC LIMIT ? OFFSET ?`,
-        )
-        .all(agent.id, limit, offset) as BlockRow[];
-      return page(rows.map(view), Number(total.n), limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => blocksOf(agent.id, limit, offset)),
     { agent: true, query: PageQuery, detail: docs("Agents", "Agents the caller has blocked", "agent") },
   );

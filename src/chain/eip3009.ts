@@ -4,6 +4,18 @@ import { randomBytes } from "node:crypto";
 import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
 
+/** The EIP-712 types of EIP-3009 (also what a verifier checks the signature against). */
+export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
+  TransferWithAuthorization: [
+    { name: "from", type: "address" },
+    { name: "to", type: "address" },
+    { name: "value", type: "uint256" },
+    { name: "validAfter", type: "uint256" },
+    { name: "validBefore", type: "uint256" },
+    { name: "nonce", type: "bytes32" },
+  ],
+} as const;
+
 const tokenAbi = parseAbi(["function name() view returns (string)", "function version() view returns (string)"]);
 
 export async function signTransferAuthorization(args: {
@@ -29,16 +41,7 @@ export async function signTransferAuthorization(args: {
   };
   const signature = await treasury.signTypedData({
     domain: { name, version, chainId: chainSettings().chainId, verifyingContract: args.asset },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });

@@ -3,7 +3,7 @@ import { erc20Abi, formatEther } from "viem";
 import { assertAdmin } from "../auth/keys";
 import { config } from "../config";
 import { auth } from "../http/auth";
-import { Amount, docs, IdParam, page, PageQuery } from "../http/models";
+import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { toMajor } from "../money";
 import { depositAddressOf } from "./addresses";
@@ -56,12 +56,7 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
   )
   .get(
     "/withdrawals",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = listWithdrawals(agent.id, limit, offset);
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => listWithdrawals(agent.id, limit, offset)),
     { agent: true, query: PageQuery, detail: docs("Wallets", "The caller's withdrawals, newest first", "agent") },
   )
   .get("/withdrawals/:id", ({ agent, params }) => getWithdrawal(agent.id, params.id), {

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, IdParam, Metadata, page, PageQuery, Uuid } from "../http/models";
+import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
 
@@ -44,9 +44,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     "/mine",
     async ({ agent, query }) => {
       await settleDueContracts();
-      const { limit = 20, offset = 0 } = query;
-      const { data, total } = myContracts(agent.id, { limit, offset });
-      return page(data, total, limit, offset);
+      return paged(query, (limit, offset) => myContracts(agent.id, { limit, offset }));
     },
     { agent: true, query: PageQuery, detail: docs("Contracts", "Contracts the caller is a party to, newest first", "agent") },
   )

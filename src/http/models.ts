@@ -30,6 +30,16 @@ export function page<T>(data: T[], total: number, limit: number, offset: number)
   return { data, pagination: { total, limit, offset, hasMore: offset + data.length < total } };
 }
 
+type Loaded<T> = { data: T[]; total: number };
+
+/** A list route's answer: the defaults of `limit` and `offset`, then the pagination envelope. */
+export async function paged<T>(query: { limit?: number; offset?: number }, load: (limit: number, offset: number) => Loaded<T> | Promise<Loaded<T>>) {
+  const limit = query.limit ?? 20;
+  const offset = query.offset ?? 0;
+  const { data, total } = await load(limit, offset);
+  return page(data, total, limit, offset);
+}
+
 type Auth = "agent" | "owner" | "admin" | "public";
 
 const SECURITY: Record<Auth, Record<string, string[]>[]> = {

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, page, PageQuery } from "../http/models";
+import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
-import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay } from "./service";
+import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay, settleDueLending } from "./service";
 
 const Id = t.String({ minLength: 1, maxLength: 64 });
 
@@ -29,26 +29,27 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .get(
     "/offers",
-    async ({ query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = await listOffers({ currency: query.currency, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ query }) => paged(query, (limit, offset) => listOffers({ currency: query.currency, limit, offset })),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
       detail: docs("Lending", "Open loan offers, newest first", "agent"),
     },
   )
-  .delete("/offers/:offerId", ({ agent, params }) => write(() => cancelOffer(agent.id, params.offerId)), {
+  .delete("/offers/:offerId", async ({ agent, params }) => {
+    await settleDueLending();
+    return write(() => cancelOffer(agent.id, params.offerId));
+  }, {
     agent: true,
     params: t.Object({ offerId: Id }),
     detail: docs("Lending", "Cancel your open offer; the amount returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]),
   })
   .post(
     "/borrow",
-    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => borrow(agent.id, body)),
+    async ({ agent, body, headers, request, set }) => {
+      await settleDueLending();
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => borrow(agent.id, body));
+    },
     {
       agent: true,
       body: t.Object({
@@ -62,7 +63,10 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .post(
     "/repay/:loanId",
-    ({ agent, params, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => repay(agent.id, params.loanId, body.amount)),
+    async ({ agent, params, body, headers, request, set }) => {
+      await settleDueLending();
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => repay(agent.id, params.loanId, body.amount));
+    },
     {
       agent: true,
       params: t.Object({ loanId: Id }),
@@ -74,12 +78,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .get(
     "/my-loans",
-    async ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = await myLoans(agent.id, { role: query.role, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => myLoans(agent.id, { role: query.role, limit, offset })),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("lender"), t.Literal("borrower")])) }),

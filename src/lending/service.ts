@@ -142,7 +142,9 @@ export function cancelOffer(lenderId: string, id: string) {
   if (!found || found.lenderId !== lenderId) throw notFound("loan offer");
   const row = expireOfferIfDue(found);
   if (row.status !== "OPEN") throw invalidState(`the offer is ${row.status}`);
-  release({ holder: lenderId, to: lenderId, amount: row.amount, currency: row.currency as Currency, reference: offerRef(row) });
+  const currency = row.currency as Currency;
+  release({ holder: lenderId, to: lenderId, amount: row.amount, currency, reference: offerRef(row) });
+  notifyFinancial(lenderId, "loan_offer.cancelled", { offerId: row.id, amount: toMajor(row.amount, currency), currency }, "Your loan offer was cancelled; the amount is back in your balance");
   return offerView(setOffer(row, { status: "CANCELLED" }));
 }
 
@@ -208,16 +210,29 @@ export function repay(borrowerId: string, loanId: string, amountMajor: number) {
   return loanView(next);
 }
 
-/** The job (and every read): expire due offers, default due loans. */
-export async function settleDueLending(): Promise<void> {
+const dueOffers = (now: number) => and(eq(loanOffers.status, "OPEN"), lte(loanOffers.expiresAt, now));
+const dueLoans = (now: number) => and(eq(loans.status, "ACTIVE"), lte(loans.dueAt, now));
+
+/** Inside write(): expires up to `batch` due offers and defaults up to `batch` due loans; returns how many. */
+function applyDue(batch: number): number {
   const now = clock.nowMs();
-  const offers = db.select({ id: loanOffers.id }).from(loanOffers).where(and(eq(loanOffers.status, "OPEN"), lte(loanOffers.expiresAt, now))).all();
-  const due = db.select({ id: loans.id }).from(loans).where(and(eq(loans.status, "ACTIVE"), lte(loans.dueAt, now))).all();
-  if (offers.length === 0 && due.length === 0) return;
-  await write(() => {
-    for (const { id } of offers) expireOfferIfDue(findOffer(id)!);
-    for (const { id } of due) defaultLoanIfDue(findLoan(id)!);
-  });
+  const offers = db.select().from(loanOffers).where(dueOffers(now)).limit(batch).all();
+  const due = db.select().from(loans).where(dueLoans(now)).limit(batch).all();
+  for (const row of offers) expireOfferIfDue(row);
+  for (const row of due) defaultLoanIfDue(row);
+  return Math.max(offers.length, due.length);
+}
+
+/** The job, also run before every read and action so no one sees or acts on a stale offer or loan. */
+export async function settleDueLending(): Promise<void> {
+  const BATCH = 200;
+  const isDue = () => {
+    const now = clock.nowMs();
+    return db.select({ id: loanOffers.id }).from(loanOffers).where(dueOffers(now)).limit(1).get() ?? db.select({ id: loans.id }).from(loans).where(dueLoans(now)).limit(1).get();
+  };
+  while (isDue()) {
+    if ((await write(() => applyDue(BATCH))) < BATCH) return;
+  }
 }
 
 export async function listOffers(filter: { currency?: Currency; limit: number; offset: number }) {

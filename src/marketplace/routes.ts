@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, page, PageQuery } from "../http/models";
+import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
 import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
@@ -27,12 +27,7 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
   )
   .get(
     "/discover",
-    ({ query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = discover({ ...query, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ query }) => paged(query, (limit, offset) => discover({ ...query, limit, offset })),
     {
       query: t.Object({
         ...PageQuery.properties,
@@ -90,12 +85,7 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
   )
   .get(
     "/bookings/mine",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = listBookings(agent.id, { role: query.role, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => listBookings(agent.id, { role: query.role, limit, offset })),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("buyer"), t.Literal("provider")])) }),

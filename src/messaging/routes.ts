@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { docs, IdParam, Metadata, page, PageQuery, Uuid } from "../http/models";
+import { docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { getMessage, inbox, markRead, sendMessage, unreadCount } from "./service";
 
@@ -26,12 +26,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
   )
   .get(
     "/inbox",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset })),
     {
       agent: true,
       query: t.Object({

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { docs, IdParam, page, PageQuery, Uuid } from "../http/models";
+import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { accept, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, reject } from "./service";
 
@@ -30,12 +30,7 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
   )
   .get(
     "/mine",
-    async ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = await listNegotiations(agent.id, { status: query.status, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => listNegotiations(agent.id, { status: query.status, limit, offset })),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, status: t.Optional(t.Union(STATUSES.map((status) => t.Literal(status)))) }),

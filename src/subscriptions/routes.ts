@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, IdParam, page, PageQuery, Uuid } from "../http/models";
+import { Amount, Currency, docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { FREQUENCIES } from "./periods";
 import { cancelSubscription, createSubscription, getSubscription, listSubscriptions } from "./service";
@@ -32,12 +32,7 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
   })
   .get(
     "/mine",
-    async ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = await listSubscriptions(agent.id, { role: query.role, limit, offset });
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => listSubscriptions(agent.id, { role: query.role, limit, offset })),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("payer"), t.Literal("recipient")])) }),

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
 import { balancesView } from "../agents/service";
 import { auth } from "../http/auth";
-import { docs, page, PageQuery } from "../http/models";
+import { docs, paged, PageQuery } from "../http/models";
 import { historyOf } from "../ledger/history";
 
 export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
@@ -12,12 +12,7 @@ export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
   })
   .get(
     "/history",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total } = historyOf(agent.id, limit, offset);
-      return page(data, total, limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => historyOf(agent.id, limit, offset)),
     {
       agent: true,
       query: PageQuery,

@@ -3,7 +3,7 @@ import { WebhookUrl } from "../agents/model";
 import { iso } from "../clock";
 import { sqlite, write } from "../db";
 import { auth } from "../http/auth";
-import { docs, page, PageQuery } from "../http/models";
+import { docs, paged, PageQuery } from "../http/models";
 import { webhookSecret } from "../ids";
 import { assertWebhookTarget } from "./targets";
 
@@ -30,6 +30,28 @@ async function setWebhook(agentId: string, url: string | null) {
   });
 }
 
+function deliveriesOf(agentId: string, limit: number, offset: number) {
+  const total = sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?").get(agentId) as { n: bigint };
+  const rows = sqlite
+    .query(
+      `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
+       FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    )
+    .all(agentId, limit, offset) as DeliveryRow[];
+  const data = rows.map((row) => ({
+    id: row.id,
+    eventId: row.eventId,
+    event: row.event,
+    url: row.url,
+    outcome: row.outcome,
+    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+    error: row.error,
+    durationMs: Number(row.durationMs),
+    createdAt: iso(Number(row.createdAt)),
+  }));
+  return { data, total: Number(total.n) };
+}
+
 export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks" })
   .use(auth)
   .put("/webhook", ({ agent, body }) => setWebhook(agent.id, body.webhookUrl), {
@@ -39,28 +61,6 @@ export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks"
   })
   .get(
     "/webhook/deliveries",
-    ({ agent, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const total = sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?").get(agent.id) as { n: bigint };
-      const rows = sqlite
-        .query(
-          `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
-           FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-        )
-        .all(agent.id, limit, offset) as DeliveryRow[];
-      const data = rows.map((row) => ({
-        id: row.id,
-        eventId: row.eventId,
-        event: row.event,
-        url: row.url,
-        outcome: row.outcome,
-        httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
-        error: row.error,
-        durationMs: Number(row.durationMs),
-        createdAt: iso(Number(row.createdAt)),
-      }));
-      return page(data, Number(total.n), limit, offset);
-    },
+    ({ agent, query }) => paged(query, (limit, offset) => deliveriesOf(agent.id, limit, offset)),
     { agent: true, query: PageQuery, detail: docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent") },
   );
