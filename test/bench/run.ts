@@ -57,6 +57,10 @@ async function startServer(binary: string, dir: string) {
   return { child, url: /listening on (http:\/\/\S+)/.exec(output)![1]! };
 }
 
+/** Database file plus its WAL, in bytes. */
+const dbSize = (dir: string) =>
+  statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
+
 function rssMb(pid: number): number {
   const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
   return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
@@ -138,10 +142,11 @@ async function httpBench() {
       agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
       await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
     }
-    const dbBefore = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
+    const dbBefore = dbSize(dir);
 
     const health = wrk(`${server.url}/health`, null);
     const payments = wrk(server.url, pairScript(dir, "payments", agents, "/payments/send", '{"toAgentId":"TO","amount":0.01,"currency":"USDC"}'));
+    const dbAfter = dbSize(dir);
     const messages = wrk(server.url, pairScript(dir, "messages", agents, "/messages", '{"recipientId":"TO","subject":"bench","body":"hello"}'));
     const negotiations = wrk(server.url, pairScript(dir, "negotiations", agents, "/negotiations", '{"counterpartyId":"TO","subject":"bench","offer":{"amount":1}}'));
     const rssEnd = rssMb(server.child.pid);
@@ -149,7 +154,6 @@ async function httpBench() {
     const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
     server.child.kill("SIGTERM");
     await server.child.exited;
-    const dbAfter = statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
     const completed = payments.requests - payments.non2xx;
     peakPayments = payments.rps;
 
