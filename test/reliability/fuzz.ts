@@ -1,4 +1,5 @@
-// bun run test:fuzz — bad input for every route of the OpenAPI document. Fails on any 5xx, any error
+// bun run test:fuzz — bad input for every route of the OpenAPI document. Fails on any 5xx (but the
+// contract's 503 CHAIN_UNAVAILABLE: the fuzzed server has no chain), any error
 // body that is not { error, message } JSON, or any database change caused by a rejected request
 // (checked with SQLite's data_version on a second, read-only connection).
 //   FUZZ_REQUESTS (default 10000), FUZZ_SEED (default: random)
@@ -70,7 +71,7 @@ const fail = (message: string) => {
   if (failures <= 30) console.error(`FAIL: ${message}`);
 };
 
-for (let i = 0; i < TOTAL; i++) {
+while (counts.total + failures < TOTAL) {
   const route = pick(routes);
   // Rotating would end the run for the fuzzing agent; moving the clock is not a request users make.
   if (route.path.startsWith("/admin/clock") || route.path === "/agents/me/keys/rotate") continue;
@@ -97,7 +98,9 @@ for (let i = 0; i < TOTAL; i++) {
   counts.total += 1;
   counts.status.set(response.status, (counts.status.get(response.status) ?? 0) + 1);
   const label = `${route.method} ${path}${query} [${raw?.slice(0, 120)}]`;
-  if (response.status >= 500) fail(`${label} → ${response.status} ${text.slice(0, 200)}`);
+  // 503 CHAIN_UNAVAILABLE is the contract's answer of chain routes when no chain is configured.
+  const chainOff = response.status === 503 && text.includes('"CHAIN_UNAVAILABLE"');
+  if (response.status >= 500 && !chainOff) fail(`${label} → ${response.status} ${text.slice(0, 200)}`);
   if (response.status >= 400) {
     let parsed: { error?: unknown; message?: unknown } | null = null;
     try {
