@@ -49,6 +49,8 @@ describe("subscriptions", () => {
     expect(await server.balance(payer)).toEqual({ available: 90, held: 0 });
     expect(await server.balance(recipient)).toEqual({ available: 10, held: 0 });
     expect(await charges(recipient)).toBe(4);
+    const notices = (await server.request("GET", "/messages/inbox?type=notification.financial&limit=100", { key: payer.apiKey })).body.data;
+    expect(notices.filter((m: { metadata: { kind: string } }) => m.metadata.kind === "subscription.charged")).toHaveLength(4);
     expect((await server.request("GET", `/agents/${payer.id}/reputation`)).body.score).toBe(4);
     await expectLedgerOk(server);
   });

@@ -61,6 +61,10 @@ function charge(row: SubscriptionRow, period: number): void {
     .set({ nextPeriod: period + 1, status: "ACTIVE", failedAttempts: 0, nextAttemptAt: null, lastError: null })
     .where(eq(subscriptions.id, row.id))
     .run();
+  const amount = toMajor(row.amount, row.currency as Currency);
+  const data = { subscriptionId: row.id, period, paymentId: payment.id, amount, currency: row.currency };
+  notifyFinancial(row.payerId, "subscription.charged", data, `Subscription charged: ${amount} ${row.currency}`);
+  notifyFinancial(row.recipientId, "subscription.charged", data, `Subscription payment received: ${amount} ${row.currency}`);
 }
 
 export function createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }) {
