@@ -92,4 +92,3 @@ export function createApp() {
     .use(adminRoutes);
 }
 
-export type App = ReturnType<typeof createApp>;

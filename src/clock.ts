@@ -9,9 +9,6 @@ export const clock = {
   nowMs(): number {
     return Date.now() + offsetMs;
   },
-  now(): Date {
-    return new Date(clock.nowMs());
-  },
   /** Inside write(). */
   advance(seconds: number): void {
     offsetMs += Math.round(seconds * 1000);

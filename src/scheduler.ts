@@ -6,7 +6,6 @@ import { Cron } from "croner";
 type Job = { name: string; run: () => Promise<void> | void; cron: Cron | null };
 
 const jobs: Job[] = [];
-let running = false;
 
 export function registerJob(name: string, run: () => Promise<void> | void): void {
   if (jobs.some((job) => job.name === name)) return;
@@ -23,14 +22,12 @@ async function runJob(job: Job): Promise<void> {
 
 /** Starts every registered job on the same cadence (every 5 s; croner's protect skips overlaps). */
 export function startScheduler(): void {
-  running = true;
   for (const job of jobs) {
     job.cron = new Cron("*/5 * * * * *", { protect: true }, () => runJob(job));
   }
 }
 
 export function stopScheduler(): void {
-  running = false;
   for (const job of jobs) job.cron?.stop();
 }
 
@@ -39,4 +36,3 @@ export async function runAllJobs(): Promise<void> {
   for (const job of jobs) await runJob(job);
 }
 
-export const schedulerRunning = () => running;

@@ -46,4 +46,3 @@ export function onCommit(fn: () => void): void {
   writer.onCommit(fn);
 }
 
-export type Db = BunSQLiteDatabase;

@@ -24,8 +24,6 @@ export const PageQuery = t.Object({
   offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
 });
 
-export const ErrorBody = t.Object({ error: t.String(), message: t.String() }, { description: "error" });
-
 export function page<T>(data: T[], total: number, limit: number, offset: number) {
   return { data, pagination: { total, limit, offset, hasMore: offset + data.length < total } };
 }

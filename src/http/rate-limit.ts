@@ -9,8 +9,6 @@ type Counter = { count: number };
 let windowStartMs = 0;
 let counters = new Map<string, Counter>();
 
-export type RateLimitState = { limit: number; remaining: number; resetSeconds: number };
-
 /** Counts one request for `key`; throws 429 RATE_LIMIT_EXCEEDED past `limit`. */
 export function consume(key: string, limit: number, headers: Record<string, string | number>): void {
   const windowMs = config.rateLimitWindowSeconds * 1000;

@@ -144,13 +144,6 @@ export function post(entry: Entry): void {
   }
 }
 
-export function balanceOf(agentId: string, kind: AgentAccountKind, currency: Currency): bigint {
-  const row = sqlite
-    .query("SELECT balance FROM accounts WHERE agent_id = ? AND kind = ? AND currency = ?")
-    .get(agentId, kind, currency) as { balance: bigint } | null;
-  return row?.balance ?? 0n;
-}
-
 export function balancesOf(agentId: string): { currency: Currency; available: bigint; held: bigint }[] {
   const rows = sqlite
     .query("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?")
