@@ -53,9 +53,10 @@ function chain(env: Env) {
   const rpcUrl = env.CHAIN_RPC_URL || undefined;
   const chainIdRaw = env.CHAIN_ID || undefined;
   const usdcAddress = env.USDC_ADDRESS || undefined;
-  const mnemonic = env.MASTER_MNEMONIC?.trim() || undefined;
-  if (mnemonic && mnemonic.split(/\s+/).length !== 12 && mnemonic.split(/\s+/).length !== 24) {
-    throw new ConfigError("MASTER_MNEMONIC: expected a BIP-39 phrase of 12 or 24 words");
+  // One space between words: the BIP-39 seed is derived from the exact phrase.
+  const mnemonic = env.MASTER_MNEMONIC?.trim().split(/\s+/).join(" ") || undefined;
+  if (mnemonic && ![12, 15, 18, 21, 24].includes(mnemonic.split(" ").length)) {
+    throw new ConfigError("MASTER_MNEMONIC: expected a BIP-39 phrase of 12 to 24 words");
   }
   const confirmations = integer(env, "CONFIRMATIONS", 2, 1, 1000);
   const given = [rpcUrl, chainIdRaw, usdcAddress].filter(Boolean).length;

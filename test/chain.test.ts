@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync, rmSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { getAddress, parseUnits, type Address } from "viem";
-import { privateKeyToAccount, generatePrivateKey } from "viem/accounts";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/** The test's funder (anvil's second account), which sends the test deposits. */
+const FUNDER = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }).address;
 const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
 async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
@@ -32,8 +36,40 @@ describe("without a chain", () => {
       expect(withdraw.body.error).toBe("CHAIN_UNAVAILABLE");
       expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
       expect((await server.admin("GET", "/admin/chain")).status).toBe(503);
+      expect((await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.pagination.total).toBe(0);
+      expect((await server.request("GET", `/wallets/withdrawals/${crypto.randomUUID()}`, { key: agent.apiKey })).status).toBe(404);
       const other = await server.register();
       expect(other.registration.wallet.address).not.toBe(agent.registration.wallet.address);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("without MASTER_MNEMONIC a 0600 file beside the database keeps every address stable", async () => {
+    const server = await startServer();
+    try {
+      const file = join(dirname(server.databasePath), "agentbank.mnemonic");
+      expect(statSync(file).mode & 0o777).toBe(0o600);
+      const mnemonic = readFileSync(file, "utf8").trim();
+      expect(server.logs.join("").match(/back it up/g)).toHaveLength(1);
+      const first = await server.register();
+      const second = await server.register();
+      // BIP-44 index 1 upward; 0 is the treasury.
+      expect(first.registration.wallet.address).toBe(mnemonicToAccount(mnemonic, { addressIndex: 1 }).address);
+      expect(second.registration.wallet.address).toBe(mnemonicToAccount(mnemonic, { addressIndex: 2 }).address);
+      await server.restart("SIGKILL");
+      expect(server.logs.join("")).not.toContain("back it up");
+      expect((await server.request("GET", "/wallets/blockchain", { key: first.apiKey })).body.address).toBe(first.registration.wallet.address);
+      expect((await server.register()).registration.wallet.address).toBe(mnemonicToAccount(mnemonic, { addressIndex: 3 }).address);
+      await server.stop();
+      // Another mnemonic, or a lost file, would orphan the addresses handed out: the start refuses.
+      const sameDatabase = { DATABASE_PATH: server.databasePath };
+      await expect(startServer({ env: { ...sameDatabase, MASTER_MNEMONIC: TEST_MNEMONIC } })).rejects.toThrow(
+        /chain error: the master mnemonic does not derive the deposit addresses in the database/,
+      );
+      rmSync(file);
+      await expect(startServer({ env: sameDatabase })).rejects.toThrow(/chain error: the database has deposit addresses but neither MASTER_MNEMONIC nor/);
+      await expect(startServer({ env: { MASTER_MNEMONIC: "test ".repeat(12) } })).rejects.toThrow(/MASTER_MNEMONIC: not a valid BIP-39 phrase/);
     } finally {
       await server.close();
     }
@@ -126,7 +162,7 @@ describe("on a local EVM", () => {
     // The treasury moved exactly what the ledger paid out (deposits are not swept into it).
     expect(treasuryBefore - (await anvil.balanceOf(TREASURY))).toBe(parseUnits("7.123456", 6));
     const list = (await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body;
-    expect(list.pagination.total).toBe(1);
+    expect(list).toEqual({ data: [{ ...submitted, status: "CONFIRMED", updatedAt: list.data[0].updatedAt }], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
     const stranger = await server.register();
     expect((await server.request("GET", `/wallets/withdrawals/${reply.body.id}`, { key: stranger.apiKey })).status).toBe(404);
     const chain = (await server.admin("GET", "/admin/chain")).body;
@@ -211,5 +247,71 @@ describe("on a local EVM", () => {
     expect((await withdraw(agent, { toAddress: good.toLowerCase(), amount: 11 })).body.error).toBe("INSUFFICIENT_BALANCE");
     expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
     expect((await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.pagination.total).toBe(0);
+  });
+
+  test("a deposit reorganised away before its confirmations is never credited", async () => {
+    const agent = await server.register();
+    const address = agent.registration.wallet.address as Address;
+    await anvil.mint(FUNDER, "8");
+    const snapshot = await anvil.snapshot();
+    await anvil.sendAs(1, "transfer", [address, parseUnits("8", 6)]);
+    await server.advance(1);
+    expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
+    // The block holding the transfer (one confirmation of two) disappears; the chain grows without it.
+    await anvil.revert(snapshot);
+    expect(await anvil.balanceOf(address)).toBe(0n);
+    await anvil.mine(3);
+    await server.advance(1);
+    expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
+    await anvil.transfer(address, "3");
+    await anvil.mine(1);
+    await server.advance(1);
+    expect(await server.balance(agent)).toEqual({ available: 3, held: 0 });
+    const watcher = (await server.admin("GET", "/admin/chain")).body.depositWatcher;
+    expect(watcher).toMatchObject({ lagBlocks: 1, confirmations: 2 });
+    await expectLedgerOk(server);
+  });
+
+  test("a nonce taken by another transaction fails the withdrawal (RPC errors decide nothing); the next one goes through", async () => {
+    await anvil.mint(TREASURY, "20");
+    const agent = await server.register();
+    await server.deposit(agent.id, 10);
+    const target = freshAddress();
+    proxy.set("no-broadcast");
+    const reply = await withdraw(agent, { toAddress: target, amount: 3 });
+    await until(async () => ((await withdrawal(agent, reply.body.id)).status === "SUBMITTED" ? true : undefined));
+    // The operator spends the treasury's next nonce outside the service: one confirmation proves nothing yet.
+    await anvil.sendAs(0, "approve", [freshAddress(), 1n]);
+    await server.advance(1);
+    expect((await withdrawal(agent, reply.body.id)).status).toBe("SUBMITTED");
+    await anvil.mine(1);
+    proxy.set("down");
+    await server.advance(1);
+    expect((await withdrawal(agent, reply.body.id)).status).toBe("SUBMITTED");
+    expect(await server.balance(agent)).toEqual({ available: 7, held: 0 });
+    proxy.set("up");
+    await server.advance(1);
+    const failed = await withdrawal(agent, reply.body.id);
+    expect(failed).toMatchObject({ status: "FAILED", error: "the transaction was replaced and never mined" });
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+    expect(await anvil.balanceOf(target)).toBe(0n);
+    const notices = (await server.request("GET", "/messages/inbox?type=notification.financial", { key: agent.apiKey })).body.data;
+    expect(notices[0].metadata).toMatchObject({ kind: "withdrawal.failed", withdrawalId: reply.body.id, amount: 3 });
+
+    // The next withdrawal takes the following nonce; an Idempotency-Key replay sends nothing more.
+    const request = () => server.request("POST", "/wallets/withdraw", { key: agent.apiKey, body: { toAddress: target, amount: 2 }, headers: { "idempotency-key": "withdraw-2" } });
+    const first = await request();
+    const replay = await request();
+    expect(replay.headers.get("idempotent-replayed")).toBe("true");
+    expect(replay.body).toEqual(first.body);
+    await until(async () => ((await anvil.balanceOf(target)) > 0n ? true : undefined));
+    await anvil.mine(2);
+    await server.advance(1);
+    expect((await withdrawal(agent, first.body.id)).status).toBe("CONFIRMED");
+    expect(await anvil.transferLogs(target)).toHaveLength(1);
+    expect(await anvil.balanceOf(target)).toBe(parseUnits("2", 6));
+    expect(await server.balance(agent)).toEqual({ available: 8, held: 0 });
+    expect((await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.pagination.total).toBe(2);
+    await expectLedgerOk(server);
   });
 });

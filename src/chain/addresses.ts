@@ -20,8 +20,8 @@ export function agentIdAtAddress(address: string): string | null {
   return row?.agentId ?? null;
 }
 
-/** address (lowercase) → agent id, for the deposit watcher. */
-export function agentsByAddress(): Map<string, string> {
-  const rows = sqlite.query("SELECT agent_id AS agentId, address FROM deposit_addresses").all() as { agentId: string; address: string }[];
-  return new Map(rows.map((row) => [row.address.toLowerCase(), row.agentId]));
+/** The lowest-index address handed out, to check at start that the mnemonic still derives it. */
+export function firstDepositAddress(): { index: number; address: string } | null {
+  const row = sqlite.query("SELECT address_index AS idx, address FROM deposit_addresses ORDER BY address_index LIMIT 1").get() as { idx: bigint; address: string } | null;
+  return row ? { index: Number(row.idx), address: row.address } : null;
 }

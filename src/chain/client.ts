@@ -2,11 +2,13 @@
 import { createPublicClient, defineChain, http, type PublicClient } from "viem";
 import { config } from "../config";
 import { ApiError } from "../errors";
+import { ChainStartError } from "./keys";
 
 const RPC_TIMEOUT_MS = 10_000;
 const NETWORKS: Record<number, string> = { 8453: "base", 84532: "base-sepolia", 31337: "anvil" };
 
 let client: PublicClient | null = null;
+let verified = false;
 
 export type ChainSettings = Extract<typeof config.chain, { configured: true }>;
 
@@ -35,11 +37,25 @@ export function publicClient(): PublicClient {
   return client;
 }
 
+/**
+ * Checks once that the RPC serves CHAIN_ID before anything is read or sent through it: at start, or
+ * at the first job after an RPC that did not answer at start comes up.
+ */
+export async function verifyChain(): Promise<void> {
+  if (verified) return;
+  const actual = await publicClient().getChainId();
+  const expected = chainSettings().chainId;
+  if (actual !== expected) throw new ChainStartError(`CHAIN_ID is ${expected} but the RPC at CHAIN_RPC_URL serves chain ${actual}`);
+  verified = true;
+}
+
 /** Runs an RPC call; a failure becomes 503 CHAIN_UNAVAILABLE for the HTTP caller. */
 export async function rpc<T>(call: (client: PublicClient) => Promise<T>): Promise<T> {
   try {
+    await verifyChain();
     return await call(publicClient());
   } catch (error) {
-    throw new ApiError("CHAIN_UNAVAILABLE", `the chain RPC did not answer: ${String((error as Error).message ?? error).split("\n")[0]}`);
+    const reason = error instanceof ChainStartError ? error.message : `the chain RPC did not answer: ${String((error as Error).message ?? error).split("\n")[0]}`;
+    throw new ApiError("CHAIN_UNAVAILABLE", reason);
   }
 }

@@ -2,19 +2,21 @@
 // when their block has CONFIRMATIONS confirmations. The cursor (last scanned block) is stored with the
 // credits in one write, and only confirmed blocks are scanned, so a reorg of the unconfirmed tail
 // never credits anything and a restart resumes where it stopped.
-import { parseAbiItem } from "viem";
+import { getAddress, parseAbiItem } from "viem";
 import { clock } from "../clock";
 import { sqlite, write } from "../db";
 import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
 import { toMajor } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
-import { agentsByAddress } from "./addresses";
-import { chainSettings, publicClient } from "./client";
+import { agentIdAtAddress } from "./addresses";
+import { chainSettings, publicClient, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";
 
 const CURSOR_KEY = "deposit_cursor_block";
 const MAX_BLOCKS_PER_SCAN = 2000n;
+// Shrinks when the RPC refuses a range (providers cap the logs or blocks per query), grows back after.
+let span = MAX_BLOCKS_PER_SCAN;
 const transferEvent = parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)");
 
 export function depositCursor(): bigint | null {
@@ -22,8 +24,14 @@ export function depositCursor(): bigint | null {
   return row ? BigInt(row.value) : null;
 }
 
+// Never backwards: two scans may overlap (scheduler and test clock), the later commit may be the older.
 const setCursor = (block: bigint) =>
-  sqlite.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(CURSOR_KEY, String(block));
+  sqlite
+    .query(
+      `INSERT INTO settings (key, value) VALUES (?, ?)
+       ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE CAST(excluded.value AS INTEGER) > CAST(settings.value AS INTEGER)`,
+    )
+    .run(CURSOR_KEY, String(block));
 
 /** At first start with a chain: deposits count from the current block on. */
 export async function initDepositCursor(): Promise<void> {
@@ -33,23 +41,31 @@ export async function initDepositCursor(): Promise<void> {
 }
 
 export async function scanDeposits(): Promise<void> {
+  await verifyChain();
+  await initDepositCursor();
   const settings = chainSettings();
   const client = publicClient();
-  const stored = depositCursor();
-  if (stored === null) return;
-  let cursor: bigint = stored;
+  let cursor = depositCursor()!;
   const tip = (await client.getBlockNumber()) - BigInt(settings.confirmations - 1);
+  // USDC the treasury sends to an agent's address (an x402 payment to that agent, already credited in
+  // the ledger) moves between the service's own addresses: not a deposit.
+  const treasury = treasuryAccount().address;
   while (cursor < tip) {
-    const toBlock: bigint = cursor + MAX_BLOCKS_PER_SCAN < tip ? cursor + MAX_BLOCKS_PER_SCAN : tip;
-    const logs = await client.getLogs({ address: settings.usdcAddress, event: transferEvent, fromBlock: cursor + 1n, toBlock });
-    const agents = agentsByAddress();
-    // USDC the treasury sends to an agent's address (an x402 payment to that agent, already credited in
-    // the ledger) moves between the service's own addresses: not a deposit.
-    const treasury = treasuryAccount().address.toLowerCase();
-    const credits = logs.filter((log) => agents.has(log.args.to!.toLowerCase()) && log.args.value! > 0n && log.args.from!.toLowerCase() !== treasury);
+    const toBlock: bigint = cursor + span < tip ? cursor + span : tip;
+    let logs;
+    try {
+      logs = await client.getLogs({ address: settings.usdcAddress, event: transferEvent, fromBlock: cursor + 1n, toBlock });
+    } catch (error) {
+      if (span > 1n) span /= 2n;
+      throw error;
+    }
+    if (span < MAX_BLOCKS_PER_SCAN) span *= 2n;
+    const credits = logs.flatMap((log) => {
+      const agentId = agentIdAtAddress(getAddress(log.args.to!));
+      return agentId && log.args.value! > 0n && getAddress(log.args.from!) !== treasury ? [{ log, agentId }] : [];
+    });
     await write(() => {
-      for (const log of credits) {
-        const agentId = agents.get(log.args.to!.toLowerCase())!;
+      for (const { log, agentId } of credits) {
         const id = uuid();
         const inserted = sqlite
           .query(

@@ -1,23 +1,22 @@
 // Start-up of the chain side: keys always (every agent has a deposit address), the RPC check and the
 // deposit cursor when a chain is configured.
 import { config } from "../config";
-import { chainSettings, publicClient } from "./client";
+import { chainSettings, verifyChain } from "./client";
 import { initDepositCursor } from "./deposits";
-import { initKeys } from "./keys";
+import { firstDepositAddress } from "./addresses";
+import { ChainStartError, initKeys } from "./keys";
 
-export class ChainStartError extends Error {}
+export { ChainStartError };
 
 export async function initChain(): Promise<void> {
-  initKeys(config.chain.mnemonic, config.databasePath);
+  initKeys(config.chain.mnemonic, config.databasePath, firstDepositAddress());
   if (!config.chain.configured) return;
-  const expected = chainSettings().chainId;
-  let actual: number;
   try {
-    actual = await publicClient().getChainId();
+    await verifyChain();
   } catch (error) {
-    console.error(`agentbank: warning: the chain RPC ${chainSettings().rpcUrl} did not answer at start; chain routes answer 503 until it does`);
+    if (error instanceof ChainStartError) throw error;
+    console.error(`agentbank: warning: the chain RPC ${chainSettings().rpcUrl} did not answer at start; the chain jobs check it again until it does`);
     return;
   }
-  if (actual !== expected) throw new ChainStartError(`CHAIN_ID is ${expected} but the RPC at CHAIN_RPC_URL serves chain ${actual}`);
   await initDepositCursor();
 }

@@ -7,7 +7,7 @@ import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { toMajor } from "../money";
 import { depositAddressOf } from "./addresses";
-import { chainSettings, networkName, publicClient, rpc } from "./client";
+import { chainSettings, networkName, publicClient, rpc, verifyChain } from "./client";
 import { depositCursor } from "./deposits";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
@@ -23,6 +23,7 @@ async function blockchainView(agentId: string) {
   const { chainId, usdcAddress } = config.chain;
   const base = { address, network: networkName(chainId), chainId, usdcContract: usdcAddress };
   try {
+    await verifyChain();
     const balance = await usdcBalance(address as `0x${string}`);
     return { ...base, onchainBalance: toMajor(balance, "USDC"), status: "ok" };
   } catch {

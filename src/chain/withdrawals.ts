@@ -13,7 +13,7 @@ import { toMajor, toMinor } from "../money";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
 import { findAgent } from "../agents/service";
-import { chainSettings, publicClient } from "./client";
+import { chainSettings, publicClient, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";
 import { debitWithdrawal, returnWithdrawal, settleWithdrawal } from "./ledger";
 
@@ -121,6 +121,7 @@ const chainSettingsOrNull = () => {
 };
 
 async function sendPending(): Promise<void> {
+  await verifyChain();
   const settings = chainSettings();
   const client = publicClient();
   const treasury = treasuryAccount();
@@ -198,6 +199,7 @@ export async function processWithdrawals(): Promise<void> {
   if (!chainSettingsOrNull()) return;
   wakeSender();
   await sending;
+  await verifyChain();
   const settings = chainSettings();
   const client = publicClient();
   const submitted = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'SUBMITTED' ORDER BY nonce`).all() as WithdrawalRow[];
@@ -211,9 +213,12 @@ export async function processWithdrawals(): Promise<void> {
       await finish(row, receipt.status === "success" ? "CONFIRMED" : "FAILED", receipt.status === "success" ? null : "the transfer reverted on chain");
       continue;
     }
-    const used = BigInt(await client.getTransactionCount({ address: treasuryAccount().address, blockTag: "latest" }));
+    // The treasury's nonce count as of the newest block with CONFIRMATIONS confirmations: a nonce spent
+    // there by another transaction proves ours can no longer be mined (short of a deeper reorg).
+    const confirmedBlock = latest - BigInt(settings.confirmations) + 1n;
+    const used = confirmedBlock < 0n ? 0n : BigInt(await client.getTransactionCount({ address: treasuryAccount().address, blockNumber: confirmedBlock }));
     if (used > row.nonce!) {
-      // The nonce is spent: if our transaction is still not in a block, another one took its place.
+      // Ours may have been mined since the receipt was asked for.
       const again = await receiptOf(hash);
       if (!again) await finish(row, "FAILED", "the transaction was replaced and never mined");
       continue;

@@ -3,10 +3,16 @@ import { write } from "../db";
 import { auth } from "../http/auth";
 import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
-import { accept, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, reject } from "./service";
+import { accept, counter, createNegotiation, expireDue, getNegotiation, humanApprove, listNegotiations, reject } from "./service";
 
 const Offer = t.Record(t.String({ maxLength: 100 }), t.Any(), { maxProperties: 50, description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold" });
 const STATUSES = ["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] as const;
+
+/** Due expiries are committed first, so a 409 on an expired negotiation leaves it stored as EXPIRED. */
+async function act<T>(op: () => T extends Promise<unknown> ? never : T): Promise<T> {
+  await expireDue();
+  return write(op);
+}
 
 export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "negotiations" })
   .use(auth)
@@ -42,23 +48,23 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
     params: IdParam,
     detail: docs("Negotiations", "A negotiation the caller takes part in", "agent", ["NOT_FOUND"]),
   })
-  .post("/:id/counter", ({ agent, params, body }) => write(() => counter(agent.id, params.id, body.offer)), {
+  .post("/:id/counter", ({ agent, params, body }) => act(() => counter(agent.id, params.id, body.offer)), {
     agent: true,
     params: IdParam,
     body: t.Object({ offer: Offer }),
     detail: docs("Negotiations", "Counter the current offer (your turn only; 30 s apart per pair)", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "PAIR_LIMIT_EXCEEDED"]),
   })
-  .post("/:id/accept", ({ agent, params }) => write(() => accept(agent.id, params.id)), {
+  .post("/:id/accept", ({ agent, params }) => act(() => accept(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     detail: docs("Negotiations", "Accept the current offer (your turn only); above the threshold it waits for an owner", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
   })
-  .post("/:id/reject", ({ agent, params }) => write(() => reject(agent.id, params.id)), {
+  .post("/:id/reject", ({ agent, params }) => act(() => reject(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     detail: docs("Negotiations", "Reject (either party)", "agent", ["NOT_FOUND", "INVALID_STATE"]),
   })
-  .post("/:id/human-approve", ({ owner, params }) => write(() => humanApprove(owner.id, params.id)), {
+  .post("/:id/human-approve", ({ owner, params }) => act(() => humanApprove(owner.id, params.id)), {
     owner: true,
     params: IdParam,
     detail: docs("Negotiations", "Approve an accepted offer above the threshold: owner key (po_…) of either party only", "owner", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),

@@ -7,7 +7,7 @@ import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { db, write } from "../db";
-import { ApiError, forbidden, invalid, invalidState, notFound } from "../errors";
+import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { CURRENCIES, toMinor, usdValueExceeds, type Currency } from "../money";
 import { emit, notifyFinancial } from "../webhooks/outbox";
@@ -19,6 +19,8 @@ type Offer = Record<string, unknown>;
 export const MAX_OPEN_PER_PAIR = 3;
 export const COUNTER_COOLDOWN_MS = 30_000;
 export const MAX_OFFER_BYTES = 16 * 1024;
+/** Deeper JSON would overflow the stack of JSON.stringify and of the canonical hash. */
+export const MAX_OFFER_DEPTH = 10;
 const HOUR_MS = 3_600_000;
 const LIVE = ["OPEN", "AWAITING_HUMAN_APPROVAL"];
 
@@ -48,6 +50,7 @@ export function negotiationView(row: NegotiationRow) {
     relatedEntityId: row.relatedEntityId,
     expiresAt: iso(row.expiresAt),
     acceptedBy: row.acceptedBy,
+    acceptedOfferHash: row.acceptedOfferHash,
     acceptedAt: row.acceptedAt === null ? null : iso(row.acceptedAt),
     approvedBy: row.approvedBy,
     approvedAt: row.approvedAt === null ? null : iso(row.approvedAt),
@@ -56,8 +59,21 @@ export function negotiationView(row: NegotiationRow) {
   };
 }
 
+/** Iterative, so that a hostile nesting depth cannot overflow the stack while being measured. */
+function deeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (item === null || typeof item !== "object") continue;
+    if (depth > max) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Bounds an offer and checks a numeric `amount` against its `currency` (default USDC). */
 function checkOffer(offer: Offer): void {
+  if (deeperThan(offer, MAX_OFFER_DEPTH)) throw invalid(`an offer may nest objects and arrays at most ${MAX_OFFER_DEPTH} levels deep`);
   if (Buffer.byteLength(JSON.stringify(offer)) > MAX_OFFER_BYTES) throw invalid(`an offer must be at most ${MAX_OFFER_BYTES} bytes of JSON`);
   if (offer.currency !== undefined && !(CURRENCIES as readonly unknown[]).includes(offer.currency)) {
     throw invalid(`offer.currency must be one of ${CURRENCIES.join(", ")}`);
@@ -77,21 +93,23 @@ function needsHuman(offer: Offer): boolean {
 
 const find = (id: string) => db.select().from(negotiations).where(eq(negotiations.id, id)).get();
 
-function update(row: NegotiationRow, changes: Partial<NegotiationRow>): NegotiationRow {
-  const next = { ...row, ...changes, updatedAt: clock.nowMs() };
+function update(row: NegotiationRow, changes: Partial<NegotiationRow>, now = clock.nowMs()): NegotiationRow {
+  const next = { ...row, ...changes, updatedAt: now };
   db.update(negotiations).set(next).where(eq(negotiations.id, row.id)).run();
   return next;
 }
 
-function notifyBoth(row: NegotiationRow, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): void {
-  for (const agentId of parties) notifyFinancial(agentId, kind, { negotiationId: row.id, status: row.status, subject: row.subject }, summary);
+function notifyParties(row: NegotiationRow, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): void {
+  for (const agentId of parties) {
+    notifyFinancial(agentId, kind, { negotiationId: row.id, status: row.status, subject: row.subject, offer: row.currentOffer }, summary);
+  }
 }
 
 /** Inside write(): OPEN past its expiry becomes EXPIRED (returns the row as it now is). */
 function expireIfDue(row: NegotiationRow): NegotiationRow {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
   const expired = update(row, { status: "EXPIRED" });
-  notifyBoth(expired, "negotiation.expired", `Negotiation "${row.subject}" expired`);
+  notifyParties(expired, "negotiation.expired", `Negotiation "${row.subject}" expired`);
   return expired;
 }
 
@@ -168,8 +186,8 @@ export function counter(agentId: string, id: string, offer: Offer) {
     offerBy: agentId,
     history: [...row.history, { by: agentId, offer, at: iso(now) }],
     lastCounterAt: now,
-  });
-  notifyBoth(next, "negotiation.countered", `Counter-offer on "${row.subject}"`, [otherParty(row, agentId)]);
+  }, now);
+  notifyParties(next, "negotiation.countered", `Counter-offer on "${row.subject}"`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
@@ -184,9 +202,9 @@ export function accept(agentId: string, id: string) {
     acceptedBy: agentId,
     acceptedAt: now,
     acceptedOfferHash: offerHash(row.currentOffer),
-  });
-  if (human) notifyBoth(next, "negotiation.awaiting_approval", `"${row.subject}" was accepted and needs an owner's approval`);
-  else notifyBoth(next, "negotiation.accepted", `"${row.subject}" was accepted`, [otherParty(row, agentId)]);
+  }, now);
+  if (human) notifyParties(next, "negotiation.awaiting_approval", `"${row.subject}" was accepted and needs an owner's approval`);
+  else notifyParties(next, "negotiation.accepted", `"${row.subject}" was accepted`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
@@ -194,7 +212,7 @@ export function reject(agentId: string, id: string) {
   const row = forParty(id, agentId);
   if (!LIVE.includes(row.status)) throw invalidState(`the negotiation is ${row.status}`);
   const next = update(row, { status: "REJECTED" });
-  notifyBoth(next, "negotiation.rejected", `"${row.subject}" was rejected`, [otherParty(row, agentId)]);
+  notifyParties(next, "negotiation.rejected", `"${row.subject}" was rejected`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
@@ -203,9 +221,10 @@ export function humanApprove(ownerAgentId: string, id: string) {
   const row = find(id);
   if (!row || (row.initiatorId !== ownerAgentId && row.counterpartyId !== ownerAgentId)) throw notFound("negotiation");
   if (row.status !== "AWAITING_HUMAN_APPROVAL") throw invalidState(`the negotiation is ${row.status}, not AWAITING_HUMAN_APPROVAL`);
-  if (row.acceptedOfferHash !== offerHash(row.currentOffer)) throw forbidden("the offer changed since it was accepted");
-  const next = update(row, { status: "ACCEPTED", approvedBy: ownerAgentId, approvedAt: clock.nowMs() });
-  notifyBoth(next, "negotiation.approved", `"${row.subject}" was approved by an owner`);
+  if (row.acceptedOfferHash !== offerHash(row.currentOffer)) throw invalidState("the offer changed since it was accepted");
+  const now = clock.nowMs();
+  const next = update(row, { status: "ACCEPTED", approvedBy: ownerAgentId, approvedAt: now }, now);
+  notifyParties(next, "negotiation.approved", `"${row.subject}" was approved by an owner`);
   return negotiationView(next);
 }
 

@@ -1,5 +1,4 @@
 import { Elysia, t } from "elysia";
-import { write } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -25,7 +24,7 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
       ]),
     },
   )
-  .delete("/:id", ({ agent, params }) => write(() => cancelSubscription(agent.id, params.id)), {
+  .delete("/:id", ({ agent, params }) => cancelSubscription(agent.id, params.id), {
     agent: true,
     params: IdParam,
     detail: docs("Subscriptions", "Cancel (payer or recipient); no further charges", "agent", ["NOT_FOUND", "INVALID_STATE"]),

@@ -21,6 +21,14 @@ export const MAX_FAILED_ATTEMPTS = 3;
 const MAX_PERIODS_PER_RUN = 10_000;
 
 const dueAt = (row: SubscriptionRow, period = row.nextPeriod) => periodStart(row.anchorAt, row.frequency as Frequency, period);
+/** When the next attempt is due: the next period's start, or the retry time while PAST_DUE. */
+const attemptAt = (row: SubscriptionRow) => (row.status === "PAST_DUE" ? row.nextAttemptAt! : dueAt(row));
+/**
+ * The attempt a run read is still the one to make: no other run (job, read, overlapping job) has
+ * charged the period or recorded this attempt's failure meanwhile. Makes both writes compare-and-set.
+ */
+const stillDue = (row: SubscriptionRow | undefined, period: number, at: number): row is SubscriptionRow =>
+  row !== undefined && row.status !== "CANCELLED" && row.nextPeriod === period && attemptAt(row) === at;
 
 export function subscriptionView(row: SubscriptionRow) {
   const currency = row.currency as Currency;
@@ -33,7 +41,7 @@ export function subscriptionView(row: SubscriptionRow) {
     frequency: row.frequency,
     status: row.status,
     periodsCharged: row.nextPeriod,
-    nextChargeAt: row.status === "CANCELLED" ? null : iso(row.status === "PAST_DUE" ? row.nextAttemptAt! : dueAt(row)),
+    nextChargeAt: row.status === "CANCELLED" ? null : iso(attemptAt(row)),
     failedAttempts: row.failedAttempts,
     lastError: row.lastError,
     cancelledAt: row.cancelledAt === null ? null : iso(row.cancelledAt),
@@ -97,9 +105,22 @@ export function createSubscription(payerId: string, body: { recipientId: string;
   return subscriptionView(find(row.id)!);
 }
 
-export function cancelSubscription(agentId: string, id: string) {
+/** The subscription if `agentId` is one of its parties; anyone else gets 404 (existence not revealed). */
+function findAsParty(agentId: string, id: string): SubscriptionRow {
   const row = find(id);
   if (!row || (row.payerId !== agentId && row.recipientId !== agentId)) throw notFound("subscription");
+  return row;
+}
+
+/** Periods that came due before the cancel are owed: they are charged first, then it is cancelled. */
+export async function cancelSubscription(agentId: string, id: string) {
+  findAsParty(agentId, id);
+  await chargeDue(id);
+  return write(() => cancel(agentId, id));
+}
+
+function cancel(agentId: string, id: string) {
+  const row = findAsParty(agentId, id);
   if (row.status === "CANCELLED") throw invalidState("the subscription is already cancelled");
   const now = clock.nowMs();
   const reason = agentId === row.payerId ? "cancelled by the payer" : "cancelled by the recipient";
@@ -110,16 +131,16 @@ export function cancelSubscription(agentId: string, id: string) {
 }
 
 /** Inside write(): a failed charge moves the subscription to PAST_DUE, or CANCELLED after the third. */
-function recordFailure(id: string, period: number, attemptAt: number, error: ApiError): void {
+function recordFailure(id: string, period: number, at: number, error: ApiError): void {
   const row = find(id);
-  if (!row || row.status === "CANCELLED" || row.nextPeriod !== period) return;
+  if (!stillDue(row, period, at)) return;
   const failedAttempts = row.failedAttempts + 1;
   const cancelled = failedAttempts >= MAX_FAILED_ATTEMPTS;
   db.update(subscriptions)
     .set({
       status: cancelled ? "CANCELLED" : "PAST_DUE",
       failedAttempts,
-      nextAttemptAt: cancelled ? null : attemptAt + RETRY_MS,
+      nextAttemptAt: cancelled ? null : at + RETRY_MS,
       lastError: `${error.code}: ${error.message}`,
       ...(cancelled ? { cancelledAt: clock.nowMs(), cancelReason: `charge failed ${MAX_FAILED_ATTEMPTS} times` } : {}),
     })
@@ -137,19 +158,18 @@ export async function chargeDue(id: string): Promise<void> {
   for (let step = 0; step < MAX_PERIODS_PER_RUN; step++) {
     const row = find(id);
     if (!row || row.status === "CANCELLED") return;
-    const attemptAt = row.status === "PAST_DUE" ? row.nextAttemptAt! : dueAt(row);
-    if (attemptAt > clock.nowMs()) return;
+    const at = attemptAt(row);
+    if (at > clock.nowMs()) return;
     const period = row.nextPeriod;
     try {
       await write(() => {
-        // Another run may have charged it since: compare-and-set on the cursor.
         const current = find(id);
-        if (!current || current.status === "CANCELLED" || current.nextPeriod !== period) return;
-        charge(current, period);
+        if (stillDue(current, period, at)) charge(current, period);
       });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      await write(() => recordFailure(id, period, attemptAt, error));
+      // The failed op rolled back; the failure is recorded in an op of its own.
+      await write(() => recordFailure(id, period, at, error));
     }
   }
 }
@@ -158,17 +178,13 @@ export async function chargeDue(id: string): Promise<void> {
 export async function chargeDueSubscriptions(): Promise<void> {
   const active = db.select().from(subscriptions).where(inArray(subscriptions.status, ["ACTIVE", "PAST_DUE"])).all();
   const now = clock.nowMs();
-  for (const row of active) {
-    const attemptAt = row.status === "PAST_DUE" ? row.nextAttemptAt! : dueAt(row);
-    if (attemptAt <= now) await chargeDue(row.id);
-  }
+  for (const row of active) if (attemptAt(row) <= now) await chargeDue(row.id);
 }
 
 export async function getSubscription(agentId: string, id: string) {
-  if (find(id)) await chargeDue(id);
-  const row = find(id);
-  if (!row || (row.payerId !== agentId && row.recipientId !== agentId)) throw notFound("subscription");
-  return subscriptionView(row);
+  findAsParty(agentId, id);
+  await chargeDue(id);
+  return subscriptionView(find(id)!);
 }
 
 export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient"; limit: number; offset: number }) {

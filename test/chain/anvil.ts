@@ -10,28 +10,30 @@ const ANVIL = join(import.meta.dir, "../../node_modules/@foundry-rs/anvil-linux-
 /** anvil's default mnemonic: the service's treasury (index 0) is anvil's first account. */
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 
-/** A port nobody listens on right now (anvil block-buffers its banner, so it cannot tell us its own). */
-function freePort(): number {
-  const probe = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
-  const port = probe.port;
-  probe.stop(true);
-  return port;
+/** anvil on a free port (--port 0): its banner's `Listening on` line names it; stdout is drained after. */
+async function spawnAnvil() {
+  const proc = Bun.spawn([ANVIL, "--port", "0", "--host", "127.0.0.1"], { stdout: "pipe", stderr: "ignore" });
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
+  const decoder = new TextDecoder();
+  const timer = setTimeout(() => proc.kill(), 10_000);
+  let banner = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`anvil did not start:\n${banner}`);
+    banner += decoder.decode(value, { stream: true });
+    const match = /Listening on 127\.0\.0\.1:(\d+)/.exec(banner);
+    if (match) {
+      clearTimeout(timer);
+      void (async () => {
+        while (!(await reader.read()).done);
+      })();
+      return { proc, port: Number(match[1]) };
+    }
+  }
 }
 
 export async function startAnvil() {
-  const port = freePort();
-  const proc = Bun.spawn([ANVIL, "--port", String(port), "--host", "127.0.0.1"], { stdout: "ignore", stderr: "ignore" });
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_chainId", params: [] }),
-    }).then((response) => response.ok, () => false);
-    if (ready) break;
-    if (Date.now() > deadline) throw new Error("anvil did not start");
-    await Bun.sleep(50);
-  }
+  const { proc, port } = await spawnAnvil();
   const rpcUrl = `http://127.0.0.1:${port}`;
   const chain = { ...anvilChain, rpcUrls: { default: { http: [rpcUrl] } } };
   const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
@@ -74,6 +76,9 @@ export async function startAnvil() {
     },
     balanceOf: async (address: Address) =>
       (await client.readContract({ address: usdc, abi: usdcAbi, functionName: "balanceOf", args: [address] })) as bigint,
+    /** evm_snapshot / evm_revert: reverting drops the blocks mined since, as a reorg of the tail does. */
+    snapshot: () => client.request({ method: "evm_snapshot" as never }) as Promise<Hex>,
+    revert: (id: Hex) => client.request({ method: "evm_revert" as never, params: [id] as never }),
     mine: (blocks = 1) => client.request({ method: "anvil_mine" as never, params: [`0x${blocks.toString(16)}`] as never }),
     transferLogs: (to: Address) =>
       client.getContractEvents({ address: usdc, abi: usdcAbi, eventName: "Transfer", args: { to }, fromBlock: 0n }),
