@@ -10,8 +10,8 @@ import { clock, iso } from "./clock";
 import { consoleRoutes } from "./console/routes";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
-import { ApiError } from "./errors";
 import { apiDocs } from "./http/docs";
+import { MAX_BODY_BYTES, parseBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
@@ -27,9 +27,8 @@ import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-/** Bun's own cut-off, for bodies sent without Content-Length; it answers 413 with no JSON body. */
-const HARD_BODY_LIMIT_BYTES = 8 * MAX_BODY_BYTES;
+/** Bun's own cut-off (a bare 413); parseBody answers the contract's 413 from MAX_BODY_BYTES up to it. */
+const HARD_BODY_LIMIT_BYTES = 2 * MAX_BODY_BYTES;
 
 /** Public routes are limited per client address; /health and the docs are not limited. */
 const PUBLIC_LIMITED: [string, RegExp][] = [
@@ -47,14 +46,13 @@ export function createApp() {
     .use(errorHandler)
     .onRequest(({ request, server, set }) => {
       started.set(request, performance.now());
-      const length = Number(request.headers.get("content-length") ?? 0);
-      if (length > MAX_BODY_BYTES) throw new ApiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
       const path = pathOf(request.url);
       if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
         const address = server?.requestIP(request)?.address ?? "unknown";
         consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
+    .onParse({ as: "global" }, ({ request, path }, contentType) => parseBody(request, contentType, path))
     .onAfterResponse({ as: "global" }, (context) => {
       const { request, set, path } = context;
       const start = started.get(request);

@@ -1,6 +1,6 @@
 // The one source of time. The test clock (TEST_CLOCK=true) adds an offset that only moves forward;
 // it is kept in the database so a restart does not move the service's time backwards.
-import { sqlite } from "./db";
+import { getSetting, setSetting } from "./db/settings";
 
 const OFFSET_KEY = "test_clock_offset_ms";
 let offsetMs = 0;
@@ -12,12 +12,11 @@ export const clock = {
   /** Inside write(). */
   advance(seconds: number): void {
     offsetMs += Math.round(seconds * 1000);
-    sqlite.query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value").run(OFFSET_KEY, String(offsetMs));
+    setSetting(OFFSET_KEY, String(offsetMs));
   },
   /** At start with TEST_CLOCK=true: continue from the offset the last run reached. */
   restoreTestOffset(): void {
-    const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(OFFSET_KEY) as { value: string } | null;
-    offsetMs = row ? Number(row.value) : 0;
+    offsetMs = Number(getSetting(OFFSET_KEY) ?? 0);
   },
 };
 

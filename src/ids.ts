@@ -18,3 +18,6 @@ export const sha256Hex = (text: string): string => Bun.SHA256.hash(text, "hex") 
 
 /** A Standard Webhooks signing secret: whsec_ + base64 of 24 random bytes. */
 export const webhookSecret = (): string => `whsec_${randomBytes(24).toString("base64")}`;
+
+/** 32 random bytes as 0x-hex: an EIP-3009 authorization nonce. */
+export const randomNonce = (): `0x${string}` => `0x${randomBytes(32).toString("hex")}`;

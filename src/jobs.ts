@@ -1,7 +1,7 @@
 // Every timed job of the service, registered with the scheduler at start.
 import { resolveOracleBets, settleDueBets } from "./betting/service";
 import { settleDueContracts } from "./contracts/service";
-import { scanDeposits } from "./chain/deposits";
+import { watchChain } from "./chain/watcher";
 import { processWithdrawals } from "./chain/withdrawals";
 import { config } from "./config";
 import { write } from "./db";
@@ -11,6 +11,7 @@ import { settleDueLending } from "./lending/service";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
+import { resolvePending } from "./x402/service";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
@@ -22,7 +23,8 @@ export function registerJobs(): void {
   registerJob("lending.due", settleDueLending);
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   if (config.chain.configured) {
-    registerJob("chain.deposits", scanDeposits);
+    registerJob("chain.watch", watchChain);
     registerJob("chain.withdrawals", processWithdrawals);
+    registerJob("x402.resolve", resolvePending);
   }
 }

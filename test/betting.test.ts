@@ -183,7 +183,7 @@ describe("bet lifecycle", () => {
     const creator = await agent(100);
     const acceptor = await agent(100);
     const resolveAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
-    const oracle = { url: "https://scores.example.com/match/7", jsonPath: "$.winner", operator: "eq", value: "A", resolveAt };
+    const oracle = { url: "https://1.1.1.1/match/7", jsonPath: "$.winner", operator: "eq", value: "A", resolveAt };
     const api = await create(creator, betBody({ oracleType: "API", oracle }));
     expect(api.status).toBe(201);
     expect(api.body).toMatchObject({ oracleType: "API", oracle });

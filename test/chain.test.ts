@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { getAddress, parseUnits, type Address } from "viem";
+import { formatUnits, getAddress, parseUnits, type Address } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
@@ -174,7 +174,7 @@ describe("on a local EVM", () => {
   test("a treasury without enough USDC fails the withdrawal and returns the funds", async () => {
     // The operator moves the treasury's USDC away (its nonce moves outside the service too).
     const held = await anvil.balanceOf(TREASURY);
-    if (held > 0n) await anvil.sendAs(0, "transfer", [freshAddress(), held]);
+    const drained = await anvil.sendAs(0, "transfer", [freshAddress(), held]);
     expect(await anvil.balanceOf(TREASURY)).toBe(0n);
     const agent = await server.register();
     await server.deposit(agent.id, 50);
@@ -194,7 +194,18 @@ describe("on a local EVM", () => {
     expect(notices[0].metadata).toMatchObject({ kind: "withdrawal.failed", amount: 50 });
     const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
     expect(history.map((entry: { type: string }) => entry.type).slice(0, 2)).toEqual(["WITHDRAWAL_RETURNED", "WITHDRAWAL"]);
+    // The reconciliation sees USDC leave the treasury that no ledger entry explains...
+    const check = await server.ledgerCheck();
+    expect(check.ok).toBe(false);
+    expect(check.chain).toMatchObject({ status: "mismatch", difference: -Number(formatUnits(held, 6)), missingTransfers: [] });
+    expect(check.chain.unexplainedTransfers).toEqual([{ txHash: drained.transactionHash, logIndex: expect.any(Number), to: expect.any(String), amount: Number(formatUnits(held, 6)) }]);
+    // ...until the operator explains it.
+    const unexplained = check.chain.unexplainedTransfers[0];
+    const ack = await server.admin("POST", "/admin/chain/acknowledge", { txHash: unexplained.txHash, logIndex: unexplained.logIndex, reason: "moved to cold storage" });
+    expect(ack.status).toBe(200);
+    expect((await server.admin("POST", "/admin/chain/acknowledge", { txHash: `0x${"0".repeat(64)}`, logIndex: 0, reason: "x" })).status).toBe(404);
     await expectLedgerOk(server);
+    expect((await server.ledgerCheck()).chain).toMatchObject({ status: "ok", difference: 0, movedByOperator: Number(formatUnits(held, 6)) });
   });
 
   test("killed between the debit and the broadcast, the restarted service sends exactly one transfer", async () => {
@@ -267,7 +278,7 @@ describe("on a local EVM", () => {
     await anvil.mine(1);
     await server.advance(1);
     expect(await server.balance(agent)).toEqual({ available: 3, held: 0 });
-    const watcher = (await server.admin("GET", "/admin/chain")).body.depositWatcher;
+    const watcher = (await server.admin("GET", "/admin/chain")).body.chainWatcher;
     expect(watcher).toMatchObject({ lagBlocks: 1, confirmations: 2 });
     await expectLedgerOk(server);
   });

@@ -1,199 +1,278 @@
-// x402 against a real resource server in the test: it verifies the EIP-3009 signature with viem and
-// settles it on anvil (transferWithAuthorization), for protocol v1 and v2.
+// agentbank's x402 client against real peers: resource servers built only from the official packages
+// (x402-express for v1, @x402/express + @x402/core + @x402/evm for v2) with a facilitator made of their
+// own verify/settle, on anvil posing as base-sepolia (test/x402/official.ts), plus a raw attacker
+// server for crafted requirements. After every scenario the ledger check reconciles with the chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createWalletClient, getAddress, http, parseSignature, verifyTypedData, type Abi, type Address, type Hex } from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { anvil as anvilChain } from "viem/chains";
-import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../src/chain/eip3009";
+import { createWalletClient, getAddress, http, parseSignature, type Abi, type Address, type Hex } from "viem";
+import { mnemonicToAccount } from "viem/accounts";
 import contracts from "./chain/contracts.json";
-import { startAnvil, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
+import { TEST_MNEMONIC } from "./chain/anvil";
+import { HOSTILE_CASES, PRICE_UNITS, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
+import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
-const merchant = privateKeyToAccount(generatePrivateKey()).address;
-const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
-const decode = (header: string) => JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+const PRICE = Number(PRICE_UNITS) / 1e6;
 
-let anvil: Anvil;
+let x: OfficialX402;
+let hostile: Hostile402;
 let server: TestServer;
-let resource: ReturnType<typeof Bun.serve>;
-let internalPayTo: Address = merchant;
-const paymentIdentifiers: string[] = [];
-
-
-/** Verifies the authorization like a facilitator would, then settles it on chain. */
-async function verifyAndSettle(payload: { signature: Hex; authorization: Record<string, string> }, payTo: Address, amount: bigint): Promise<Hex> {
-  const { authorization, signature } = payload;
-  const message = {
-    from: authorization.from as Address,
-    to: authorization.to as Address,
-    value: BigInt(authorization.value!),
-    validAfter: BigInt(authorization.validAfter!),
-    validBefore: BigInt(authorization.validBefore!),
-    nonce: authorization.nonce as Hex,
-  };
-  const valid = await verifyTypedData({
-    address: message.from,
-    domain: { name: "USD Coin", version: "2", chainId: anvil.chainId, verifyingContract: anvil.usdc },
-    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
-    primaryType: "TransferWithAuthorization",
-    message,
-    signature,
-  });
-  if (!valid || getAddress(message.to) !== getAddress(payTo) || message.value < amount) throw new Error("invalid payment");
-  const { r, s, v } = parseSignature(signature);
-  const facilitator = createWalletClient({ chain: { ...anvilChain, rpcUrls: { default: { http: [anvil.rpcUrl] } } }, transport: http(anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 2 }) });
-  const hash = await facilitator.writeContract({
-    address: anvil.usdc,
-    abi: contracts.TestUSDC.abi as Abi,
-    functionName: "transferWithAuthorization",
-    args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v), r, s],
-  });
-  const receipt = await anvil.client.waitForTransactionReceipt({ hash });
-  if (receipt.status !== "success") throw new Error("settlement reverted");
-  return hash;
-}
-
-function requirementV1(amount: bigint, payTo: Address, url: string) {
-  return { scheme: "exact", network: "anvil", maxAmountRequired: String(amount), resource: url, description: "data", mimeType: "application/json", payTo, maxTimeoutSeconds: 60, asset: anvil.usdc, extra: { name: "USD Coin", version: "2" } };
-}
-function requirementV2(amount: bigint, payTo: Address) {
-  return { scheme: "exact", network: `eip155:${anvil.chainId}`, amount: String(amount), asset: anvil.usdc, payTo, maxTimeoutSeconds: 60, extra: { name: "USD Coin", version: "2" } };
-}
-
-async function handle(request: Request): Promise<Response> {
-  const url = new URL(request.url);
-  const path = url.pathname;
-  if (path === "/free") return Response.json({ free: true });
-  const amount = path === "/expensive" ? 5_000_000n : path === "/v2" ? 500_000n : 250_000n;
-  const payTo = path === "/internal" ? internalPayTo : merchant;
-  if (path === "/v2") {
-    const header = request.headers.get("payment-signature");
-    if (!header) {
-      const required = { x402Version: 2, error: "payment required", resource: { url: request.url }, accepts: [requirementV2(amount, payTo)], extensions: { "payment-identifier": { info: { required: false } } } };
-      return new Response(null, { status: 402, headers: { "PAYMENT-REQUIRED": encode(required) } });
-    }
-    const payment = decode(header);
-    const id = payment.extensions?.["payment-identifier"]?.info?.id;
-    if (id) paymentIdentifiers.push(id);
-    const hash = await verifyAndSettle(payment.payload, payTo, amount);
-    return Response.json({ data: "v2 secret" }, { headers: { "PAYMENT-RESPONSE": encode({ success: true, transaction: hash, network: `eip155:${anvil.chainId}` }) } });
-  }
-  const header = request.headers.get("x-payment");
-  if (!header) return Response.json({ x402Version: 1, error: "X-PAYMENT header is required", accepts: [requirementV1(amount, payTo, request.url)] }, { status: 402 });
-  if (path === "/broken") return new Response("upstream failed", { status: 500 });
-  const hash = await verifyAndSettle(decode(header).payload, payTo, amount);
-  return Response.json({ data: "v1 secret", method: request.method, echoed: request.method === "POST" ? await request.json() : null }, { headers: { "X-PAYMENT-RESPONSE": encode({ success: true, transaction: hash, network: "anvil" }) } });
-}
 
 beforeAll(async () => {
-  anvil = await startAnvil();
-  await anvil.mint(TREASURY, "100");
-  resource = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: handle });
+  x = await startOfficialX402({ slowMs: 11_000 });
+  await x.mint(TREASURY, "100");
+  hostile = startHostile402();
   server = await startServer({
-    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_ID: String(anvil.chainId), USDC_ADDRESS: anvil.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
+    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
   });
 });
 afterAll(async () => {
-  await server.close();
-  resource.stop(true);
-  anvil.stop();
+  await server?.close();
+  hostile?.stop();
+  await x?.stop();
 });
 
-const at = (path: string) => `http://127.0.0.1:${resource.port}${path}`;
 const pay = (agent: Agent, body: Record<string, unknown>, headers: Record<string, string> = {}) => server.request("POST", "/x402/pay", { key: agent.apiKey, body, headers });
+const payment = async (agent: Agent, id: string) => (await server.request("GET", `/x402/payments/${id}`, { key: agent.apiKey })).body;
 async function funded(amount = 10): Promise<Agent> {
   const agent = await server.register();
   await server.deposit(agent.id, amount);
   return agent;
 }
+const history = async (agent: Agent) => (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data.map((entry: { type: string }) => entry.type);
+const nonceOf = (header: { payload: { authorization: { nonce: Hex } } }) => header.payload.authorization.nonce;
+/** Mines a block and lets the service's jobs (chain watcher, x402 resolver) run. */
+async function settleJobs(): Promise<void> {
+  await x.anvil.mine(1);
+  await server.advance(1);
+}
 
-describe("x402", () => {
-  test("v1: pays 0.25 USDC, gets the resource, settles on chain and in the ledger", async () => {
+/** The attacker's move: settle a captured authorization on chain by itself, long after the service saw the answer. */
+async function settleCaptured(captured: { payload: { signature: Hex; authorization: Record<string, string> } }) {
+  const { authorization, signature } = captured.payload;
+  const { r, s, v } = parseSignature(signature);
+  const attacker = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 3 }) });
+  const hash = await attacker.writeContract({
+    address: x.usdc,
+    abi: contracts.TestUSDC.abi as Abi,
+    functionName: "transferWithAuthorization",
+    args: [authorization.from, authorization.to, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce, Number(v), r, s],
+  });
+  const receipt = await x.anvil.client.waitForTransactionReceipt({ hash });
+  expect(receipt.status).toBe("success");
+}
+
+describe("official servers", () => {
+  test("v1 (x402-express): paid, SETTLED at once; the merchant received exactly what the agent was charged", async () => {
     const agent = await funded();
-    const before = await anvil.balanceOf(merchant);
-    const reply = await pay(agent, { url: at("/v1"), method: "POST", body: { q: 1 }, maxAmount: 1 });
+    const before = await x.balanceOf(x.payTo);
+    const reply = await pay(agent, { url: `${x.v1Url}/paid`, maxAmount: 1 });
     expect(reply.status).toBe(200);
-    expect(reply.body.resource).toMatchObject({ status: 200, body: { data: "v1 secret", method: "POST", echoed: { q: 1 } } });
-    expect(reply.body.payment).toMatchObject({ amount: 0.25, currency: "USDC", payTo: merchant, status: "SETTLED", x402Version: 1, network: "anvil", internalAgentId: null });
+    expect(reply.body.resource).toMatchObject({ status: 200, body: { data: "v1 paid content" } });
+    expect(reply.body.payment).toMatchObject({ amount: PRICE, currency: "USDC", payTo: x.payTo, status: "SETTLED", x402Version: 1, network: "base-sepolia", internalAgentId: null, error: null });
     expect(reply.body.payment.transaction).toMatch(/^0x[0-9a-f]{64}$/);
-    expect((await anvil.balanceOf(merchant)) - before).toBe(250_000n);
-    expect(await server.balance(agent)).toEqual({ available: 9.75, held: 0 });
+    expect((await x.balanceOf(x.payTo)) - before).toBe(PRICE_UNITS);
+    expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: 0 });
     expect((await server.request("GET", `/agents/${agent.id}/reputation`)).body.score).toBe(1);
+    await settleJobs();
+    expect(await payment(agent, reply.body.payment.id)).toMatchObject({ status: "SETTLED", transaction: reply.body.payment.transaction });
     await expectLedgerOk(server);
   });
 
-  test("v2: PAYMENT-REQUIRED / PAYMENT-SIGNATURE / PAYMENT-RESPONSE, with the payment-identifier extension", async () => {
+  test("v2 (@x402/express): the payment-identifier echo the official server checks is accepted, on /paid and /id-required", async () => {
     const agent = await funded();
-    const reply = await pay(agent, { url: at("/v2"), maxAmount: 0.5 });
-    expect(reply.body.payment).toMatchObject({ amount: 0.5, status: "SETTLED", x402Version: 2, network: "eip155:31337" });
-    expect(reply.body.resource.body).toEqual({ data: "v2 secret" });
-    expect(paymentIdentifiers).toContain(reply.body.payment.id);
-    expect(await server.balance(agent)).toEqual({ available: 9.5, held: 0 });
-  });
-
-  test("a price above maxAmount is refused with no debit", async () => {
-    const agent = await funded();
-    const reply = await pay(agent, { url: at("/expensive"), maxAmount: 1 });
-    expect(reply.status).toBe(400);
-    expect(reply.body.message).toContain("maxAmount");
-    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
-  });
-
-  test("a resource error after payment refunds the agent", async () => {
-    const agent = await funded();
-    const reply = await pay(agent, { url: at("/broken"), maxAmount: 1 });
-    expect(reply.status).toBe(200);
-    expect(reply.body.resource.status).toBe(500);
-    expect(reply.body.payment).toMatchObject({ status: "REFUNDED", amount: 0.25 });
-    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
-    const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data.map((e: { type: string }) => e.type);
-    expect(history.slice(0, 2)).toEqual(["X402_REFUND", "X402_PAYMENT"]);
+    for (const path of ["/paid", "/id-required"]) {
+      const reply = await pay(agent, { url: `${x.v2Url}${path}`, maxAmount: 1 });
+      expect(reply.body.payment).toMatchObject({ status: "SETTLED", x402Version: 2, network: "eip155:84532", error: null });
+      expect(reply.body.resource.status).toBe(200);
+      expect(x.paymentIdentifiers).toContain(reply.body.payment.id);
+    }
+    expect(await server.balance(agent)).toEqual({ available: 10 - 2 * PRICE, held: 0 });
     await expectLedgerOk(server);
   });
 
-  test("payTo is another agent's deposit address: settled inside the ledger, credited once", async () => {
+  test("upfront flow: settled before the handler answers 500 → SETTLED, never refunded (v1 and v2)", async () => {
+    const agent = await funded();
+    for (const base of [x.v1Url, x.v2Url]) {
+      const reply = await pay(agent, { url: `${base}/upfront`, maxAmount: 1 });
+      expect(reply.body.resource.status).toBe(500);
+      expect(reply.body.payment).toMatchObject({ status: "SETTLED", resourceStatus: 500 });
+    }
+    await settleJobs();
+    expect(await server.balance(agent)).toEqual({ available: 10 - 2 * PRICE, held: 0 });
+    expect(await history(agent)).not.toContain("X402_REFUND");
+    await expectLedgerOk(server);
+  });
+
+  test("the server settles, then answers after the 10 s timeout: SETTLED from the chain, not refunded", async () => {
+    const agent = await funded();
+    const reply = await pay(agent, { url: `${x.v1Url}/slow`, maxAmount: 1 });
+    expect(reply.body.resource).toBeNull();
+    expect(reply.body.payment).toMatchObject({ status: "SETTLED" });
+    expect(reply.body.payment.error).toContain("did not answer within 10 s");
+    expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: 0 });
+    await expectLedgerOk(server);
+  }, 30_000);
+});
+
+describe("attacks", () => {
+  test("negative, zero, fractional, exponent and huge prices, another asset or network: 400 before any debit or signature", async () => {
+    const agent = await funded();
+    for (const version of [1, 2]) {
+      for (const name of Object.keys(HOSTILE_CASES)) {
+        const reply = await pay(agent, { url: `${hostile.url}/v${version}/${name}`, maxAmount: 1e9 });
+        expect([version, name, reply.status, reply.body.error]).toEqual([version, name, 400, "VALIDATION_ERROR"]);
+        expect(reply.body.message).toContain("no payment the service can make");
+        expect(reply.body.message).toContain(name === "wrong-asset" ? "asset" : name === "wrong-network" ? "network" : "positive whole number");
+      }
+    }
+    expect(hostile.payments).toEqual([]);
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+    expect((await server.request("GET", "/x402/payments", { key: agent.apiKey })).body.pagination.total).toBe(0);
+    await expectLedgerOk(server);
+  });
+
+  test("500 without settlement: PENDING, not refunded on the resource's word; a captured authorization settled later is charged once", async () => {
+    const agent = await funded();
+    const failed = await pay(agent, { url: `${x.v1Url}/fail`, maxAmount: 1 });
+    expect(failed.body.resource.status).toBe(500);
+    expect(failed.body.payment).toMatchObject({ status: "PENDING", resourceStatus: 500, error: "the resource answered 500" });
+    expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: 0 });
+    await settleJobs();
+    expect((await payment(agent, failed.body.payment.id)).status).toBe("PENDING");
+
+    // The raw server keeps the authorization and settles it itself, after answering.
+    const captured = await pay(agent, { url: `${hostile.url}/v1/amount/${PRICE_UNITS}`, maxAmount: 1 });
+    expect(captured.body.payment).toMatchObject({ status: "PENDING", error: null });
+    const header = hostile.payments.at(-1)!.decoded as { payload: { signature: Hex; authorization: Record<string, string> } };
+    const before = await x.balanceOf(hostile.payTo as Address);
+    await settleCaptured(header);
+    await settleJobs();
+    const settled = await payment(agent, captured.body.payment.id);
+    expect(settled).toMatchObject({ status: "SETTLED" });
+    expect(settled.transaction).toMatch(/^0x[0-9a-f]{64}$/);
+    expect((await x.balanceOf(hostile.payTo as Address)) - before).toBe(PRICE_UNITS);
+    expect(await server.balance(agent)).toEqual({ available: 10 - 2 * PRICE, held: 0 });
+    expect((await financialNotifications(server, agent, "x402.settled")).map((data) => data.x402PaymentId)).toContain(captured.body.payment.id);
+    await expectLedgerOk(server);
+  });
+
+  test("a retry with the same Idempotency-Key after a failure replays it and pays nothing more; another body is 409", async () => {
+    const agent = await funded();
+    const key = { "idempotency-key": "x402-retry" };
+    const first = await pay(agent, { url: `${x.v2Url}/fail`, maxAmount: 1 }, key);
+    expect(first.body.payment.status).toBe("PENDING");
+    const verifies = x.facilitatorCalls.length;
+    // A model regenerating the call may order the fields differently: still the same request.
+    const again = await pay(agent, { maxAmount: 1, url: `${x.v2Url}/fail` }, key);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect(again.body.payment.id).toBe(first.body.payment.id);
+    expect(x.facilitatorCalls.length).toBe(verifies);
+    expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: 0 });
+    const other = await pay(agent, { url: `${x.v2Url}/paid`, maxAmount: 1 }, key);
+    expect([other.status, other.body.error]).toEqual([409, "IDEMPOTENCY_KEY_REUSED"]);
+    await expectLedgerOk(server);
+  });
+
+  test("x402 to the deposit address of an agent that blocked the payer is 403; otherwise it settles to that agent once", async () => {
     const payer = await funded();
     const payee = await server.register();
-    internalPayTo = payee.registration.wallet.address;
-    const reply = await pay(payer, { url: at("/internal"), maxAmount: 1 });
-    expect(reply.body.payment).toMatchObject({ status: "SETTLED", internalAgentId: payee.id });
-    expect(await server.balance(payee)).toEqual({ available: 0.25, held: 0 });
-    await anvil.mine(2);
-    await server.advance(1);
-    // The treasury's on-chain transfer to the payee's address is not a second deposit.
-    expect(await server.balance(payee)).toEqual({ available: 0.25, held: 0 });
-    await expectLedgerOk(server);
+    const toPayee = startHostile402({ payTo: payee.registration.wallet.address });
+    try {
+      await block(server, payee, payer);
+      const refused = await pay(payer, { url: `${toPayee.url}/v2/amount/${PRICE_UNITS}`, maxAmount: 1 });
+      expect([refused.status, refused.body.error]).toEqual([403, "FORBIDDEN"]);
+      expect(toPayee.payments).toEqual([]);
+      expect(await server.balance(payer)).toEqual({ available: 10, held: 0 });
+      await server.request("DELETE", `/agents/me/block/${payer.id}`, { key: payee.apiKey });
+
+      const reply = await pay(payer, { url: `${toPayee.url}/v2/amount/${PRICE_UNITS}`, maxAmount: 1 });
+      expect(reply.body.payment).toMatchObject({ status: "PENDING", internalAgentId: payee.id });
+      expect(await server.balance(payee)).toEqual({ available: 0, held: 0 });
+      await settleCaptured(toPayee.payments[0]!.decoded as never);
+      await settleJobs();
+      await settleJobs();
+      // Credited once in the ledger; the treasury's on-chain transfer to the payee's address is not a deposit.
+      expect(await server.balance(payee)).toEqual({ available: PRICE, held: 0 });
+      expect((await financialNotifications(server, payee, "x402.received"))).toHaveLength(1);
+      expect((await financialNotifications(server, payee, "deposit.credited"))).toHaveLength(0);
+      await expectLedgerOk(server);
+    } finally {
+      toPayee.stop();
+    }
   });
 
-  test("a free resource is returned without payment; Idempotency-Key replays one payment", async () => {
+  test("a resource that does not ask for payment is returned as is; a 402 without requirements is 400", async () => {
     const agent = await funded();
-    const free = await pay(agent, { url: at("/free"), maxAmount: 1 });
-    expect(free.body).toEqual({ payment: null, resource: expect.objectContaining({ status: 200, body: { free: true } }) });
-    const first = await pay(agent, { url: at("/v1"), maxAmount: 1 }, { "idempotency-key": "x402-once" });
-    const again = await pay(agent, { url: at("/v1"), maxAmount: 1 }, { "idempotency-key": "x402-once" });
-    expect(again.body.payment.id).toBe(first.body.payment.id);
-    expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect(await server.balance(agent)).toEqual({ available: 9.75, held: 0 });
-    expect((await pay(agent, { url: at("/v2"), maxAmount: 1 }, { "idempotency-key": "x402-once" })).status).toBe(409);
+    const free = await pay(agent, { url: `${hostile.url}/nothing-here`, maxAmount: 1 });
+    expect(free.body).toEqual({ payment: null, resource: expect.objectContaining({ status: 404, body: { error: "not found" } }) });
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
   });
 
   test("bad input is 400 and debits nothing; a private URL is refused without the flag", async () => {
     const agent = await funded();
-    for (const body of [{ url: "not a url", maxAmount: 1 }, { url: at("/v1") }, { url: at("/v1"), maxAmount: 0 }, { url: at("/v1"), maxAmount: 1.0000001 }, { url: at("/v1"), maxAmount: 1, method: "TRACE" }, { url: "ftp://x/y", maxAmount: 1 }]) {
-      expect((await pay(agent, body)).status).toBe(400);
+    for (const body of [{ url: "not a url", maxAmount: 1 }, { url: `${x.v1Url}/paid` }, { url: `${x.v1Url}/paid`, maxAmount: 0 }, { url: `${x.v1Url}/paid`, maxAmount: -1 }, { url: `${x.v1Url}/paid`, maxAmount: 1.0000001 }, { url: `${x.v1Url}/paid`, maxAmount: 1, method: "TRACE" }, { url: "ftp://x/y", maxAmount: 1 }, { url: `${x.v1Url}/paid`, maxAmount: 0.001 }]) {
+      const reply = await pay(agent, body);
+      expect([JSON.stringify(body), reply.status]).toEqual([JSON.stringify(body), 400]);
     }
     expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
-    const strict = await startServer({ env: { CHAIN_RPC_URL: anvil.rpcUrl, CHAIN_ID: String(anvil.chainId), USDC_ADDRESS: anvil.usdc, MASTER_MNEMONIC: TEST_MNEMONIC } });
+    const strict = await startServer({ env: { CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC } });
     try {
       const other = await strict.register();
       await strict.deposit(other.id, 5);
-      const refused = await strict.request("POST", "/x402/pay", { key: other.apiKey, body: { url: at("/v1"), maxAmount: 1 } });
-      expect(refused.status).toBe(400);
-      expect(refused.body.message).toContain("private");
+      for (const url of [`${x.v1Url}/paid`, "http://[::ffff:127.0.0.1]:9/", "http://[::127.0.0.1]/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/", "http://[fec0::1]/", "http://169.254.169.254/latest/meta-data/"]) {
+        const refused = await strict.request("POST", "/x402/pay", { key: other.apiKey, body: { url, maxAmount: 1 } });
+        expect([url, refused.status]).toEqual([url, 400]);
+        expect(refused.body.message).toContain("non-public");
+      }
+      expect(await strict.balance(other)).toEqual({ available: 5, held: 0 });
     } finally {
       await strict.close();
     }
+  });
+});
+
+describe("when the chain decides", () => {
+  test("the official server's rejection reason is kept; PENDING payments are REFUNDED once their authorization expired unused", async () => {
+    const agent = await funded();
+    const pendingBefore = (await server.request("GET", "/x402/payments?limit=100", { key: agent.apiKey })).body.data;
+    expect(pendingBefore).toEqual([]);
+    // The treasury cannot cover the payment: the official facilitator refuses to verify it.
+    const treasuryUsdc = await x.balanceOf(TREASURY);
+    const operator = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }) });
+    const parked = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }).address;
+    const move = async (to: Address, amount: bigint, from = operator) =>
+      x.anvil.client.waitForTransactionReceipt({ hash: await from.writeContract({ address: x.usdc, abi: contracts.TestUSDC.abi as Abi, functionName: "transfer", args: [to, amount] }) });
+    const out = await move(parked, treasuryUsdc);
+    const rejected = await pay(agent, { url: `${x.v2Url}/paid`, maxAmount: 1 });
+    expect(rejected.body.payment.status).toBe("PENDING");
+    expect(rejected.body.payment.error).toMatch(/refused the payment \(402\): .*insufficient/i);
+    const back = await move(TREASURY, treasuryUsdc, createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }) }));
+    expect(back.status).toBe("success");
+
+    const open = (await server.request("GET", "/x402/payments?limit=100", { key: agent.apiKey })).body.data.filter((p: { status: string }) => p.status === "PENDING");
+    expect(open).toHaveLength(1);
+    // Chain time passes the authorization's validBefore (at most 120 s ahead), in confirmed blocks.
+    await x.anvil.client.request({ method: "evm_increaseTime" as never, params: [200] as never });
+    await settleJobs();
+    await settleJobs();
+    const refunded = await payment(agent, rejected.body.payment.id);
+    expect(refunded).toMatchObject({ status: "REFUNDED" });
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+    expect(await history(agent)).toEqual(["X402_REFUND", "X402_PAYMENT", "DEPOSIT"]);
+    expect((await financialNotifications(server, agent, "x402.refunded"))[0]).toMatchObject({ x402PaymentId: rejected.body.payment.id, reason: "the authorization expired without being used" });
+
+    // Every payment of the file is decided; the operator explains the treasury's round trip by hand.
+    const check = await server.ledgerCheck();
+    expect(check.inFlight).toMatchObject({ ok: true, x402: { ledger: 0, openRecords: 0 } });
+    expect(check.chain.unexplainedTransfers.map((t: { txHash: string }) => t.txHash)).toEqual([out.transactionHash]);
+    const explained = check.chain.unexplainedTransfers[0];
+    expect((await server.admin("POST", "/admin/chain/acknowledge", { txHash: explained.txHash, logIndex: explained.logIndex, reason: "parked and returned by the operator" })).status).toBe(200);
+    const reconciled = (await server.ledgerCheck()).chain;
+    // The treasury paid on chain exactly what agents were charged.
+    expect(reconciled).toMatchObject({ status: "ok", difference: 0, missingTransfers: [], unexplainedTransfers: [] });
+    expect(reconciled.onchainBalance).toBe(Number(await x.balanceOf(TREASURY)) / 1e6);
+    await expectLedgerOk(server);
   });
 });

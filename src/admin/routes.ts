@@ -9,6 +9,7 @@ import { invalid, notFound } from "../errors";
 import { Amount, Currency, docs, IdParam, Uuid } from "../http/models";
 import { uuid } from "../ids";
 import { checkLedger } from "../ledger/check";
+import { checkInFlight, reconcileChain } from "../reconciliation/service";
 import { deposit } from "../ledger/transfers";
 import { toMajor, toMinor } from "../money";
 import { runAllJobs } from "../scheduler";
@@ -55,9 +56,23 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
       detail: docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]),
     },
   )
-  .get("/ledger/check", () => checkLedger(), {
-    detail: docs("Operator", "Verify the ledger: balanced entries, balances equal postings, nothing negative", "admin"),
-  })
+  .get(
+    "/ledger/check",
+    async () => {
+      const ledger = checkLedger();
+      const inFlight = checkInFlight();
+      const chain = await reconcileChain();
+      // A chain that cannot be read now is reported, not counted as a mismatch.
+      return { ...ledger, ok: ledger.ok && inFlight.ok && chain.status !== "mismatch", inFlight, chain };
+    },
+    {
+      detail: docs(
+        "Operator",
+        "Verify the ledger (balanced entries, balances equal postings, nothing negative), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
+        "admin",
+      ),
+    },
+  )
   .post(
     "/clock/advance",
     async ({ body }) => {

@@ -1,19 +1,20 @@
 import { Elysia } from "elysia";
 import { config } from "../config";
 import { write } from "../db";
+import { webhookSecret as newWebhookSecret } from "../ids";
+import { assertCallable } from "../net/outbound";
 import { auth } from "../http/auth";
 import { docs, IdParam } from "../http/models";
 import { tierOf, TIERS } from "../reputation/tiers";
 import { RegistrationBody } from "./model";
 import { agentView, balancesView, getAgent, registerAgent, reputationView, rotateApiKey } from "./service";
-import { assertWebhookTarget, newWebhookSecret } from "../webhooks/targets";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
   .use(auth)
   .post(
     "/register",
     async ({ body, set }) => {
-      if (body.webhookUrl) await assertWebhookTarget(body.webhookUrl);
+      if (body.webhookUrl) await assertCallable(body.webhookUrl, "webhookUrl");
       const webhookSecret = body.webhookUrl ? newWebhookSecret() : null;
       const { id, apiKey, ownerKey, address } = await write(() => registerAgent(body, webhookSecret));
       set.status = 201;

@@ -8,7 +8,8 @@ import { readFeed } from "../chain/feeds";
 import { clock } from "../clock";
 import { invalid } from "../errors";
 import { logLine } from "../http/log";
-import { targetProblem } from "../webhooks/targets";
+import { parseJson } from "../json";
+import { outboundFetch, readCapped } from "../net/outbound";
 import type { OracleType, Outcome } from "./service";
 
 export const OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte"] as const;
@@ -69,13 +70,10 @@ export function compare(actual: number | string | boolean, operator: Operator, e
 }
 
 async function readApi(oracle: ApiOracle): Promise<boolean> {
-  const problem = await targetProblem(oracle.url);
-  if (problem) throw new Error(`oracle URL refused: ${problem}`);
-  const response = await fetch(oracle.url, { redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS), headers: { accept: "application/json" } });
+  const response = await outboundFetch(oracle.url, { timeoutMs: FETCH_TIMEOUT_MS, headers: { accept: "application/json" } });
   if (!response.ok) throw new Error(`oracle answered ${response.status}`);
-  const text = await response.text();
-  if (text.length > MAX_RESPONSE_BYTES) throw new Error("oracle response too large");
-  const value = readPath(JSON.parse(text), oracle.jsonPath);
+  const text = new TextDecoder().decode(await readCapped(response, MAX_RESPONSE_BYTES));
+  const value = readPath(parseJson(text), oracle.jsonPath);
   if (value === undefined || (typeof value !== "number" && typeof value !== "string" && typeof value !== "boolean")) {
     throw new Error(`${oracle.jsonPath} is not a value in the oracle's answer`);
   }

@@ -1,7 +1,8 @@
 import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
-import { Amount, Currency, docs, Metadata, paged, PageQuery } from "../http/models";
+import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
+import { assertCallable } from "../net/outbound";
 import { acceptBet, createBet, getBet, myBets, openBets, ORACLE_TYPES, OUTCOMES, reportOutcome, settleDueBets } from "./service";
 
 export const BetIdParam = t.Object({ betId: t.String({ pattern: "^bet_[A-Za-z0-9_-]{1,64}$", description: "bet_..." }) });
@@ -13,8 +14,11 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
   .use(auth)
   .post(
     "",
-    ({ agent, body, headers, request, set }) =>
-      mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createBet(agent.id, body)),
+    async ({ agent, body, headers, request, set }) => {
+      // The oracle URL is checked (resolved, public) when the bet is made, and again at each read.
+      if (body.oracleType === "API" && typeof body.oracle?.url === "string") await assertCallable(body.oracle.url, "oracle.url");
+      return mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createBet(agent.id, body));
+    },
     {
       agent: true,
       body: t.Object({
@@ -23,8 +27,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
         amount: Amount({ description: "each party's stake" }),
         currency: Currency,
         oracleType: t.Optional(t.Union(ORACLE_TYPES.map((type) => t.Literal(type)), { description: "MANUAL (default), API or ORACLE_NET" })),
-        // Settings of an API or ORACLE_NET bet, stored as given (at most MAX_ORACLE_BYTES of JSON).
-        oracle: t.Optional(Metadata),
+        oracle: t.Optional(FreeForm({ description: "settings of an API or ORACLE_NET bet, stored as given", maxProperties: 5, maxDepth: 1, maxBytes: 4096 })),
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, description: "default 24" })),
       }),
       detail: docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [

@@ -21,8 +21,6 @@ export type OracleType = (typeof ORACLE_TYPES)[number];
 export type Outcome = (typeof OUTCOMES)[number];
 export type BetRow = typeof bets.$inferSelect;
 
-/** Oracle settings are stored as given for a later automatic resolution; this bounds what is kept. */
-export const MAX_ORACLE_BYTES = 4096;
 const HOUR_MS = 3_600_000;
 
 const reference = (bet: { id: string }) => ({ type: "bet", id: bet.id });
@@ -71,9 +69,6 @@ export function createBet(
   const oracleType = body.oracleType ?? "MANUAL";
   if (oracleType === "MANUAL" && body.oracle !== undefined) throw invalid("oracle settings apply only to API and ORACLE_NET bets");
   if (oracleType !== "MANUAL" && body.oracle === undefined) throw invalid(`an ${oracleType} bet needs its oracle settings`);
-  if (body.oracle !== undefined && Buffer.byteLength(JSON.stringify(body.oracle)) > MAX_ORACLE_BYTES) {
-    throw invalid(`oracle settings must be at most ${MAX_ORACLE_BYTES} bytes of JSON`);
-  }
   if (oracleType !== "MANUAL") checkOracleSettings(oracleType, body.oracle!);
   assertWithinTier(Number(getAgent(creatorId).score), amount, body.currency);
   const now = clock.nowMs();

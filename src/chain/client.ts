@@ -1,5 +1,5 @@
 // The viem clients for the configured chain. Only src/chain imports viem.
-import { createPublicClient, defineChain, http, type PublicClient } from "viem";
+import { createPublicClient, defineChain, erc20Abi, http, type PublicClient } from "viem";
 import { config } from "../config";
 import { ApiError } from "../errors";
 import { ChainStartError } from "./keys";
@@ -58,4 +58,9 @@ export async function rpc<T>(call: (client: PublicClient) => Promise<T>): Promis
     const reason = error instanceof ChainStartError ? error.message : `the chain RPC did not answer: ${String((error as Error).message ?? error).split("\n")[0]}`;
     throw new ApiError("CHAIN_UNAVAILABLE", reason);
   }
+}
+
+/** USDC held by `address`, at `blockNumber` or the latest block. */
+export function usdcBalanceOf(address: `0x${string}`, blockNumber?: bigint): Promise<bigint> {
+  return publicClient().readContract({ address: chainSettings().usdcAddress, abi: erc20Abi, functionName: "balanceOf", args: [address], blockNumber });
 }

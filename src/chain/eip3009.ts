@@ -1,6 +1,9 @@
-// EIP-3009 TransferWithAuthorization signed by the treasury, the payment of an x402 "exact" scheme.
-import { parseAbi, toHex } from "viem";
-import { randomBytes } from "node:crypto";
+// EIP-3009 TransferWithAuthorization signed by the treasury: the payment of an x402 "exact" scheme.
+// The authorization is valid from a minute ago until `validBefore` (seconds, chain time); the token
+// records each nonce once it is used (authorizationState), which is how the service learns that a
+// payment was settled, whatever the resource server says.
+import { parseAbi, type Hex } from "viem";
+import { randomNonce } from "../ids";
 import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
 
@@ -16,37 +19,56 @@ export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
   ],
 } as const;
 
-const tokenAbi = parseAbi(["function name() view returns (string)", "function version() view returns (string)"]);
+const tokenAbi = parseAbi([
+  "function name() view returns (string)",
+  "function version() view returns (string)",
+  "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+]);
 
-export async function signTransferAuthorization(args: {
-  asset: `0x${string}`;
-  to: `0x${string}`;
-  value: bigint;
-  validForSeconds: number;
-  domain: { name?: string; version?: string };
-}) {
+let domain: { name: string; version: string } | null = null;
+
+/** The token's own EIP-712 name and version (read once): a signature over anything else is never usable. */
+async function tokenDomain(): Promise<{ name: string; version: string }> {
+  if (!domain) {
+    const client = publicClient();
+    const address = chainSettings().usdcAddress;
+    const [name, version] = await Promise.all([
+      client.readContract({ address, abi: tokenAbi, functionName: "name" }),
+      client.readContract({ address, abi: tokenAbi, functionName: "version" }),
+    ]);
+    domain = { name, version };
+  }
+  return domain;
+}
+
+/** Now, in seconds, as the token will judge validBefore: the later of this machine's clock and the chain's. */
+async function chainNowSeconds(): Promise<bigint> {
+  const block = await publicClient().getBlock({ blockTag: "latest" });
+  const wall = BigInt(Math.floor(Date.now() / 1000));
+  return block.timestamp > wall ? block.timestamp : wall;
+}
+
+export async function signTransferAuthorization(args: { to: `0x${string}`; value: bigint; validForSeconds: number }) {
   const treasury = treasuryAccount();
-  const client = publicClient();
-  // The token's EIP-712 domain: from the requirement's `extra`, else read from the contract.
-  const name = args.domain.name ?? (await client.readContract({ address: args.asset, abi: tokenAbi, functionName: "name" }));
-  const version = args.domain.version ?? (await client.readContract({ address: args.asset, abi: tokenAbi, functionName: "version" }));
-  const now = Math.floor(Date.now() / 1000);
+  const [{ name, version }, now] = await Promise.all([tokenDomain(), chainNowSeconds()]);
   const authorization = {
     from: treasury.address,
     to: args.to,
     value: args.value,
-    validAfter: BigInt(now - 60),
-    validBefore: BigInt(now + args.validForSeconds),
-    nonce: toHex(randomBytes(32)),
+    validAfter: now - 60n,
+    validBefore: now + BigInt(args.validForSeconds),
+    nonce: randomNonce(),
   };
   const signature = await treasury.signTypedData({
-    domain: { name, version, chainId: chainSettings().chainId, verifyingContract: args.asset },
+    domain: { name, version, chainId: chainSettings().chainId, verifyingContract: chainSettings().usdcAddress },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });
   return {
     signature,
+    nonce: authorization.nonce,
+    validBefore: authorization.validBefore,
     authorization: {
       from: authorization.from,
       to: authorization.to,
@@ -56,4 +78,17 @@ export async function signTransferAuthorization(args: {
       nonce: authorization.nonce,
     },
   };
+}
+
+/**
+ * Whether the treasury's authorization `nonce` has been used on chain, at the latest block. (The token
+ * marks a cancelled nonce the same way; the service never cancels one.)
+ */
+export async function authorizationUsed(nonce: Hex): Promise<boolean> {
+  return publicClient().readContract({
+    address: chainSettings().usdcAddress,
+    abi: tokenAbi,
+    functionName: "authorizationState",
+    args: [treasuryAccount().address, nonce],
+  });
 }

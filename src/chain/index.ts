@@ -2,7 +2,7 @@
 // deposit cursor when a chain is configured.
 import { config } from "../config";
 import { chainSettings, verifyChain } from "./client";
-import { initDepositCursor } from "./deposits";
+import { initWatchCursor } from "./watcher";
 import { firstDepositAddress } from "./addresses";
 import { ChainStartError, initKeys } from "./keys";
 
@@ -18,5 +18,5 @@ export async function initChain(): Promise<void> {
     console.error(`agentbank: warning: the chain RPC ${chainSettings().rpcUrl} did not answer at start; the chain jobs check it again until it does`);
     return;
   }
-  await initDepositCursor();
+  await initWatchCursor();
 }

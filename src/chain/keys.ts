@@ -1,7 +1,9 @@
 // The custodial key tree: MASTER_MNEMONIC, or one generated at first start and kept in a 0600 file
 // beside the database. BIP-44 m/44'/60'/0'/0/i: index 0 is the treasury, agents get 1 upward.
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
-import { createHash, pbkdf2Sync } from "node:crypto";
+import { pbkdf2Sync } from "node:crypto";
+// The BIP-39 library viem itself uses: word list and checksum.
+import { validateMnemonic } from "@scure/bip39";
 import { dirname, join } from "node:path";
 import { toHex, type Address } from "viem";
 import { english, generateMnemonic, HDKey, privateKeyToAccount, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
@@ -10,20 +12,6 @@ import { english, generateMnemonic, HDKey, privateKeyToAccount, privateKeyToAddr
 export class ChainStartError extends Error {}
 
 let branch: HDKey | null = null;
-
-/** BIP-39: every word in the English list and the checksum (the first ENT/32 bits of SHA-256) right. */
-function isValidMnemonic(mnemonic: string): boolean {
-  const words = mnemonic.split(" ");
-  if (words.length % 3 !== 0 || words.length < 12 || words.length > 24) return false;
-  const indexes = words.map((word) => english.indexOf(word));
-  if (indexes.includes(-1)) return false;
-  const bits = indexes.map((index) => index.toString(2).padStart(11, "0")).join("");
-  const checksumBits = words.length / 3;
-  const entropy = Uint8Array.from(bits.slice(0, -checksumBits).match(/.{8}/g)!, (byte) => parseInt(byte, 2));
-  const hash = createHash("sha256").update(entropy).digest();
-  const expected = [...hash].map((byte) => byte.toString(2).padStart(8, "0")).join("").slice(0, checksumBits);
-  return expected === bits.slice(-checksumBits);
-}
 
 function loadMnemonic(configured: string | undefined, databasePath: string, hasAddresses: boolean): string {
   if (configured) return configured;
@@ -42,7 +30,7 @@ function loadMnemonic(configured: string | undefined, databasePath: string, hasA
 /** Loads the key tree; `stored` is an address the database already holds, checked against it. */
 export function initKeys(configured: string | undefined, databasePath: string, stored: { index: number; address: string } | null): void {
   const mnemonic = loadMnemonic(configured, databasePath, stored !== null);
-  if (!isValidMnemonic(mnemonic)) throw new ChainStartError("MASTER_MNEMONIC: not a valid BIP-39 phrase (unknown word or wrong checksum)");
+  if (!validateMnemonic(mnemonic, english)) throw new ChainStartError("MASTER_MNEMONIC: not a valid BIP-39 phrase (unknown word or wrong checksum)");
   // BIP-39 seed (PBKDF2-SHA512, 2048 rounds) once; each address is then one child derivation.
   const seed = pbkdf2Sync(mnemonic.normalize("NFKD"), "mnemonic", 2048, 64, "sha512");
   branch = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0");

@@ -2,18 +2,18 @@ import { Elysia, t } from "elysia";
 import { erc20Abi, formatEther } from "viem";
 import { assertAdmin } from "../auth/keys";
 import { config } from "../config";
+import { write } from "../db";
+import { notFound } from "../errors";
 import { auth } from "../http/auth";
 import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { toMajor } from "../money";
 import { depositAddressOf } from "./addresses";
-import { chainSettings, networkName, publicClient, rpc, verifyChain } from "./client";
-import { depositCursor } from "./deposits";
+import { chainSettings, networkName, publicClient, rpc, usdcBalanceOf, verifyChain } from "./client";
+import { acknowledgeTransfer, watchCursor } from "./watcher";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
 
-const usdcBalance = (address: `0x${string}`) =>
-  publicClient().readContract({ address: chainSettings().usdcAddress, abi: erc20Abi, functionName: "balanceOf", args: [address] });
 
 async function blockchainView(agentId: string) {
   const address = depositAddressOf(agentId);
@@ -24,7 +24,7 @@ async function blockchainView(agentId: string) {
   const base = { address, network: networkName(chainId), chainId, usdcContract: usdcAddress };
   try {
     await verifyChain();
-    const balance = await usdcBalance(address as `0x${string}`);
+    const balance = await usdcBalanceOf(address as `0x${string}`);
     return { ...base, onchainBalance: toMajor(balance, "USDC"), status: "ok" };
   } catch {
     return { ...base, onchainBalance: null, status: "unreachable" };
@@ -74,17 +74,34 @@ export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admi
       const treasury = treasuryAccount().address;
       const { chainId, usdcAddress, confirmations } = chainSettings();
       const [usdc, gas, latest] = await rpc((client) =>
-        Promise.all([usdcBalance(treasury), client.getBalance({ address: treasury }), client.getBlockNumber()]),
+        Promise.all([usdcBalanceOf(treasury), client.getBalance({ address: treasury }), client.getBlockNumber()]),
       );
-      const cursor = depositCursor();
+      const cursor = watchCursor()?.block ?? null;
       return {
         network: networkName(chainId),
         chainId,
         usdcContract: usdcAddress,
         treasury: { address: treasury, usdc: toMajor(usdc, "USDC"), gas: formatEther(gas) },
-        depositWatcher: { cursorBlock: cursor === null ? null : Number(cursor), latestBlock: Number(latest), lagBlocks: cursor === null ? null : Number(latest - cursor), confirmations },
+        chainWatcher: { cursorBlock: cursor === null ? null : Number(cursor), latestBlock: Number(latest), lagBlocks: cursor === null ? null : Number(latest - cursor), confirmations },
         withdrawalsInFlight: withdrawalsInFlight(),
       };
     },
     { detail: docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]) },
+  )
+  .post(
+    "/chain/acknowledge",
+    async ({ body }) => {
+      chainSettings();
+      const found = await write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason));
+      if (!found) throw notFound("treasury transfer (the chain watcher records it once it has its confirmations)");
+      return { txHash: body.txHash.toLowerCase(), logIndex: body.logIndex, acknowledged: body.reason };
+    },
+    {
+      body: t.Object({
+        txHash: t.String({ pattern: "^0x[0-9a-fA-F]{64}$" }),
+        logIndex: t.Integer({ minimum: 0, maximum: 1_000_000 }),
+        reason: t.String({ minLength: 1, maxLength: 500, description: "what the movement was, e.g. \"moved to cold storage\"" }),
+      }),
+      detail: docs("Operator", "Explain a treasury transfer the service did not make (funding moved by hand), so the chain reconciliation counts it", "admin", ["NOT_FOUND", "CHAIN_UNAVAILABLE"]),
+    },
   );

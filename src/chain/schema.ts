@@ -1,4 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
+import { index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { int, money, timestampMs } from "../db/columns";
 import { agents } from "../agents/schema";
 
@@ -49,6 +49,10 @@ export const withdrawals = sqliteTable(
     nonce: int("nonce"),
     txHash: text("tx_hash"),
     rawTx: text("raw_tx"),
+    /** The block of the successful receipt (CONFIRMED on chain). */
+    receiptBlock: int("receipt_block"),
+    /** Set when toAddress is another agent's deposit address: settled in the ledger, no transaction. */
+    internalAgentId: text("internal_agent_id").references(() => agents.id),
     error: text("error"),
     createdAt: timestampMs("created_at").notNull(),
     updatedAt: timestampMs("updated_at").notNull(),
@@ -58,3 +62,27 @@ export const withdrawals = sqliteTable(
     index("withdrawals_status_idx").on(table.status),
   ],
 );
+
+/** USDC moved into or out of the treasury, as the chain watcher saw it in confirmed blocks. */
+export const treasuryTransfers = sqliteTable(
+  "treasury_transfers",
+  {
+    txHash: text("tx_hash").notNull(),
+    logIndex: int("log_index").notNull(),
+    blockNumber: int("block_number").notNull(),
+    /** "in" (funding, returns) or "out" (withdrawals, x402 settlements). */
+    direction: text("direction").notNull(),
+    counterparty: text("counterparty").notNull(),
+    amount: money("amount").notNull(),
+    /** The operator's explanation of a movement the service did not make (POST /admin/chain/acknowledge). */
+    acknowledged: text("acknowledged"),
+  },
+  (table) => [primaryKey({ columns: [table.txHash, table.logIndex] })],
+);
+
+/** The treasury's EIP-3009 authorizations seen used on chain (AuthorizationUsed), by nonce. */
+export const treasuryAuthorizations = sqliteTable("treasury_authorizations", {
+  nonce: text("nonce").primaryKey(),
+  txHash: text("tx_hash").notNull(),
+  blockNumber: int("block_number").notNull(),
+});

@@ -5,14 +5,19 @@
 // (FAILED) ends a withdrawal; an RPC error or timeout leaves it as it is, to be checked again.
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256, zeroAddress, type Hex } from "viem";
 import { clock, iso } from "../clock";
+import { config } from "../config";
 import { onCommit, sqlite, write } from "../db";
+import { getSetting, setSetting } from "../db/settings";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { toMajor, toMinor } from "../money";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
+import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
+import { transfer } from "../ledger/transfers";
+import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";
 import { debitWithdrawal, returnWithdrawal, settleWithdrawal } from "./ledger";
@@ -30,13 +35,15 @@ type WithdrawalRow = {
   nonce: bigint | null;
   txHash: string | null;
   rawTx: string | null;
+  receiptBlock: bigint | null;
+  internalAgentId: string | null;
   error: string | null;
   createdAt: bigint;
   updatedAt: bigint;
 };
 
 const COLUMNS = `id, agent_id AS agentId, to_address AS toAddress, amount, currency, status, nonce, tx_hash AS txHash,
-  raw_tx AS rawTx, error, created_at AS createdAt, updated_at AS updatedAt`;
+  raw_tx AS rawTx, receipt_block AS receiptBlock, internal_agent_id AS internalAgentId, error, created_at AS createdAt, updated_at AS updatedAt`;
 
 export function withdrawalView(row: WithdrawalRow) {
   return {
@@ -47,6 +54,7 @@ export function withdrawalView(row: WithdrawalRow) {
     currency: row.currency,
     status: row.status,
     txHash: row.txHash,
+    internalAgentId: row.internalAgentId,
     error: row.error,
     createdAt: iso(Number(row.createdAt)),
     updatedAt: iso(Number(row.updatedAt)),
@@ -63,20 +71,44 @@ export function parseDestination(toAddress: string): `0x${string}` {
   return address;
 }
 
-/** Inside write(): debits the agent and records the withdrawal PENDING. */
+/**
+ * Inside write(): debits the agent and records the withdrawal PENDING. To another agent's deposit
+ * address it settles at once inside the ledger, with no chain transaction: the watcher does not
+ * credit what the treasury sends to agent addresses, so an on-chain transfer there would vanish.
+ */
 export function requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }) {
   chainSettings();
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);
   const amount = toMinor(body.amount, "USDC");
   assertWithinTier(Number(findAgent(agentId)!.score), amount, "USDC");
+  if (toAddress === treasuryAccount().address) throw invalid("toAddress is the service's own treasury");
+  const internalAgentId = agentIdAtAddress(toAddress);
+  if (internalAgentId === agentId) throw invalid("toAddress is your own deposit address");
   const id = uuid();
   const now = clock.nowMs();
+  if (internalAgentId) return settleInternally({ id, agentId, internalAgentId, toAddress, amount, now });
   debitWithdrawal(agentId, amount, id);
   sqlite
     .query(`INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'USDC', 'PENDING', ?, ?)`)
     .run(id, agentId, toAddress, amount, now, now);
   onCommit(wakeSender);
+  return withdrawalView(find(id)!);
+}
+
+function settleInternally(args: { id: string; agentId: string; internalAgentId: string; toAddress: string; amount: bigint; now: number }) {
+  const { id, agentId, internalAgentId, toAddress, amount, now } = args;
+  assertNotBlockedBy(internalAgentId, agentId);
+  transfer({ from: agentId, to: internalAgentId, amount, currency: "USDC", reference: { type: "withdrawal", id }, entryType: "WITHDRAWAL_INTERNAL", sentAs: "WITHDRAWAL", receivedAs: "DEPOSIT" });
+  sqlite
+    .query(
+      `INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, internal_agent_id, created_at, updated_at)
+       VALUES (?, ?, ?, ?, 'USDC', 'CONFIRMED', ?, ?, ?)`,
+    )
+    .run(id, agentId, toAddress, amount, internalAgentId, now, now);
+  const major = toMajor(amount, "USDC");
+  notifyFinancial(agentId, "withdrawal.confirmed", { withdrawalId: id, amount: major, currency: "USDC", toAddress, txHash: null, internalAgentId, error: null }, `Withdrawal of ${major} USDC confirmed (to another agent's deposit address, settled internally)`);
+  notifyFinancial(internalAgentId, "deposit.credited", { withdrawalId: id, amount: major, currency: "USDC", fromAgentId: agentId, internal: true }, `Deposit credited: ${major} USDC`);
   return withdrawalView(find(id)!);
 }
 
@@ -98,27 +130,19 @@ export function withdrawalsInFlight() {
 }
 
 function storedNonce(): bigint | null {
-  const row = sqlite.query("SELECT value FROM settings WHERE key = ?").get(NONCE_KEY) as { value: string } | null;
-  return row ? BigInt(row.value) : null;
+  const value = getSetting(NONCE_KEY);
+  return value === null ? null : BigInt(value);
 }
 
 let sending: Promise<void> | null = null;
 
 /** Signs and broadcasts PENDING withdrawals one at a time (nonces are sequential). */
 export function wakeSender(): void {
-  if (!chainSettingsOrNull()) return;
+  if (!config.chain.configured) return;
   sending ??= sendPending()
     .catch((error) => logLine({ level: "warn", msg: "withdrawal sender stopped", error: String((error as Error).message ?? error).split("\n")[0] }))
     .finally(() => (sending = null));
 }
-
-const chainSettingsOrNull = () => {
-  try {
-    return chainSettings();
-  } catch {
-    return null;
-  }
-};
 
 async function sendPending(): Promise<void> {
   await verifyChain();
@@ -149,9 +173,7 @@ async function sendPending(): Promise<void> {
       sqlite
         .query("UPDATE withdrawals SET status = 'SUBMITTED', nonce = ?, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?")
         .run(nonce, hash, raw, clock.nowMs(), row.id);
-      sqlite
-        .query("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value")
-        .run(NONCE_KEY, String(nonce + 1n));
+      setSetting(NONCE_KEY, String(nonce + 1n));
       return true;
     });
     if (recorded) await broadcast(raw);
@@ -177,13 +199,13 @@ async function receiptOf(hash: Hex) {
   }
 }
 
-async function finish(row: WithdrawalRow, outcome: "CONFIRMED" | "FAILED", error: string | null): Promise<void> {
+async function finish(row: WithdrawalRow, outcome: "CONFIRMED" | "FAILED", error: string | null, receiptBlock: bigint | null = null): Promise<void> {
   await write(() => {
     const current = find(row.id);
     if (!current || current.status !== "SUBMITTED") return;
     if (outcome === "CONFIRMED") settleWithdrawal(row.agentId, row.amount, row.id);
     else returnWithdrawal(row.agentId, row.amount, row.id);
-    sqlite.query("UPDATE withdrawals SET status = ?, error = ?, updated_at = ? WHERE id = ?").run(outcome, error, clock.nowMs(), row.id);
+    sqlite.query("UPDATE withdrawals SET status = ?, error = ?, receipt_block = ?, updated_at = ? WHERE id = ?").run(outcome, error, receiptBlock, clock.nowMs(), row.id);
     const amount = toMajor(row.amount, "USDC");
     notifyFinancial(
       row.agentId,
@@ -196,7 +218,7 @@ async function finish(row: WithdrawalRow, outcome: "CONFIRMED" | "FAILED", error
 
 /** The job: re-sends what was never sent, and settles SUBMITTED withdrawals from their receipts. */
 export async function processWithdrawals(): Promise<void> {
-  if (!chainSettingsOrNull()) return;
+  if (!config.chain.configured) return;
   wakeSender();
   await sending;
   await verifyChain();
@@ -210,7 +232,8 @@ export async function processWithdrawals(): Promise<void> {
     const receipt = await receiptOf(hash);
     if (receipt) {
       if (latest - receipt.blockNumber + 1n < BigInt(settings.confirmations)) continue;
-      await finish(row, receipt.status === "success" ? "CONFIRMED" : "FAILED", receipt.status === "success" ? null : "the transfer reverted on chain");
+      if (receipt.status === "success") await finish(row, "CONFIRMED", null, receipt.blockNumber);
+      else await finish(row, "FAILED", "the transfer reverted on chain");
       continue;
     }
     // The treasury's nonce count as of the newest block with CONFIRMATIONS confirmations: a nonce spent

@@ -2,7 +2,7 @@
 // Reads use `db` directly. Every write goes through `write()`, which serializes it and commits it in a
 // group with the other writes that arrived in the same turn of the event loop (one fsync per group).
 import { Database } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname } from "node:path";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { runMigrations } from "./migrate";
@@ -12,8 +12,18 @@ export let sqlite: Database;
 export let db: BunSQLiteDatabase;
 let writer: GroupCommitWriter;
 
+/**
+ * The database holds key hashes and webhook secrets: owner-only (0600). SQLite gives the -wal and -shm
+ * files the main file's mode; files from older versions are tightened too.
+ */
+function restrictFiles(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+}
+
 export function openDatabase(path: string, synchronous: "FULL" | "NORMAL"): void {
-  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  if (path !== ":memory:") restrictFiles(path);
   sqlite = new Database(path, { create: true, safeIntegers: true, strict: true });
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec(`PRAGMA synchronous = ${synchronous}`);

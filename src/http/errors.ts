@@ -17,7 +17,9 @@ function validationMessage(error: unknown): { message: string; details: unknown 
   };
 }
 
-export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error, set }) => {
+export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, set }) => {
+  // Elysia wraps whatever a parse hook throws in a ParseError; parseBody throws ApiErrors.
+  const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
   if (error instanceof ApiError) {
     set.status = error.status;
     if (error.extra.retryAfterSeconds !== undefined) set.headers["retry-after"] = String(error.extra.retryAfterSeconds);

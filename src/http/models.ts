@@ -1,5 +1,8 @@
 // `t` schemas shared by every feature: ids, money, paging, the error body.
 import { t } from "elysia";
+import { TypeRegistry } from "elysia/type-system";
+import { Kind } from "@sinclair/typebox";
+import { valueDepth } from "../json";
 import { CURRENCIES } from "../money";
 import { errorStatus, type ErrorCode } from "../errors";
 
@@ -17,7 +20,42 @@ export const Currency = t.Union(
 export const Amount = (options: { minimum?: number; description?: string } = {}) =>
   t.Number({ exclusiveMinimum: 0, maximum: 1e9, ...options });
 
-export const Metadata = t.Record(t.String({ maxLength: 100 }), t.Any(), { maxProperties: 50, description: "free-form object" });
+type FreeFormLimits = { maxBytes: number; maxDepth: number; maxProperties?: number; anyJson?: boolean };
+const MAX_KEY_LENGTH = 100;
+
+/** Whether a free-form value stays within its limits: shape, keys, nesting depth, serialized size. */
+function withinLimits(limits: FreeFormLimits, value: unknown): boolean {
+  if (!limits.anyJson) {
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
+    const keys = Object.keys(value);
+    if (keys.length > (limits.maxProperties ?? Infinity) || keys.some((key) => key.length > MAX_KEY_LENGTH)) return false;
+  }
+  if (valueDepth(value) > limits.maxDepth) return false;
+  return Buffer.byteLength(JSON.stringify(value) ?? "") <= limits.maxBytes;
+}
+
+TypeRegistry.Set("FreeForm", (schema: { "x-limits": FreeFormLimits }, value: unknown) => withinLimits(schema["x-limits"], value));
+
+/**
+ * A free-form JSON value (metadata, offers, oracle settings, a resource body) with limits on every
+ * axis, so that what an agent stores can never cost more than milliseconds to serialize or walk.
+ */
+export function FreeForm<T = Record<string, unknown>>(limits: FreeFormLimits & { description: string }) {
+  const { description, ...bounds } = limits;
+  const shape = bounds.anyJson
+    ? "any JSON value"
+    : `a JSON object of at most ${bounds.maxProperties} keys (each at most ${MAX_KEY_LENGTH} characters)`;
+  const rule = `${shape}, nested at most ${bounds.maxDepth} levels and at most ${bounds.maxBytes} bytes as JSON`;
+  return t.Unsafe<T>({
+    [Kind]: "FreeForm",
+    ...(bounds.anyJson ? {} : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
+    description: `${description}: ${rule}`,
+    "x-limits": bounds,
+    error: `must be ${rule}`,
+  } as never);
+}
+
+export const Metadata = FreeForm({ description: "free-form object", maxProperties: 50, maxDepth: 10, maxBytes: 16 * 1024 });
 
 export const PageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),

@@ -4,6 +4,7 @@ import { clock } from "../clock";
 import { sqlite } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
+import { canonicalJson } from "../json";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 
@@ -23,7 +24,9 @@ export function validateKey(key: string | undefined): void {
   }
 }
 
-const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${JSON.stringify(scope.body ?? null)}`);
+// Canonical JSON: a retry that sends the same fields in another order (as a model regenerating a tool
+// call does) is the same request.
+const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${canonicalJson(scope.body ?? null)}`);
 
 /** The stored answer for this key, or null; a key used with another request is 409. */
 export function storedOutcome(scope: IdempotencyScope & { key: string }): Outcome | null {

@@ -1,11 +1,16 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
 import { auth } from "../http/auth";
-import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
+import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
-import { accept, counter, createNegotiation, expireDue, getNegotiation, humanApprove, listNegotiations, reject } from "./service";
+import { accept, counter, createNegotiation, expireDue, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";
 
-const Offer = t.Record(t.String({ maxLength: 100 }), t.Any(), { maxProperties: 50, description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold" });
+const Offer = FreeForm({
+  description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold",
+  maxProperties: 50,
+  maxDepth: MAX_OFFER_DEPTH,
+  maxBytes: MAX_OFFER_BYTES,
+});
 const STATUSES = ["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] as const;
 
 /** Due expiries are committed first, so a 409 on an expired negotiation leaves it stored as EXPIRED. */

@@ -9,6 +9,7 @@ import { config } from "../config";
 import { db, write } from "../db";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
+import { canonicalJson } from "../json";
 import { CURRENCIES, toMinor, usdValueExceeds, type Currency } from "../money";
 import { emit, notifyFinancial } from "../webhooks/outbox";
 import { negotiations } from "./schema";
@@ -19,7 +20,6 @@ type Offer = Record<string, unknown>;
 export const MAX_OPEN_PER_PAIR = 3;
 export const COUNTER_COOLDOWN_MS = 30_000;
 export const MAX_OFFER_BYTES = 16 * 1024;
-/** Deeper JSON would overflow the stack of JSON.stringify and of the canonical hash. */
 export const MAX_OFFER_DEPTH = 10;
 const HOUR_MS = 3_600_000;
 const LIVE = ["OPEN", "AWAITING_HUMAN_APPROVAL"];
@@ -27,13 +27,7 @@ const LIVE = ["OPEN", "AWAITING_HUMAN_APPROVAL"];
 const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 const otherParty = (row: NegotiationRow, agentId: string) => (row.initiatorId === agentId ? row.counterpartyId : row.initiatorId);
 /** Canonical JSON (sorted keys), so the approval hash does not depend on key order. */
-const canonical = (value: unknown): string =>
-  value === null || typeof value !== "object"
-    ? JSON.stringify(value)
-    : Array.isArray(value)
-      ? `[${value.map(canonical).join(",")}]`
-      : `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Offer)[key])}`).join(",")}}`;
-const offerHash = (offer: Offer) => sha256Hex(canonical(offer));
+const offerHash = (offer: Offer) => sha256Hex(canonicalJson(offer));
 
 export function negotiationView(row: NegotiationRow) {
   return {
@@ -59,22 +53,8 @@ export function negotiationView(row: NegotiationRow) {
   };
 }
 
-/** Iterative, so that a hostile nesting depth cannot overflow the stack while being measured. */
-function deeperThan(value: unknown, max: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [item, depth] = stack.pop()!;
-    if (item === null || typeof item !== "object") continue;
-    if (depth > max) return true;
-    for (const child of Object.values(item)) stack.push([child, depth + 1]);
-  }
-  return false;
-}
-
-/** Bounds an offer and checks a numeric `amount` against its `currency` (default USDC). */
+/** Checks a numeric `amount` against its `currency` (default USDC); size and depth are bounded by the route's schema. */
 function checkOffer(offer: Offer): void {
-  if (deeperThan(offer, MAX_OFFER_DEPTH)) throw invalid(`an offer may nest objects and arrays at most ${MAX_OFFER_DEPTH} levels deep`);
-  if (Buffer.byteLength(JSON.stringify(offer)) > MAX_OFFER_BYTES) throw invalid(`an offer must be at most ${MAX_OFFER_BYTES} bytes of JSON`);
   if (offer.currency !== undefined && !(CURRENCIES as readonly unknown[]).includes(offer.currency)) {
     throw invalid(`offer.currency must be one of ${CURRENCIES.join(", ")}`);
   }

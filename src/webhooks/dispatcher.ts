@@ -7,7 +7,7 @@ import { clock, iso } from "../clock";
 import { sqlite, write } from "../db";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
-import { targetProblem } from "./targets";
+import { outboundFetch, OutboundRefused } from "../net/outbound";
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
@@ -48,16 +48,15 @@ export function stopDispatcher(): void {
 }
 
 async function attempt(url: string, secret: string, event: PendingEvent): Promise<Outcome> {
-  const problem = await targetProblem(url);
-  if (problem) return { outcome: "REFUSED", httpStatus: null, error: problem };
   const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: JSON.parse(event.data), timestamp: iso(Number(event.createdAt)) });
-  const timestamp = Math.floor(clock.nowMs() / 1000);
+  // Wall-clock time, not the service clock: receivers compare it with their own clock (the test clock
+  // would make every delivery "too new" to the Standard Webhooks libraries).
+  const timestamp = Math.floor(Date.now() / 1000);
   try {
-    const response = await fetch(url, {
+    const response = await outboundFetch(url, {
       method: "POST",
       body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(DELIVERY_TIMEOUT_MS),
+      timeoutMs: DELIVERY_TIMEOUT_MS,
       headers: {
         "content-type": "application/json",
         "user-agent": "agentbank-webhooks/0.6",
@@ -71,6 +70,7 @@ async function attempt(url: string, secret: string, event: PendingEvent): Promis
       ? { outcome: "DELIVERED", httpStatus: response.status, error: null }
       : { outcome: "FAILED", httpStatus: response.status, error: `receiver answered ${response.status}` };
   } catch (error) {
+    if (error instanceof OutboundRefused) return { outcome: "REFUSED", httpStatus: null, error: error.message };
     const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
     return timedOut
       ? { outcome: "TIMEOUT", httpStatus: null, error: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }

@@ -5,7 +5,7 @@ import { sqlite, write } from "../db";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery } from "../http/models";
 import { webhookSecret } from "../ids";
-import { assertWebhookTarget } from "./targets";
+import { assertCallable } from "../net/outbound";
 
 type DeliveryRow = {
   id: string;
@@ -21,7 +21,7 @@ type DeliveryRow = {
 
 /** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
 async function setWebhook(agentId: string, url: string | null) {
-  if (url !== null) await assertWebhookTarget(url);
+  if (url !== null) await assertCallable(url, "webhookUrl");
   return write(() => {
     const current = sqlite.query("SELECT webhook_secret AS secret FROM agents WHERE id = ?").get(agentId) as { secret: string | null };
     const secret = url === null ? current.secret : (current.secret ?? webhookSecret());

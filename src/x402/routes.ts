@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
-import { Amount, docs } from "../http/models";
+import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { validateKey } from "../idempotency/idempotency";
-import { payResource } from "./service";
+import { getX402Payment, listX402Payments, payResource } from "./service";
 
 export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
   .use(auth)
@@ -22,11 +22,24 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
         url: t.String({ format: "uri", maxLength: 2048 }),
         method: t.Optional(t.Union(["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => t.Literal(method)), { default: "GET" })),
         headers: t.Optional(t.Record(t.String({ maxLength: 100 }), t.String({ maxLength: 4096 }), { maxProperties: 30 })),
-        body: t.Optional(t.Any({ description: "sent as is when a string, as JSON otherwise" })),
+        body: t.Optional(FreeForm<unknown>({ description: "sent as is when a string, as JSON otherwise", anyJson: true, maxDepth: 32, maxBytes: 256 * 1024 })),
         maxAmount: Amount({ description: "the most this call may pay, in USDC" }),
       }),
-      detail: docs("x402", "Fetch an HTTP resource, paying its x402 (v1 or v2) \"exact\" USDC price up to maxAmount", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      detail: docs(
+        "x402",
+        "Fetch an HTTP resource, paying its x402 (v1 or v2) \"exact\" USDC price up to maxAmount. The payment is PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED)",
+        "agent",
+        ["INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED"],
+      ),
     },
-  );
+  )
+  .get("/payments", ({ agent, query }) => paged(query, (limit, offset) => listX402Payments(agent.id, limit, offset)), {
+    agent: true,
+    query: PageQuery,
+    detail: docs("x402", "The caller's x402 payments, newest first", "agent"),
+  })
+  .get("/payments/:id", ({ agent, params }) => getX402Payment(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    detail: docs("x402", "One of the caller's x402 payments, with its current status", "agent", ["NOT_FOUND"]),
+  });

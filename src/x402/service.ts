@@ -1,28 +1,39 @@
-// POST /x402/pay: requests a resource for the agent; on 402 it picks an "exact" USDC requirement on
-// the configured network within maxAmount and the tier limit, debits the agent (PENDING), pays with
-// a treasury-signed EIP-3009 authorization and retries. A 2xx with a settlement header settles the
-// payment; anything else refunds it. When payTo is another agent's deposit address the money moves
-// inside the ledger (the treasury's authorization, if the server settles it, only moves USDC
-// between the service's own addresses, and the deposit watcher ignores treasury transfers).
-import { signTransferAuthorization } from "../chain/eip3009";
-import { chainSettings, networkName } from "../chain/client";
-import { agentIdAtAddress } from "../chain/addresses";
+// POST /x402/pay: requests a resource for the agent; on 402 it validates the requirements (a positive
+// whole amount of the configured USDC on the configured network, within maxAmount and the tier limit,
+// not toward an agent that blocked the caller), signs a treasury EIP-3009 authorization valid for at
+// most MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries with it.
+//
+// Once the signed authorization has left the service, the resource's answer decides nothing: the
+// payment is SETTLED when the chain shows the authorization used (read right after the answer, and by
+// the chain watcher), and REFUNDED only when it can no longer be used (see resolvePending). When payTo
+// is another agent's deposit address, settling credits that agent in the ledger.
+import { getAddress } from "viem";
+import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
+import { agentIdAtAddress } from "../chain/addresses";
+import { chainSettings, networkName } from "../chain/client";
+import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
+import { treasuryAccount } from "../chain/keys";
+import { authorizationUse, watchCursor } from "../chain/watcher";
 import { clock, iso } from "../clock";
+import { config } from "../config";
 import { sqlite, write } from "../db";
-import { ApiError, invalid } from "../errors";
+import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
-import { storedOutcome, storeOutcome, type IdempotencyScope } from "../idempotency/idempotency";
+import { storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { parseJson } from "../json";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
+import { outboundFetch, OutboundRefused, readCapped, TooLarge } from "../net/outbound";
 import { adjustScore } from "../reputation/score";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
-import { targetProblem } from "../webhooks/targets";
-import { parseOffer, paymentHeader, settlement, type Requirement } from "./protocol";
+import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 
 export const FETCH_TIMEOUT_MS = 10_000;
 export const MAX_RESOURCE_BYTES = 1024 * 1024;
+/** validBefore is at most this far ahead: a PENDING payment is decided within it (plus confirmations). */
+export const MAX_AUTHORIZATION_SECONDS = 120;
 const USDC = "USDC" as const;
 
 export type PayRequest = { url: string; method?: string; headers?: Record<string, string>; body?: unknown; maxAmount: number };
@@ -38,7 +49,9 @@ type PaymentRow = {
   internalAgentId: string | null;
   network: string;
   x402Version: bigint;
-  status: string;
+  status: "PENDING" | "SETTLED" | "REFUNDED";
+  authorizationNonce: string;
+  validBefore: bigint;
   transaction: string | null;
   resourceStatus: bigint | null;
   error: string | null;
@@ -47,11 +60,12 @@ type PaymentRow = {
 };
 
 const COLUMNS = `id, agent_id AS agentId, url, method, amount, pay_to AS payTo, internal_agent_id AS internalAgentId, network,
-  x402_version AS x402Version, status, "transaction", resource_status AS resourceStatus, error, created_at AS createdAt, updated_at AS updatedAt`;
+  x402_version AS x402Version, status, authorization_nonce AS authorizationNonce, valid_before AS validBefore,
+  "transaction", resource_status AS resourceStatus, error, created_at AS createdAt, updated_at AS updatedAt`;
 
-const find = (id: string) => sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE id = ?`).get(id) as PaymentRow;
+const find = (id: string) => sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE id = ?`).get(id) as PaymentRow | null;
 
-function paymentView(row: PaymentRow) {
+export function paymentView(row: PaymentRow) {
   return {
     id: row.id,
     agentId: row.agentId,
@@ -64,55 +78,55 @@ function paymentView(row: PaymentRow) {
     network: row.network,
     x402Version: Number(row.x402Version),
     status: row.status,
+    authorizationExpiresAt: iso(Number(row.validBefore) * 1000),
     transaction: row.transaction,
+    resourceStatus: row.resourceStatus === null ? null : Number(row.resourceStatus),
     error: row.error,
     createdAt: iso(Number(row.createdAt)),
     updatedAt: iso(Number(row.updatedAt)),
   };
 }
 
-/** Fetches with the SSRF guard, a 10 s timeout, no redirects and a 1 MiB cap on the answer. */
-async function fetchResource(url: string, init: RequestInit): Promise<{ response: Response; text: string }> {
-  const problem = await targetProblem(url);
-  if (problem) throw invalid(`url: ${problem}`);
-  let response: Response;
+type Answer = { response: Response; text: string } | { failure: string };
+
+const firstLine = (error: unknown) => String((error as Error)?.message ?? error).split("\n")[0]!.slice(0, 300);
+
+/** Calls the resource through the outbound guard, with a time and size bound; never throws. */
+async function callResource(url: string, init: RequestInit): Promise<Answer> {
   try {
-    response = await fetch(url, { ...init, redirect: "manual", signal: AbortSignal.timeout(FETCH_TIMEOUT_MS) });
+    const response = await outboundFetch(url, { ...init, timeoutMs: FETCH_TIMEOUT_MS });
+    const bytes = await readCapped(response, MAX_RESOURCE_BYTES);
+    return { response, text: new TextDecoder().decode(bytes) };
   } catch (error) {
-    throw new ApiError("VALIDATION_ERROR", `the resource did not answer: ${String((error as Error).message ?? error).split("\n")[0]}`);
+    if (error instanceof OutboundRefused) return { failure: `url: ${error.message}` };
+    if (error instanceof TooLarge) return { failure: `the resource's answer is ${error.message}` };
+    if ((error as Error).name === "TimeoutError") return { failure: `the resource did not answer within ${FETCH_TIMEOUT_MS / 1000} s` };
+    return { failure: `the resource did not answer: ${firstLine(error)}` };
   }
-  const reader = response.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (reader) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_RESOURCE_BYTES) {
-      await reader.cancel();
-      throw invalid(`the resource's answer is larger than ${MAX_RESOURCE_BYTES} bytes`);
-    }
-    chunks.push(value);
-  }
-  return { response, text: Buffer.concat(chunks).toString("utf8") };
 }
 
-function resourceOf(response: Response, text: string): Resource {
-  let body: unknown = text;
-  if ((response.headers.get("content-type") ?? "").includes("json")) {
+function resourceOf(answer: Answer): Resource | null {
+  if ("failure" in answer) return null;
+  let body: unknown = answer.text;
+  if ((answer.response.headers.get("content-type") ?? "").includes("json")) {
     try {
-      body = JSON.parse(text);
+      body = parseJson(answer.text);
     } catch {}
   }
-  return { status: response.status, headers: Object.fromEntries(response.headers.entries()), body };
+  return { status: answer.response.status, headers: Object.fromEntries(answer.response.headers.entries()), body };
 }
 
-/** The cheapest "exact" USDC requirement on our network within the caller's maximum. */
-function choose(requirements: Requirement[], maxAmount: bigint): Requirement {
+/** The cheapest requirement the service can pay within maxAmount; 400 with every reason otherwise. */
+function choose(offer: Offer, maxAmount: bigint): Requirement {
   const { chainId, usdcAddress } = chainSettings();
-  const networks = new Set([networkName(chainId), `eip155:${chainId}`]);
-  const usable = requirements.filter((r) => r.scheme === "exact" && networks.has(r.network) && r.asset.toLowerCase() === usdcAddress.toLowerCase());
-  if (usable.length === 0) throw invalid(`the resource accepts no "exact" USDC payment on ${networkName(chainId)}`);
+  const expected = { networks: new Set([networkName(chainId), `eip155:${chainId}`]), usdc: usdcAddress };
+  const read = offer.requirements.map((raw) => readRequirement(offer.version, raw, expected));
+  const usable = read.filter((item): item is Requirement => typeof item !== "string");
+  if (usable.length === 0) {
+    const reasons = read.filter((item): item is string => typeof item === "string");
+    const server = offer.error ? ` (the resource says: ${offer.error})` : "";
+    throw invalid(`the resource asks for no payment the service can make${server}: ${reasons.join("; ") || "no requirements"}`);
+  }
   const cheapest = usable.reduce((best, r) => (r.amount < best.amount ? r : best));
   if (cheapest.amount > maxAmount) {
     throw invalid(`the resource asks ${toMajor(cheapest.amount, USDC)} USDC, above maxAmount ${toMajor(maxAmount, USDC)}`);
@@ -120,13 +134,19 @@ function choose(requirements: Requirement[], maxAmount: bigint): Requirement {
   return cheapest;
 }
 
-/** Inside write(): the agent's money moves to x402 in flight, with the PENDING record. */
-function debit(agentId: string, request: PayRequest, chosen: Requirement, method: string): PaymentRow {
+type Signed = Awaited<ReturnType<typeof signTransferAuthorization>>;
+
+/** Inside write(): the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
+function debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null): PaymentRow | Outcome {
+  const stored = keyed && storedOutcome(keyed);
+  if (stored) return stored;
   assertWithinTier(Number(findAgent(agentId)!.score), chosen.amount, USDC);
-  const id = uuid();
-  const now = clock.nowMs();
+  if (chosen.payTo === getAddress(treasuryAccount().address)) throw invalid("payTo is the service's own treasury");
   const internalAgentId = agentIdAtAddress(chosen.payTo);
   if (internalAgentId === agentId) throw invalid("payTo is your own deposit address");
+  if (internalAgentId) assertNotBlockedBy(internalAgentId, agentId);
+  const id = uuid();
+  const now = clock.nowMs();
   post({
     type: "X402_PAYMENT",
     reference: { type: "x402", id },
@@ -137,105 +157,161 @@ function debit(agentId: string, request: PayRequest, chosen: Requirement, method
   });
   sqlite
     .query(
-      `INSERT INTO x402_payments (id, agent_id, url, method, amount, currency, pay_to, internal_agent_id, network, x402_version, status, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'USDC', ?, ?, ?, ?, 'PENDING', ?, ?)`,
+      `INSERT INTO x402_payments (id, agent_id, url, method, amount, currency, pay_to, internal_agent_id, network, x402_version, status,
+         authorization_nonce, valid_before, created_at, updated_at)
+       VALUES (?, ?, ?, ?, ?, 'USDC', ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)`,
     )
-    .run(id, agentId, request.url, method, chosen.amount, chosen.payTo, internalAgentId, chosen.network, chosen.version, now, now);
-  return find(id);
+    .run(id, agentId, request.url, method, chosen.amount, chosen.payTo, internalAgentId, chosen.network, chosen.version, signed.nonce.toLowerCase(), signed.validBefore, now, now);
+  const row = find(id)!;
+  // A retry with this key from now on replays this payment (PENDING) instead of paying again.
+  if (keyed) storeOutcome(keyed, 200, { payment: paymentView(row), resource: null });
+  return row;
 }
 
-/** Inside write(): SETTLED (to the outside world, or to the internal agent) or REFUNDED. */
-function finish(row: PaymentRow, settled: { transaction?: string } | null, resourceStatus: number, error: string | null): PaymentRow {
+const setStatus = (row: PaymentRow, status: PaymentRow["status"], transaction: string | null) =>
+  sqlite.query(`UPDATE x402_payments SET status = ?, "transaction" = COALESCE(?, "transaction"), updated_at = ? WHERE id = ?`).run(status, transaction, clock.nowMs(), row.id);
+
+/** Inside write(): the authorization was used on chain; the money leaves x402 in flight. */
+function settle(row: PaymentRow, transaction: string | null): void {
   const reference = { type: "x402", id: row.id };
   const amount = toMajor(row.amount, USDC);
-  const inFlight = { account: { agentId: null, kind: "x402_in_flight" as const, currency: USDC }, amount: -row.amount, historyType: "SYSTEM" as const, counterpartyId: row.agentId };
-  if (settled) {
-    post({
-      type: "X402_SETTLED",
-      reference,
-      postings: [
-        inFlight,
-        row.internalAgentId
-          ? { account: { agentId: row.internalAgentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "PAYMENT_RECEIVED", counterpartyId: row.agentId }
-          : { account: { agentId: null, kind: "external", currency: USDC }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
-      ],
-    });
-    adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
-    if (row.internalAgentId) {
-      notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, url: row.url }, `x402 payment received: ${amount} USDC`);
-    }
-  } else {
-    post({
-      type: "X402_REFUNDED",
-      reference,
-      postings: [inFlight, { account: { agentId: row.agentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "X402_REFUND" }],
-    });
-    notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, error }, `x402 payment refunded: ${amount} USDC`);
+  post({
+    type: "X402_SETTLED",
+    reference,
+    postings: [
+      { account: { agentId: null, kind: "x402_in_flight", currency: USDC }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+      row.internalAgentId
+        ? { account: { agentId: row.internalAgentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "PAYMENT_RECEIVED", counterpartyId: row.agentId }
+        : { account: { agentId: null, kind: "external", currency: USDC }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+    ],
+  });
+  adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
+  setStatus(row, "SETTLED", transaction);
+  notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, transaction: transaction ?? row.transaction }, `x402 payment settled: ${amount} USDC`);
+  if (row.internalAgentId) {
+    notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, url: row.url }, `x402 payment received: ${amount} USDC`);
   }
-  sqlite
-    .query(`UPDATE x402_payments SET status = ?, "transaction" = ?, resource_status = ?, error = ?, updated_at = ? WHERE id = ?`)
-    .run(settled ? "SETTLED" : "REFUNDED", settled?.transaction ?? null, resourceStatus, error, clock.nowMs(), row.id);
-  return find(row.id);
 }
 
-const inFlightKeys = new Set<string>();
+/** Inside write(): the authorization can never be used; the money goes back to the agent. */
+function refund(row: PaymentRow, reason: string): void {
+  const amount = toMajor(row.amount, USDC);
+  post({
+    type: "X402_REFUNDED",
+    reference: { type: "x402", id: row.id },
+    postings: [
+      { account: { agentId: null, kind: "x402_in_flight", currency: USDC }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+      { account: { agentId: row.agentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "X402_REFUND" },
+    ],
+  });
+  setStatus(row, "REFUNDED", null);
+  sqlite.query("UPDATE x402_payments SET error = COALESCE(error, ?) WHERE id = ?").run(reason, row.id);
+  notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, reason }, `x402 payment refunded: ${amount} USDC`);
+}
 
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope) {
+type KeyedScope = IdempotencyScope & { key: string };
+
+/** Why the paid request did not deliver, as far as the service can tell (not what decides the payment). */
+function problemOf(answer: Answer): string | null {
+  if ("failure" in answer) return answer.failure;
+  const { response, text } = answer;
+  if (response.status === 402) {
+    const reason = parseOffer(response.headers, text)?.error;
+    return `the resource refused the payment (402)${reason ? `: ${reason}` : ""}`;
+  }
+  if (!response.ok) return `the resource answered ${response.status}`;
+  return settlementClaim(response.headers)?.reason ?? null;
+}
+
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope): Promise<Outcome> {
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
   const keyed = idempotency.key === undefined ? null : { ...idempotency, key: idempotency.key };
-  const lock = keyed ? `${agentId}:${keyed.key}` : null;
-  if (keyed) {
-    const stored = storedOutcome(keyed);
-    if (stored) return stored;
-    if (inFlightKeys.has(lock!)) throw new ApiError("IDEMPOTENCY_KEY_REUSED", "a request with this Idempotency-Key is still in progress");
-    inFlightKeys.add(lock!);
+  const stored = keyed && storedOutcome(keyed);
+  if (stored) return stored;
+
+  const headers = new Headers(request.headers ?? {});
+  const body = request.body === undefined || method === "GET" ? undefined : typeof request.body === "string" ? request.body : JSON.stringify(request.body);
+  if (body !== undefined && typeof request.body !== "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const first = await callResource(request.url, { method, headers, body });
+  if ("failure" in first) throw invalid(first.failure);
+  if (first.response.status !== 402) {
+    const answer = { payment: null, resource: resourceOf(first) };
+    if (keyed) await write(() => storeOutcome(keyed, 200, answer));
+    return { status: 200, body: answer, replayed: false };
   }
+  const offer = parseOffer(first.response.headers, first.text);
+  if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
+  const chosen = choose(offer, maxAmount);
+  const signed = await signTransferAuthorization({ to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
+  const debited = await write(() => debit(agentId, request, method, chosen, signed, keyed));
+  if ("replayed" in debited) return debited;
+
+  // From here on the authorization is out: whatever happens, the payment stays PENDING until the chain decides.
+  headers.set(...paymentHeader(offer, chosen, signed.signature, signed.authorization, debited.id));
+  const paid = await callResource(request.url, { method, headers, body });
+  const claim = "response" in paid ? settlementClaim(paid.response.headers) : null;
+  let used = false;
   try {
-    const headers = new Headers(request.headers ?? {});
-    const body = request.body === undefined || method === "GET" ? undefined : typeof request.body === "string" ? request.body : JSON.stringify(request.body);
-    if (body !== undefined && typeof request.body !== "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
-    const first = await fetchResource(request.url, { method, headers, body });
-    if (first.response.status !== 402) {
-      const answer = { payment: null, resource: resourceOf(first.response, first.text) };
-      if (keyed) await write(() => storeOutcome(keyed, 200, answer));
-      return { status: 200, body: answer, replayed: false };
-    }
-    const offer = parseOffer(first.response.headers, first.text);
-    if (!offer || offer.requirements.length === 0) throw invalid("the resource answered 402 without payment requirements");
-    const chosen = choose(offer.requirements, maxAmount);
-    const pending = await write(() => debit(agentId, request, chosen, method));
-    let result: { row: PaymentRow; resource: Resource };
-    try {
-      const signed = await signTransferAuthorization({
-        asset: chosen.asset as `0x${string}`,
-        to: chosen.payTo,
-        value: chosen.amount,
-        validForSeconds: chosen.maxTimeoutSeconds,
-        domain: chosen.extra,
-      });
-      const [name, value] = paymentHeader(offer, chosen, signed.signature, signed.authorization, pending.id);
-      headers.set(name, value);
-      const paid = await fetchResource(request.url, { method, headers, body });
-      const resource = resourceOf(paid.response, paid.text);
-      const settled = paid.response.ok ? settlement(paid.response.headers) : null;
-      const ok = settled !== null && settled.success !== false;
-      const error = ok ? null : paid.response.ok ? "the resource answered without a settlement header" : `the resource answered ${paid.response.status}`;
-      const answerFor = (row: PaymentRow) => ({ payment: paymentView(row), resource });
-      const row = await write(() => {
-        const done = finish(pending, ok ? settled : null, paid.response.status, error);
-        if (keyed) storeOutcome(keyed, 200, answerFor(done));
-        return done;
-      });
-      result = { row, resource };
-    } catch (error) {
-      const message = error instanceof ApiError ? error.message : String((error as Error).message ?? error).split("\n")[0]!;
-      const row = await write(() => finish(pending, null, 0, message));
-      result = { row, resource: { status: 0, headers: {}, body: null } };
-    }
-    return { status: 200, body: { payment: paymentView(result.row), resource: result.resource }, replayed: false };
-  } finally {
-    if (lock) inFlightKeys.delete(lock);
+    used = await authorizationUsed(signed.nonce);
+  } catch {
+    // The chain did not answer: the job decides later.
   }
+  const resource = resourceOf(paid);
+  const row = await write(() => {
+    // What the resource answered is kept even if the job has decided the payment meanwhile.
+    sqlite
+      .query(`UPDATE x402_payments SET resource_status = ?, error = COALESCE(error, ?), "transaction" = COALESCE("transaction", ?), updated_at = ? WHERE id = ?`)
+      .run(resource?.status ?? null, problemOf(paid), claim?.transaction ?? null, clock.nowMs(), debited.id);
+    const current = find(debited.id)!;
+    if (current.status === "PENDING" && used) settle(current, claim?.transaction ?? null);
+    const now = find(current.id)!;
+    if (keyed) storeOutcome(keyed, 200, { payment: paymentView(now), resource });
+    return now;
+  });
+  return { status: 200, body: { payment: paymentView(row), resource }, replayed: false };
+}
+
+/**
+ * Decides a PENDING payment from what the chain shows: SETTLED when the watcher saw the authorization
+ * used; REFUNDED when the watcher has scanned a confirmed block at or past validBefore without seeing
+ * it used (no later block can use it); otherwise, with `ask`, the token's authorizationState at the
+ * latest block may settle it early. Compare-and-set on PENDING: the job, reads and the pay call agree.
+ */
+async function resolve(row: PaymentRow, ask: boolean): Promise<void> {
+  const use = authorizationUse(row.authorizationNonce);
+  const cursor = watchCursor();
+  let decision: ((current: PaymentRow) => void) | null = null;
+  if (use) decision = (current) => settle(current, use.txHash);
+  else if (cursor?.timestamp != null && cursor.timestamp >= row.validBefore) {
+    decision = (current) => refund(current, "the authorization expired without being used");
+  } else if (ask && (await authorizationUsed(row.authorizationNonce as `0x${string}`))) {
+    decision = (current) => settle(current, null);
+  }
+  if (!decision) return;
+  await write(() => {
+    const current = find(row.id);
+    if (current?.status === "PENDING") decision(current);
+  });
+}
+
+/** The job: every PENDING payment, oldest first. */
+export async function resolvePending(): Promise<void> {
+  if (!config.chain.configured) return;
+  const pending = sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE status = 'PENDING' ORDER BY created_at LIMIT 500`).all() as PaymentRow[];
+  for (const row of pending) await resolve(row, true);
+}
+
+export async function getX402Payment(agentId: string, id: string) {
+  const row = find(id);
+  if (!row || row.agentId !== agentId) throw notFound("x402 payment");
+  if (row.status === "PENDING") await resolve(row, false);
+  return paymentView(find(id)!);
+}
+
+export function listX402Payments(agentId: string, limit: number, offset: number) {
+  const total = sqlite.query("SELECT COUNT(*) AS n FROM x402_payments WHERE agent_id = ?").get(agentId) as { n: bigint };
+  const rows = sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(agentId, limit, offset) as PaymentRow[];
+  return { data: rows.map(paymentView), total: Number(total.n) };
 }

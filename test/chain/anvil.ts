@@ -11,8 +11,9 @@ const ANVIL = join(import.meta.dir, "../../node_modules/@foundry-rs/anvil-linux-
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
 
 /** anvil on a free port (--port 0): its banner's `Listening on` line names it; stdout is drained after. */
-async function spawnAnvil() {
-  const proc = Bun.spawn([ANVIL, "--port", "0", "--host", "127.0.0.1"], { stdout: "pipe", stderr: "ignore" });
+async function spawnAnvil(chainId?: number) {
+  const args = [ANVIL, "--port", "0", "--host", "127.0.0.1", ...(chainId === undefined ? [] : ["--chain-id", String(chainId)])];
+  const proc = Bun.spawn(args, { stdout: "pipe", stderr: "ignore" });
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   const timer = setTimeout(() => proc.kill(), 10_000);
@@ -32,15 +33,17 @@ async function spawnAnvil() {
   }
 }
 
-export async function startAnvil() {
-  const { proc, port } = await spawnAnvil();
+/** `chainId` (default anvil's 31337) lets a test pose as a named network, e.g. 84532 for base-sepolia. */
+export async function startAnvil(options: { chainId?: number } = {}) {
+  const { proc, port } = await spawnAnvil(options.chainId);
   const rpcUrl = `http://127.0.0.1:${port}`;
-  const chain = { ...anvilChain, rpcUrls: { default: { http: [rpcUrl] } } };
+  const chainId = options.chainId ?? anvilChain.id;
+  const chain = { ...anvilChain, id: chainId, rpcUrls: { default: { http: [rpcUrl] } } };
   const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
   // anvil's second account deploys and sends test transfers, so the treasury's nonces are the service's alone.
   const funder = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }) });
 
-  const deploy = async (name: "TestUSDC" | "TestAggregator", args: unknown[] = []) => {
+  const deploy = async (name: "TestUSDC" | "TestAggregator" | "Multicall3", args: unknown[] = []) => {
     const contract = contracts[name];
     const hash = await funder.deployContract({ abi: contract.abi, bytecode: contract.bytecode as Hex, args });
     const receipt = await client.waitForTransactionReceipt({ hash });
@@ -55,7 +58,8 @@ export async function startAnvil() {
 
   return {
     rpcUrl,
-    chainId: anvilChain.id,
+    chainId,
+    chain,
     usdc,
     client,
     deploy,

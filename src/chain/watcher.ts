@@ -1,0 +1,155 @@
+// The chain watcher: reads the USDC contract's logs of confirmed blocks only (block ≤ tip −
+// CONFIRMATIONS + 1), so a reorg of the unconfirmed tail never reaches the ledger, and records in one
+// write with its cursor:
+// - Transfer to an agent's deposit address (not from the treasury): a deposit, credited once per
+//   (txHash, logIndex);
+// - Transfer from or to the treasury: a treasury movement, what the chain reconciliation compares the
+//   ledger with;
+// - AuthorizationUsed by the treasury: an EIP-3009 authorization (an x402 payment) that was settled.
+// The cursor's block timestamp is kept too: an authorization whose validBefore is not after it, and
+// that was not seen used up to it, can never be used.
+import { getAddress, parseAbiItem } from "viem";
+import { clock } from "../clock";
+import { sqlite, write } from "../db";
+import { getSetting, setSetting } from "../db/settings";
+import { uuid } from "../ids";
+import { deposit } from "../ledger/transfers";
+import { toMajor } from "../money";
+import { notifyFinancial } from "../webhooks/outbox";
+import { agentIdAtAddress } from "./addresses";
+import { chainSettings, publicClient, usdcBalanceOf, verifyChain } from "./client";
+import { treasuryAccount } from "./keys";
+
+const CURSOR_KEY = "deposit_cursor_block";
+const CURSOR_TIME_KEY = "chain_cursor_timestamp";
+const OPENING_KEY = "treasury_opening";
+const MAX_BLOCKS_PER_SCAN = 2000n;
+// Shrinks when the RPC refuses a range (providers cap the logs or blocks per query), grows back after.
+let span = MAX_BLOCKS_PER_SCAN;
+const events = [
+  parseAbiItem("event Transfer(address indexed from, address indexed to, uint256 value)"),
+  parseAbiItem("event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)"),
+] as const;
+
+/** The last block scanned, and its timestamp (seconds), or null before the first start with a chain. */
+export function watchCursor(): { block: bigint; timestamp: bigint | null } | null {
+  const block = getSetting(CURSOR_KEY);
+  if (block === null) return null;
+  const timestamp = getSetting(CURSOR_TIME_KEY);
+  return { block: BigInt(block), timestamp: timestamp === null ? null : BigInt(timestamp) };
+}
+
+/** The treasury's USDC balance at the block the reconciliation starts from. */
+export function treasuryOpening(): { block: bigint; balance: bigint } | null {
+  const value = getSetting(OPENING_KEY);
+  if (value === null) return null;
+  const [block, balance] = value.split(":");
+  return { block: BigInt(block!), balance: BigInt(balance!) };
+}
+
+/** Inside write(): moves the cursor forward only (overlapping scans may commit out of order). */
+function advanceCursor(block: bigint, timestamp: bigint): void {
+  const current = watchCursor();
+  if (current !== null && current.block >= block) return;
+  setSetting(CURSOR_KEY, String(block));
+  setSetting(CURSOR_TIME_KEY, String(timestamp));
+}
+
+/**
+ * At the first start with a chain: scanning starts at the current block, and the treasury's balance
+ * there is the opening balance of the reconciliation (also set on a database that predates it).
+ */
+export async function initWatchCursor(): Promise<void> {
+  const client = publicClient();
+  const cursor = watchCursor();
+  const block = cursor?.block ?? (await client.getBlockNumber());
+  if (cursor !== null && cursor.timestamp !== null && treasuryOpening() !== null) return;
+  const [{ timestamp }, balance] = await Promise.all([client.getBlock({ blockNumber: block }), usdcBalanceOf(treasuryAccount().address, block)]);
+  await write(() => {
+    if (watchCursor() === null) advanceCursor(block, timestamp);
+    else if (watchCursor()!.timestamp === null) setSetting(CURSOR_TIME_KEY, String(timestamp));
+    if (treasuryOpening() === null) setSetting(OPENING_KEY, `${block}:${balance}`);
+  });
+}
+
+type TransferLog = { transactionHash: `0x${string}`; logIndex: number; blockNumber: bigint; args: { from?: string; to?: string; value?: bigint } };
+type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; args: { authorizer?: string; nonce?: string } };
+
+/** Inside write(): one Transfer log. */
+function recordTransfer(log: TransferLog, treasury: string): void {
+  const from = getAddress(log.args.from!);
+  const to = getAddress(log.args.to!);
+  const value = log.args.value!;
+  if (from === treasury || to === treasury) {
+    sqlite
+      .query(
+        `INSERT INTO treasury_transfers (tx_hash, log_index, block_number, direction, counterparty, amount)
+         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+      )
+      .run(log.transactionHash, log.logIndex, log.blockNumber, from === treasury ? "out" : "in", from === treasury ? to : from, value);
+  }
+  // USDC the treasury sends to an agent's address (an x402 payment to that agent, credited in the
+  // ledger when it settled) moves between the service's own addresses: not a deposit.
+  const agentId = agentIdAtAddress(to);
+  if (!agentId || value === 0n || from === treasury) return;
+  const id = uuid();
+  const inserted = sqlite
+    .query(
+      `INSERT INTO chain_deposits (id, agent_id, tx_hash, log_index, block_number, from_address, amount, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+    )
+    .run(id, agentId, log.transactionHash, log.logIndex, log.blockNumber, from, value, clock.nowMs());
+  if (inserted.changes === 0) return;
+  deposit(agentId, value, "USDC", { type: "chain_deposit", id });
+  const amount = toMajor(value, "USDC");
+  notifyFinancial(agentId, "deposit.credited", { depositId: id, amount, currency: "USDC", txHash: log.transactionHash, logIndex: log.logIndex, from }, `Deposit credited: ${amount} USDC`);
+}
+
+/** Inside write(): an EIP-3009 authorization of the treasury was used. */
+function recordAuthorization(log: AuthorizationLog): void {
+  sqlite
+    .query("INSERT INTO treasury_authorizations (nonce, tx_hash, block_number) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING")
+    .run(log.args.nonce!.toLowerCase(), log.transactionHash, log.blockNumber);
+}
+
+/** The block and transaction in which the treasury's authorization `nonce` was used, as the watcher saw it. */
+export function authorizationUse(nonce: string): { txHash: string; blockNumber: bigint } | null {
+  return sqlite
+    .query("SELECT tx_hash AS txHash, block_number AS blockNumber FROM treasury_authorizations WHERE nonce = ?")
+    .get(nonce.toLowerCase()) as { txHash: string; blockNumber: bigint } | null;
+}
+
+export async function watchChain(): Promise<void> {
+  await verifyChain();
+  await initWatchCursor();
+  const settings = chainSettings();
+  const client = publicClient();
+  let cursor = watchCursor()!.block;
+  const tip = (await client.getBlockNumber()) - BigInt(settings.confirmations - 1);
+  const treasury = treasuryAccount().address;
+  while (cursor < tip) {
+    const toBlock: bigint = cursor + span < tip ? cursor + span : tip;
+    let logs;
+    try {
+      logs = await client.getLogs({ address: settings.usdcAddress, events, fromBlock: cursor + 1n, toBlock });
+    } catch (error) {
+      if (span > 1n) span /= 2n;
+      throw error;
+    }
+    if (span < MAX_BLOCKS_PER_SCAN) span *= 2n;
+    const { timestamp } = await client.getBlock({ blockNumber: toBlock });
+    await write(() => {
+      for (const log of logs) {
+        if (log.eventName === "Transfer") recordTransfer(log as TransferLog, treasury);
+        else if (getAddress((log as AuthorizationLog).args.authorizer!) === treasury) recordAuthorization(log as AuthorizationLog);
+      }
+      advanceCursor(toBlock, timestamp);
+    });
+    cursor = toBlock;
+  }
+}
+
+/** Inside write(): the operator explains a treasury movement the service did not make; false if unknown. */
+export function acknowledgeTransfer(txHash: string, logIndex: number, reason: string): boolean {
+  return sqlite.query("UPDATE treasury_transfers SET acknowledged = ? WHERE tx_hash = ? AND log_index = ?").run(reason, txHash.toLowerCase(), logIndex).changes > 0;
+}

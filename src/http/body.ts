@@ -1,0 +1,42 @@
+// Request bodies are read and parsed here, for every route: at most MAX_BODY_BYTES whether or not the
+// client sent Content-Length (a chunked body is cut off at the limit, not buffered), nested at most
+// MAX_JSON_DEPTH levels (checked on the text, before JSON.parse), and JSON only — HTML forms are
+// accepted on the owner console's own routes alone.
+import { ApiError, invalid } from "../errors";
+import { JsonTooDeep, MAX_JSON_DEPTH, parseJson } from "../json";
+import { readCapped, TooLarge } from "../net/outbound";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const tooLarge = () => new ApiError("PAYLOAD_TOO_LARGE", `the body is larger than ${MAX_BODY_BYTES} bytes`);
+
+const isJson = (contentType: string) => contentType === "application/json" || contentType.endsWith("+json");
+
+/** The parsed body, or null when the request has none. Throws 400 / 413 as ApiError. */
+export async function parseBody(request: Request, contentType: string, path: string): Promise<unknown> {
+  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  let bytes: Uint8Array;
+  try {
+    bytes = await readCapped(request, MAX_BODY_BYTES);
+  } catch (error) {
+    if (error instanceof TooLarge) throw tooLarge();
+    throw invalid("the body could not be read");
+  }
+  if (bytes.byteLength === 0) return null;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalid("the body is not valid UTF-8");
+  }
+  if (contentType === "application/x-www-form-urlencoded" && path.startsWith("/console")) {
+    return Object.fromEntries(new URLSearchParams(text));
+  }
+  if (!isJson(contentType)) throw invalid("send the body as JSON with Content-Type: application/json");
+  try {
+    return parseJson(text);
+  } catch (error) {
+    if (error instanceof JsonTooDeep) throw invalid(`the body nests objects or arrays deeper than ${MAX_JSON_DEPTH} levels`);
+    throw invalid("the body is not valid JSON");
+  }
+}

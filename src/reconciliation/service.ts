@@ -1,0 +1,117 @@
+// Reconciliation of the ledger with the world outside it, for GET /admin/ledger/check. Like the
+// ledger check, it reads the raw tables (an audit must not trust the code that wrote them).
+//
+// In flight: the system accounts that hold money on its way out must equal the records still open
+// (x402 payments PENDING, withdrawals PENDING or SUBMITTED) — a refund of money never debited, or a
+// debit never recorded, shows here.
+//
+// Chain: at the block the chain watcher has scanned up to (B), the treasury's USDC on chain must be
+//   opening balance + what came in − what the ledger says left on chain (withdrawals confirmed on
+//   chain, x402 authorizations used), all within (opening block, B],
+// every transfer out of the treasury must be one of those (same transaction, recipient and amount),
+// and each of those must have its transfer.
+import { chainSettings, usdcBalanceOf, verifyChain } from "../chain/client";
+import { treasuryAccount } from "../chain/keys";
+import { treasuryOpening, watchCursor } from "../chain/watcher";
+import { config } from "../config";
+import { sqlite } from "../db";
+import { toMajor } from "../money";
+
+const usdc = (minor: bigint) => toMajor(minor, "USDC");
+
+const sumOf = (sql: string, ...params: unknown[]) => (sqlite.query(sql).get(...(params as never[])) as { n: bigint | null }).n ?? 0n;
+
+export function checkInFlight() {
+  const system = (kind: string) => sumOf("SELECT SUM(balance) AS n FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = 'USDC'", kind);
+  const x402 = { ledger: system("x402_in_flight"), records: sumOf("SELECT SUM(amount) AS n FROM x402_payments WHERE status = 'PENDING'") };
+  const withdrawals = {
+    ledger: system("withdrawals_in_flight"),
+    records: sumOf("SELECT SUM(amount) AS n FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED')"),
+  };
+  const view = (pair: { ledger: bigint; records: bigint }) => ({ ledger: usdc(pair.ledger), openRecords: usdc(pair.records) });
+  return {
+    ok: x402.ledger === x402.records && withdrawals.ledger === withdrawals.records,
+    x402: view(x402),
+    withdrawals: view(withdrawals),
+  };
+}
+
+type Transfer = { txHash: string; logIndex: bigint; counterparty: string; amount: bigint; acknowledged: string | null };
+type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
+
+export async function reconcileChain() {
+  if (!config.chain.configured) return { status: "not_configured" as const };
+  const cursor = watchCursor();
+  const opening = treasuryOpening();
+  if (!cursor || !opening) return { status: "not_started" as const };
+  const treasury = treasuryAccount().address;
+  let onchain: bigint;
+  try {
+    await verifyChain();
+    onchain = await usdcBalanceOf(treasury, cursor.block);
+  } catch (error) {
+    return { status: "unreachable" as const, error: String((error as Error).message ?? error).split("\n")[0] };
+  }
+  const B = cursor.block;
+  const from = opening.block;
+  const inflow = sumOf("SELECT SUM(amount) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, B);
+  const outs = sqlite
+    .query(
+      `SELECT tx_hash AS txHash, log_index AS logIndex, counterparty, amount, acknowledged FROM treasury_transfers
+       WHERE direction = 'out' AND block_number > ? AND block_number <= ?`,
+    )
+    .all(from, B) as Transfer[];
+  // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
+  const operatorOuts = outs.filter((out) => out.acknowledged !== null);
+  // What the ledger says left the treasury on chain up to B.
+  const movements = [
+    ...(sqlite
+      .query(
+        `SELECT 'withdrawal' AS kind, id, tx_hash AS txHash, to_address AS "to", amount FROM withdrawals
+         WHERE internal_agent_id IS NULL AND ((status = 'CONFIRMED' AND receipt_block > ? AND receipt_block <= ?)
+           OR (status = 'SUBMITTED' AND tx_hash IN (SELECT tx_hash FROM treasury_transfers WHERE direction = 'out' AND block_number <= ?)))`,
+      )
+      .all(from, B, B) as Movement[]),
+    ...(sqlite
+      .query(
+        `SELECT 'x402' AS kind, p.id, a.tx_hash AS txHash, p.pay_to AS "to", p.amount FROM x402_payments p
+         JOIN treasury_authorizations a ON a.nonce = p.authorization_nonce
+         WHERE p.status != 'REFUNDED' AND a.block_number > ? AND a.block_number <= ?`,
+      )
+      .all(from, B) as Movement[]),
+  ];
+  // SETTLED, but the chain never used the authorization and no longer can.
+  const neverUsed = sqlite
+    .query(
+      `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
+       WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)`,
+    )
+    .all(cursor.timestamp ?? 0n) as Movement[];
+
+  const unmatched = outs.filter((out) => out.acknowledged === null);
+  const missing: Movement[] = [...neverUsed];
+  for (const movement of movements) {
+    const index = unmatched.findIndex((out) => out.txHash === movement.txHash && out.counterparty.toLowerCase() === movement.to.toLowerCase() && out.amount === movement.amount);
+    if (index >= 0) unmatched.splice(index, 1);
+    else missing.push(movement);
+  }
+  const left = [...movements, ...operatorOuts].reduce((sum, movement) => sum + movement.amount, 0n);
+  const expected = opening.balance + inflow - left;
+  const ok = expected === onchain && unmatched.length === 0 && missing.length === 0;
+  return {
+    status: ok ? ("ok" as const) : ("mismatch" as const),
+    block: Number(B),
+    treasury,
+    onchainBalance: usdc(onchain),
+    expectedBalance: usdc(expected),
+    difference: usdc(onchain - expected),
+    opening: { block: Number(from), balance: usdc(opening.balance) },
+    fundedSinceOpening: usdc(inflow),
+    withdrawnOnChain: usdc(movements.filter((m) => m.kind === "withdrawal").reduce((sum, m) => sum + m.amount, 0n)),
+    x402Settled: usdc(movements.filter((m) => m.kind === "x402").reduce((sum, m) => sum + m.amount, 0n)),
+    movedByOperator: usdc(operatorOuts.reduce((sum, out) => sum + out.amount, 0n)),
+    unexplainedTransfers: unmatched.map((out) => ({ txHash: out.txHash, logIndex: Number(out.logIndex), to: out.counterparty, amount: usdc(out.amount) })),
+    missingTransfers: missing.map((m) => ({ kind: m.kind, id: m.id, txHash: m.txHash, to: m.to, amount: usdc(m.amount) })),
+    network: chainSettings().chainId,
+  };
+}

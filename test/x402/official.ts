@@ -1,0 +1,454 @@
+// x402 peers built only from the official npm packages, on a local anvil posing as base-sepolia, so
+// agentbank's x402 client can be tested against real implementations rather than our reading of the spec.
+//
+//   chain        anvil --chain-id 84532 (base-sepolia). TestUSDC's runtime code is placed at the real
+//                base-sepolia USDC address 0x036CbD53842c5426634e7929541eC2318f3dCF7e (anvil_setCode) and
+//                named "USDC" (the EIP-712 domain every official package assumes: name "USDC", version "2");
+//                a Multicall3 (tryAggregate, aggregate, aggregate3) at 0xcA11bde05977b3631167028862bE2a173976CA11,
+//                which @x402/evm's facilitator calls (tryAggregate) when a verify simulation fails.
+//   facilitator  one local HTTP facilitator (/supported, /verify, /settle) that routes by x402Version:
+//                v1 -> `verify` / `settle` of `x402/facilitator` (the body parsed with x402's own zod schemas,
+//                as x402's example facilitator does); v2 -> `x402Facilitator` of @x402/core/facilitator with
+//                @x402/evm's exact EVM scheme. Its signer is the test mnemonic's index 2 (it pays the gas).
+//   v1 server    express + `paymentMiddleware` of x402-express, pointed at the facilitator URL.
+//   v2 server    express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` (@x402/core) with
+//                `HTTPFacilitatorClient` to the facilitator and @x402/evm's exact server scheme.
+//
+// Routes on both servers (0.01 USDC = 10_000 units on base-sepolia, payTo = a random merchant address):
+//   GET /paid      verify, handler (200 JSON), settle, the settlement header (v1 X-PAYMENT-RESPONSE,
+//                  v2 PAYMENT-RESPONSE). Both middlewares buffer the handler's answer until settled.
+//   GET /upfront   settled BEFORE the handler, which then answers 500; the settlement header is still sent.
+//                  v2: the official way — the route's accepts carry `extra: { paymentFlow: "upfront" }`, a
+//                  flow @x402/evm's exact scheme supports (eip3009: ["authorization", "upfront"]); @x402/core
+//                  then skips /verify, settles in processHTTPRequest and @x402/express puts that settlement's
+//                  PAYMENT-RESPONSE on the handler's error answer (createFailurePathSettlementHeaders). The
+//                  advertised requirement therefore carries extra.paymentFlow = "upfront", and the client must
+//                  echo it (in `accepted`) like every other field.
+//                  v1: x402-express has no such setting (it always settles after a handler answering < 400),
+//                  so the handler, reached after the middleware's verify, settles itself with x402's own
+//                  facilitator client (`useFacilitator(...).settle`, the middleware's requirements rebuilt with
+//                  x402's helpers), sets X-PAYMENT-RESPONSE and answers 500; the middleware then does not settle.
+//   GET /fail      verify passes, the handler answers 500, nothing is settled: both middlewares only settle
+//                  when the handler's status is < 400 (x402-express: `if (res.statusCode >= 400)` flushes
+//                  without settling; @x402/express: `cancellationDispatcher.cancel({ reason: "handler_failed" })`,
+//                  which settles only a scheme's settleOnCancel after a before-handler settlement — none here).
+//                  No settlement header is sent.
+//   GET /slow      the normal flow (verify, handler, settle), but the answer reaches the client only `slowMs`
+//                  (default 12_000) after the settlement: a wrapper around res.end, installed before the payment
+//                  middleware, holds successful answers back.
+//   GET /id-required (v2 only) like /paid but declares the payment-identifier extension with required: true;
+//                  a resource-server onBeforeVerify hook enforces it with @x402/extensions' own validators.
+//
+// The v2 payment-identifier extension (@x402/extensions/payment-identifier) is declared on every v2 route:
+//   PAYMENT-REQUIRED  extensions: { "payment-identifier": { info: { required: false }, schema: {...JSON schema} } }
+//   Echo check (@x402/core x402ResourceServer.validateExtensions, before verify): for every extension key the
+//   client sends that the server advertised, the echoed `info` must CONTAIN every advertised `info` field with a
+//   deep-equal value (extra fields allowed; `schema` is not compared); otherwise the answer is 402 with
+//   error "extension_echo_mismatch" and nothing is verified or settled. Sending no `extensions` at all passes.
+//   So the payment the client sends (PAYMENT-SIGNATURE, base64 JSON) must be:
+//     { x402Version: 2, resource, accepted: <the chosen accepts[i], verbatim>, payload: { authorization, signature },
+//       extensions: { "payment-identifier": { info: { required: false, id: "pay_<16..128 of [A-Za-z0-9_-]>" } } } }
+//   (`required` echoed with the advertised value; the `schema` may be echoed too — the official client echoes
+//   the whole declaration and appendPaymentIdentifierToExtensions() adds info.id). { info: { id } } alone is
+//   rejected. The id's format is only checked where the server asks for it (here: /id-required and any id sent
+//   to a v2 route, by the onBeforeVerify hook below).
+import { getAddress, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import express, { type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+// protocol v1
+import { paymentMiddleware as paymentMiddlewareV1 } from "x402-express";
+import { settle as settleV1, verify as verifyV1 } from "x402/facilitator";
+import { useFacilitator } from "x402/verify";
+import { exact } from "x402/schemes";
+import { processPriceToAtomicAmount } from "x402/shared";
+import { PaymentPayloadSchema, PaymentRequirementsSchema, settleResponseHeader, type PaymentRequirements as PaymentRequirementsV1 } from "x402/types";
+// protocol v2
+import { paymentMiddleware as paymentMiddlewareV2, x402ResourceServer } from "@x402/express";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { ExactEvmScheme as ExactEvmFacilitatorScheme } from "@x402/evm/exact/facilitator";
+import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
+import {
+  declarePaymentIdentifierExtension,
+  extractPaymentIdentifier,
+  isPaymentIdentifierRequired,
+  paymentIdentifierResourceServerExtension,
+  PAYMENT_IDENTIFIER,
+  validatePaymentIdentifier,
+  validatePaymentIdentifierRequirement,
+} from "@x402/extensions/payment-identifier";
+import contracts from "../chain/contracts.json";
+import { startAnvil, TEST_MNEMONIC, type Anvil } from "../chain/anvil";
+
+export const BASE_SEPOLIA_CHAIN_ID = 84532;
+/** base-sepolia's USDC, where the official packages look for it. */
+export const USDC: Address = "0x036CbD53842c5426634e7929541eC2318f3dCF7e";
+export const MULTICALL3: Address = "0xcA11bde05977b3631167028862bE2a173976CA11";
+export const NETWORK_V1 = "base-sepolia";
+export const NETWORK_V2 = `eip155:${BASE_SEPOLIA_CHAIN_ID}` as const;
+/** The price of every route, "$0.01", in USDC units. */
+export const PRICE_UNITS = 10_000n;
+const PRICE = "$0.01";
+
+const usdcAbi = contracts.TestUSDC.abi as Abi;
+
+export type FacilitatorCall = {
+  version: 1 | 2;
+  kind: "verify" | "settle";
+  /** The authorization nonce of the payment. */
+  nonce: Hex | undefined;
+  result: Record<string, unknown>;
+};
+
+/** Runs `task`s one after another (the facilitator's single account must not race itself for nonces). */
+function serialQueue() {
+  let tail: Promise<unknown> = Promise.resolve();
+  return <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+}
+
+async function listen(app: express.Express): Promise<{ url: string; server: Server }> {
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = app.listen(0, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(started)));
+  });
+  // Node's defaults close long requests; /slow holds its answer for a while.
+  server.requestTimeout = 0;
+  server.keepAliveTimeout = 1_000;
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server };
+}
+
+function closeServer(server: Server) {
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections?.();
+  });
+}
+
+export async function startOfficialX402(options: { slowMs?: number } = {}) {
+  let slowMs = options.slowMs ?? 12_000;
+  const anvil: Anvil = await startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID });
+  const rpc = (method: string, params: unknown[]) => anvil.client.request({ method: method as never, params: params as never });
+
+  // --- the chain: TestUSDC at base-sepolia's USDC address, Multicall3 at its usual address ---
+  const place = async (target: Address, deployed: Address) => {
+    const code = await anvil.client.getCode({ address: deployed });
+    if (!code || code === "0x") throw new Error(`no code at ${deployed}`);
+    await rpc("anvil_setCode", [target, code]);
+  };
+  await place(USDC, anvil.usdc);
+  await anvil.send("initialize", ["USDC"], USDC);
+  await place(MULTICALL3, await anvil.deploy("Multicall3"));
+
+  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const facilitatorAccount = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 2 });
+  const facilitatorWallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount }).extend(publicActions);
+  // The funder (index 1) mints: the facilitator's nonces stay its own.
+  const mint = async (to: Address, amount: bigint | string) => {
+    const units = typeof amount === "bigint" ? amount : parseUnits(amount, 6);
+    await anvil.send("mint", [to, units], USDC);
+  };
+  const balanceOf = async (address: Address) =>
+    (await anvil.client.readContract({ address: USDC, abi: usdcAbi, functionName: "balanceOf", args: [address] })) as bigint;
+  const authorizationState = async (authorizer: Address, nonce: Hex) =>
+    (await anvil.client.readContract({ address: USDC, abi: usdcAbi, functionName: "authorizationState", args: [authorizer, nonce] })) as boolean;
+
+  // --- the facilitator ---
+  const v2Facilitator = new x402Facilitator().register(
+    NETWORK_V2,
+    new ExactEvmFacilitatorScheme(
+      toFacilitatorEvmSigner({
+        address: facilitatorAccount.address,
+        getCode: (args) => facilitatorWallet.getCode(args),
+        readContract: (args) => facilitatorWallet.readContract({ ...args, args: args.args ?? [] } as never),
+        verifyTypedData: (args) => facilitatorWallet.verifyTypedData(args as never),
+        writeContract: (args) => facilitatorWallet.writeContract({ ...args, args: args.args ?? [] } as never),
+        sendTransaction: (args) => facilitatorWallet.sendTransaction(args),
+        waitForTransactionReceipt: (args) => facilitatorWallet.waitForTransactionReceipt(args),
+      }),
+    ),
+  );
+  const serial = serialQueue();
+  const facilitatorCalls: FacilitatorCall[] = [];
+  const nonceOf = (payload: unknown): Hex | undefined =>
+    ((payload as { payload?: { authorization?: { nonce?: Hex } } } | undefined)?.payload?.authorization?.nonce);
+
+  async function facilitate(kind: "verify" | "settle", body: { x402Version?: number; paymentPayload?: unknown; paymentRequirements?: unknown }) {
+    const version = Number((body.paymentPayload as { x402Version?: number } | undefined)?.x402Version ?? body.x402Version);
+    let result: Record<string, unknown>;
+    if (version === 1) {
+      const payload = PaymentPayloadSchema.parse(body.paymentPayload);
+      const requirements = PaymentRequirementsSchema.parse(body.paymentRequirements);
+      result =
+        kind === "verify"
+          ? await verifyV1(facilitatorWallet as never, payload, requirements)
+          : await serial(() => settleV1(facilitatorWallet as never, payload, requirements));
+    } else if (version === 2) {
+      const payload = body.paymentPayload as PaymentPayload;
+      const requirements = body.paymentRequirements as PaymentRequirements;
+      result =
+        kind === "verify"
+          ? await v2Facilitator.verify(payload, requirements)
+          : await serial(() => v2Facilitator.settle(payload, requirements));
+    } else {
+      throw new Error(`unsupported x402Version ${version}`);
+    }
+    facilitatorCalls.push({ version: version as 1 | 2, kind, nonce: nonceOf(body.paymentPayload), result });
+    return result;
+  }
+
+  const facilitator = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const { pathname } = new URL(request.url);
+      try {
+        if (request.method === "GET" && pathname === "/supported") {
+          const supported = v2Facilitator.getSupported();
+          return Response.json({ ...supported, kinds: [{ x402Version: 1, scheme: "exact", network: NETWORK_V1 }, ...supported.kinds] });
+        }
+        if (request.method === "POST" && (pathname === "/verify" || pathname === "/settle")) {
+          const body = (await request.json()) as Parameters<typeof facilitate>[1];
+          return Response.json(await facilitate(pathname === "/verify" ? "verify" : "settle", body));
+        }
+        return Response.json({ error: "not found" }, { status: 404 });
+      } catch (error) {
+        return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
+      }
+    },
+  });
+  const facilitatorUrl = `http://127.0.0.1:${facilitator.port}` as const;
+
+  // --- shared handlers ---
+  /** /slow: the answer (after the middleware has settled) is held back slowMs; errors are not delayed. */
+  const holdSlowAnswer = (req: ExpressRequest, res: ExpressResponse, next: NextFunction) => {
+    if (req.path !== "/slow") return next();
+    const end = res.end.bind(res) as (...args: unknown[]) => ExpressResponse;
+    res.end = ((...args: unknown[]) => {
+      if (res.statusCode >= 400) return end(...args);
+      setTimeout(() => end(...args), slowMs);
+      return res;
+    }) as ExpressResponse["end"];
+    next();
+  };
+  const handlers = (version: 1 | 2, app: express.Express) => {
+    app.get("/paid", (_req, res) => {
+      res.json({ data: `v${version} paid content` });
+    });
+    if (version === 2) {
+      app.get("/id-required", (_req, res) => {
+        res.json({ data: `v${version} paid content` });
+      });
+    }
+    app.get("/fail", (_req, res) => {
+      res.status(500).json({ error: "the handler failed" });
+    });
+    app.get("/slow", (_req, res) => {
+      res.json({ data: `v${version} slow content` });
+    });
+  };
+
+  // --- v1: x402-express ---
+  const v1Routes = {
+    "GET /paid": { price: PRICE, network: NETWORK_V1, config: { description: "paid content", mimeType: "application/json" } },
+    "GET /upfront": { price: PRICE, network: NETWORK_V1, config: { description: "settled before the handler", mimeType: "application/json" } },
+    "GET /fail": { price: PRICE, network: NETWORK_V1, config: { description: "the handler fails", mimeType: "application/json" } },
+    "GET /slow": { price: PRICE, network: NETWORK_V1, config: { description: "a slow answer", mimeType: "application/json" } },
+  } as const;
+  const v1App = express();
+  v1App.use(holdSlowAnswer);
+  v1App.use(paymentMiddlewareV1(payTo, v1Routes, { url: facilitatorUrl }));
+  const v1Facilitator = useFacilitator({ url: facilitatorUrl });
+  v1App.get("/upfront", async (req, res) => {
+    // The middleware verified the payment and would settle after an answer < 400; settle now, fail after.
+    const atomic = processPriceToAtomicAmount(PRICE, NETWORK_V1);
+    if ("error" in atomic) throw new Error(atomic.error);
+    const requirements: PaymentRequirementsV1 = {
+      scheme: "exact",
+      network: NETWORK_V1,
+      maxAmountRequired: atomic.maxAmountRequired,
+      resource: `${req.protocol}://${req.headers.host}${req.path}`,
+      description: v1Routes["GET /upfront"].config.description,
+      mimeType: v1Routes["GET /upfront"].config.mimeType,
+      payTo: getAddress(payTo),
+      maxTimeoutSeconds: 60,
+      asset: getAddress((atomic.asset as { address: string }).address),
+      extra: (atomic.asset as { eip712?: Record<string, unknown> }).eip712,
+    };
+    const payment = exact.evm.decodePayment(req.header("X-PAYMENT")!);
+    const settlement = await v1Facilitator.settle(payment, requirements);
+    res.setHeader("X-PAYMENT-RESPONSE", settleResponseHeader(settlement));
+    if (!settlement.success) {
+      res.status(402).json({ x402Version: 1, error: settlement.errorReason, accepts: [requirements] });
+      return;
+    }
+    res.status(500).json({ error: "the handler failed after the payment was settled" });
+  });
+  handlers(1, v1App);
+  const v1 = await listen(v1App);
+
+  // --- v2: @x402/express + @x402/core + @x402/evm ---
+  const paymentIdentifiers: string[] = [];
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: facilitatorUrl }))
+    .register(NETWORK_V2, new ExactEvmServerScheme())
+    .registerExtension(paymentIdentifierResourceServerExtension)
+    // The echo has already been checked against the declaration (validateExtensions); here, the id itself.
+    .onBeforeVerify(async (context) => {
+      const paymentPayload = context.paymentPayload as PaymentPayload;
+      const declaredExtensions = context.declaredExtensions;
+      const echoed = paymentPayload.extensions?.[PAYMENT_IDENTIFIER];
+      if (echoed !== undefined) {
+        const validation = validatePaymentIdentifier(echoed);
+        if (!validation.valid) return { abort: true, reason: "invalid_payment_identifier", message: validation.errors?.join("; ") };
+      }
+      const required = validatePaymentIdentifierRequirement(paymentPayload, isPaymentIdentifierRequired(declaredExtensions[PAYMENT_IDENTIFIER]));
+      if (!required.valid) return { abort: true, reason: "payment_identifier_required", message: required.errors?.join("; ") };
+      const id = extractPaymentIdentifier(paymentPayload);
+      if (id) paymentIdentifiers.push(id);
+    });
+  const accepts = (extra?: Record<string, unknown>) => ({ scheme: "exact", price: PRICE, network: NETWORK_V2, payTo, maxTimeoutSeconds: 60, ...(extra ? { extra } : {}) });
+  const optionalId = { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false) };
+  const v2Routes = {
+    "GET /paid": { accepts: accepts(), description: "paid content", mimeType: "application/json", extensions: optionalId },
+    "GET /id-required": {
+      accepts: accepts(),
+      description: "paid content, payment identifier required",
+      mimeType: "application/json",
+      extensions: { [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(true) },
+    },
+    "GET /upfront": { accepts: accepts({ paymentFlow: "upfront" }), description: "settled before the handler", mimeType: "application/json", extensions: optionalId },
+    "GET /fail": { accepts: accepts(), description: "the handler fails", mimeType: "application/json", extensions: optionalId },
+    "GET /slow": { accepts: accepts(), description: "a slow answer", mimeType: "application/json", extensions: optionalId },
+  };
+  const v2App = express();
+  v2App.use(holdSlowAnswer);
+  v2App.use(paymentMiddlewareV2(v2Routes, resourceServer));
+  v2App.get("/upfront", (_req, res) => {
+    res.status(500).json({ error: "the handler failed after the payment was settled" });
+  });
+  handlers(2, v2App);
+  const v2 = await listen(v2App);
+
+  return {
+    anvil,
+    chainId: BASE_SEPOLIA_CHAIN_ID,
+    network: { v1: NETWORK_V1, v2: NETWORK_V2 },
+    usdc: USDC,
+    price: PRICE_UNITS,
+    payTo,
+    facilitatorAddress: facilitatorAccount.address,
+    facilitatorUrl,
+    /** Base URLs (no trailing slash) of the x402-express and @x402/express servers. */
+    v1Url: v1.url,
+    v2Url: v2.url,
+    /** Every /verify and /settle the facilitator answered, in order. */
+    facilitatorCalls,
+    /** payment-identifier ids the v2 server accepted (after the echo check), in order. */
+    paymentIdentifiers,
+    /** Mints test USDC at the base-sepolia address: bigint = units, string = USDC ("1.5"). */
+    mint,
+    balanceOf,
+    authorizationState,
+    setSlowMs: (ms: number) => {
+      slowMs = ms;
+    },
+    stop: async () => {
+      await Promise.all([closeServer(v1.server), closeServer(v2.server)]);
+      facilitator.stop(true);
+      anvil.stop();
+    },
+  };
+}
+
+export type OfficialX402 = Awaited<ReturnType<typeof startOfficialX402>>;
+
+// ---------------------------------------------------------------------------------------------------
+// A raw attacker: 402s with crafted requirements, no official package involved.
+
+/** The crafted requirement of each case: what it changes from an honest 0.01 USDC base-sepolia offer. */
+export const HOSTILE_CASES = {
+  negative: { amount: "-5000000" },
+  zero: { amount: "0" },
+  fraction: { amount: "1.5" },
+  exponent: { amount: "1e6" },
+  huge: { amount: "99999999999999999999999999999" },
+  "wrong-asset": { asset: "0x1111111111111111111111111111111111111111" },
+  "wrong-network": { network: { v1: "base", v2: "eip155:8453" } },
+} as const satisfies Record<string, { amount?: string; asset?: string; network?: { v1: string; v2: string } }>;
+export type HostileCase = keyof typeof HOSTILE_CASES;
+
+/**
+ * Routes: GET|POST /v1/<case> (402, JSON body) and /v2/<case> (402, PAYMENT-REQUIRED header), <case> one of
+ * HOSTILE_CASES; /v1/amount/<raw> and /v2/amount/<raw> offer any amount string (URL-decoded). A request that
+ * carries a payment header anyway (X-PAYMENT / PAYMENT-SIGNATURE) is recorded in `payments` and answered 200
+ * without any settlement: a client that signs for these offers has already lost.
+ */
+export function startHostile402(options: { payTo?: Address; usdc?: Address } = {}) {
+  const payTo = options.payTo ?? privateKeyToAccount(generatePrivateKey()).address;
+  const asset = options.usdc ?? USDC;
+  const payments: { path: string; version: 1 | 2; header: string; decoded: unknown }[] = [];
+  const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString("base64");
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      const url = new URL(request.url);
+      const match = /^\/v([12])\/(?:amount\/(.+)|([a-z-]+))$/.exec(url.pathname);
+      if (!match) return Response.json({ error: "not found" }, { status: 404 });
+      const version = Number(match[1]) as 1 | 2;
+      const crafted: { amount?: string; asset?: string; network?: { v1: string; v2: string } } =
+        match[2] !== undefined ? { amount: decodeURIComponent(match[2]) } : HOSTILE_CASES[match[3] as HostileCase];
+      if (!crafted) return Response.json({ error: "no such case" }, { status: 404 });
+      const header = request.headers.get(version === 1 ? "x-payment" : "payment-signature");
+      if (header) {
+        let decoded: unknown = null;
+        try {
+          decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+        } catch {}
+        payments.push({ path: url.pathname, version, header, decoded });
+        return Response.json({ hostile: "payment received" });
+      }
+      const amount = crafted.amount ?? String(PRICE_UNITS);
+      const common = {
+        scheme: "exact",
+        payTo,
+        maxTimeoutSeconds: 60,
+        asset: crafted.asset ?? asset,
+        extra: { name: "USDC", version: "2" },
+      };
+      const resource = url.toString();
+      if (version === 1) {
+        return Response.json(
+          {
+            x402Version: 1,
+            error: "X-PAYMENT header is required",
+            accepts: [{ ...common, network: crafted.network?.v1 ?? NETWORK_V1, maxAmountRequired: amount, resource, description: "hostile", mimeType: "application/json" }],
+          },
+          { status: 402 },
+        );
+      }
+      const required = {
+        x402Version: 2,
+        error: "Payment required",
+        resource: { url: resource, description: "hostile", mimeType: "application/json" },
+        accepts: [{ ...common, network: crafted.network?.v2 ?? NETWORK_V2, amount }],
+      };
+      return Response.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": encode(required) } });
+    },
+  });
+  return {
+    url: `http://127.0.0.1:${server.port}`,
+    payTo,
+    /** Payment headers that reached the server (there should be none). */
+    payments,
+    stop: () => server.stop(true),
+  };
+}
+
+export type Hostile402 = ReturnType<typeof startHostile402>;
