@@ -13,6 +13,7 @@ import { contractRoutes } from "./contracts/routes";
 import { apiDocs } from "./http/docs";
 import { MAX_BODY_BYTES, parseBody } from "./http/body";
 import { errorHandler } from "./http/errors";
+import { lifecycle } from "./http/lifecycle";
 import { logLine, pathOf } from "./http/log";
 import { docs } from "./http/models";
 import { consume } from "./http/rate-limit";
@@ -44,6 +45,7 @@ export function createApp() {
   // from coercing values (it would turn an array or a string into an object).
   return new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
     .use(errorHandler)
+    .use(lifecycle)
     .onRequest(({ request, server, set }) => {
       started.set(request, performance.now());
       const path = pathOf(request.url);

@@ -5,6 +5,7 @@ import { ChainStartError, initChain } from "./chain";
 import { clock } from "./clock";
 import { ConfigError, initConfig } from "./config";
 import { closeDatabase, openDatabase } from "./db";
+import { drain } from "./http/lifecycle";
 import { flushLog } from "./http/log";
 import { registerJobs } from "./jobs";
 import { runAllJobs, startScheduler, stopScheduler } from "./scheduler";
@@ -43,8 +44,10 @@ async function shutdown(signal: string): Promise<void> {
   stopping = true;
   console.log(JSON.stringify({ level: "info", msg: "shutting down", signal }));
   stopScheduler();
-  stopDispatcher();
+  await drain();
+  // Stops listening; resolves once every request still running has been answered.
   await app.stop();
+  stopDispatcher();
   await closeDatabase();
   flushLog();
   process.exit(0);

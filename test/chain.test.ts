@@ -260,6 +260,34 @@ describe("on a local EVM", () => {
     expect((await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.pagination.total).toBe(0);
   });
 
+  test("a withdrawal to another agent's deposit address settles inside the ledger, once, with no chain transaction", async () => {
+    const sender = await server.register();
+    const recipient = await server.register();
+    const blocker = await server.register();
+    await server.deposit(sender.id, 10);
+    const treasuryBefore = await anvil.balanceOf(TREASURY);
+    const reply = await withdraw(sender, { toAddress: recipient.registration.wallet.address.toLowerCase(), amount: 4 });
+    expect(reply.status).toBe(200);
+    expect(reply.body).toMatchObject({ status: "CONFIRMED", txHash: null, internalAgentId: recipient.id, amount: 4 });
+    expect(await server.balance(sender)).toEqual({ available: 6, held: 0 });
+    expect(await server.balance(recipient)).toEqual({ available: 4, held: 0 });
+    await anvil.mine(3);
+    await server.advance(1);
+    // Nothing went on chain, so the watcher has nothing to credit twice.
+    expect(await server.balance(recipient)).toEqual({ available: 4, held: 0 });
+    expect(await anvil.balanceOf(TREASURY)).toBe(treasuryBefore);
+    const received = (await server.request("GET", "/wallets/history", { key: recipient.apiKey })).body.data;
+    expect(received[0]).toMatchObject({ type: "DEPOSIT", amount: 4, counterpartyId: sender.id, reference: { type: "withdrawal", id: reply.body.id } });
+    expect((await server.request("GET", "/messages/inbox?type=notification.financial", { key: recipient.apiKey })).body.data[0].metadata).toMatchObject({ kind: "deposit.credited", internal: true, amount: 4 });
+    // Blocks apply as they do to a payment; your own address and the treasury are refused.
+    await server.request("POST", "/agents/me/block", { key: blocker.apiKey, body: { agentId: sender.id } });
+    expect((await withdraw(sender, { toAddress: blocker.registration.wallet.address, amount: 1 })).body.error).toBe("FORBIDDEN");
+    expect((await withdraw(sender, { toAddress: sender.registration.wallet.address, amount: 1 })).status).toBe(400);
+    expect((await withdraw(sender, { toAddress: TREASURY, amount: 1 })).status).toBe(400);
+    expect(await server.balance(sender)).toEqual({ available: 6, held: 0 });
+    await expectLedgerOk(server);
+  });
+
   test("a deposit reorganised away before its confirmations is never credited", async () => {
     const agent = await server.register();
     const address = agent.registration.wallet.address as Address;

@@ -151,6 +151,20 @@ describe("webhook delivery", () => {
     expect(on.body.secret).toBe(secret);
   });
 
+  test("webhook-timestamp is wall-clock time: after the test clock moves a day, the standard library still verifies", async () => {
+    const { agent: payee, secret } = await withWebhook("/hook-clock");
+    const payer = await server.register();
+    await server.deposit(payer.id, 10);
+    await server.advance(86_400);
+    const payment = (await server.request("POST", "/payments/send", { key: payer.apiKey, body: { toAgentId: payee.id, amount: 1, currency: "USDC" } })).body;
+    const delivery = await waitFor(() => receiver.received.find((r) => r.body.includes(payment.id)));
+    const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((name) => [name, delivery.headers.get(name)!]));
+    expect(Math.abs(Number(headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
+    expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({ event: "payment.received" });
+    // The payload's own timestamp follows the service clock.
+    expect(Date.parse(JSON.parse(delivery.body).timestamp)).toBeGreaterThan(Date.now() + 86_000_000);
+  });
+
   test("bad webhook URLs are 400", async () => {
     const agent = await server.register();
     for (const webhookUrl of ["not a url", "ftp://example.com/x", 42, "http://user:pass@example.com/"]) {
@@ -166,7 +180,9 @@ describe("SSRF guard", () => {
     const strict = await startServer();
     try {
       const agent = await strict.register();
-      for (const webhookUrl of ["http://127.0.0.1:9/x", "http://localhost/x", "http://10.0.0.1/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://192.168.1.1/"]) {
+      const ipv6Forms = ["http://[::ffff:127.0.0.1]/", "http://[::ffff:169.254.169.254]/", "http://[::127.0.0.1]/", "http://[::7f00:1]/", "http://[64:ff9b::7f00:1]/", "http://[2002:7f00:1::]/", "http://[fec0::1]/", "http://[fe80::1]/", "http://[fd00::1]/", "http://[::]/"];
+      const ipv4Forms = ["http://127.0.0.1:9/x", "http://localhost/x", "http://10.0.0.1/x", "http://169.254.169.254/latest", "http://[::1]/x", "http://192.168.1.1/", "http://100.64.0.1/", "http://0.0.0.0/", "http://2130706433/", "http://0x7f.1/"];
+      for (const webhookUrl of [...ipv4Forms, ...ipv6Forms]) {
         const reply = await strict.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl } });
         expect({ webhookUrl, status: reply.status }).toEqual({ webhookUrl, status: 400 });
         expect(reply.body.error).toBe("VALIDATION_ERROR");
@@ -175,6 +191,17 @@ describe("SSRF guard", () => {
         body: { name: "x", ownerName: "o", ownerEmail: "o@example.com", webhookUrl: "http://127.0.0.1:8080/hook" },
       });
       expect(registration.status).toBe(400);
+      // Bet oracles go through the same guard, when the bet is made.
+      await strict.deposit(agent.id, 10);
+      const resolveAt = new Date(Date.now() + 86_400_000).toISOString();
+      for (const url of ["http://127.0.0.1:9/price", "http://[::ffff:10.0.0.1]/price", "http://localhost/price"]) {
+        const bet = await strict.request("POST", "/betting", {
+          key: agent.apiKey,
+          body: { description: "d", condition: "c", amount: 1, currency: "USDC", oracleType: "API", oracle: { url, jsonPath: "$.p", operator: "gt", value: 1, resolveAt } },
+        });
+        expect([url, bet.status, bet.body.message]).toEqual([url, 400, expect.stringContaining("oracle.url")]);
+      }
+      expect(await strict.balance(agent)).toEqual({ available: 10, held: 0 });
     } finally {
       await strict.close();
     }

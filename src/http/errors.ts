@@ -2,14 +2,18 @@
 import { Elysia } from "elysia";
 import { ApiError } from "../errors";
 
-type ValidationIssue = { path?: string; message?: string; summary?: string };
+type ValidationIssue = { path?: string; message?: string; summary?: string; schema?: { error?: unknown } };
 
 function validationMessage(error: unknown): { message: string; details: unknown } {
   const issues = ((error as { all?: ValidationIssue[] }).all ?? []).slice(0, 10);
   // Elysia validates query parameters one by one and reports them as type "property", without a name.
   const type = (error as { type?: string }).type;
   const where = type === "property" ? `query parameter (got ${JSON.stringify((error as { value?: unknown }).value)})` : (type ?? "request");
-  const details = issues.map((issue) => ({ path: issue.path || "/", message: issue.summary ?? issue.message ?? "invalid" }));
+  // A schema's own `error` (e.g. FreeForm's limits) says more than TypeBox's summary.
+  const details = issues.map((issue) => ({
+    path: issue.path || "/",
+    message: typeof issue.schema?.error === "string" ? issue.schema.error : (issue.summary ?? issue.message ?? "invalid"),
+  }));
   const first = details[0];
   return {
     message: first ? `invalid ${where}: ${first.path === "/" ? "" : `${first.path.slice(1)}: `}${first.message}` : `invalid ${where}`,
