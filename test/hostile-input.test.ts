@@ -18,7 +18,7 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 const nested = (depth: number) => `${'{"a":'.repeat(depth)}1${"}".repeat(depth)}`;
-const raw = (path: string, body: BodyInit, headers: Record<string, string> = {}) =>
+const raw = (path: string, body: string | Uint8Array | ReadableStream<Uint8Array>, headers: Record<string, string> = {}) =>
   fetch(`${server.url}${path}`, { method: "POST", headers: { authorization: `Bearer ${payer.apiKey}`, "content-type": "application/json", ...headers }, body });
 const payment = (metadata: string) => `{"toAgentId":"${payee.id}","amount":1,"currency":"USDC","metadata":${metadata}}`;
 
@@ -53,7 +53,7 @@ describe("nesting", () => {
   ])("%s nested 40,000 deep is 400", async (_, path, body) => {
     const reply = await raw(path, body());
     expect(reply.status).toBe(400);
-    expect((await reply.json()).error).toBe("VALIDATION_ERROR");
+    expect(((await reply.json()) as { error: string }).error).toBe("VALIDATION_ERROR");
     await expectUnchanged();
   });
 
@@ -89,7 +89,7 @@ describe("bodies", () => {
     expect(await reply.json()).toMatchObject({ error: "PAYLOAD_TOO_LARGE" });
     const small = await raw("/payments/send", stream(payment('{"via":"chunked"}')));
     expect(small.status).toBe(201);
-    expect((await small.json()).metadata).toEqual({ via: "chunked" });
+    expect(((await small.json()) as { metadata: unknown }).metadata).toEqual({ via: "chunked" });
     const back = await server.request("POST", "/payments/send", { key: payee.apiKey, body: { toAgentId: payer.id, amount: 1, currency: "USDC" } });
     expect(back.status).toBe(201);
     await expectUnchanged();
@@ -109,7 +109,7 @@ describe("bodies", () => {
   ])("Content-Type %s is 400: the API takes JSON only", async (contentType) => {
     const reply = await raw("/payments/send", payment("{}"), { "content-type": contentType });
     expect(reply.status).toBe(400);
-    expect((await reply.json()).message).toContain("application/json");
+    expect(((await reply.json()) as { message: string }).message).toContain("application/json");
     await expectUnchanged();
   });
 
@@ -131,7 +131,7 @@ describe("idempotency", () => {
     expect(first.status).toBe(201);
     expect(again.status).toBe(201);
     expect(again.headers.get("idempotent-replayed")).toBe("true");
-    expect((await again.json()).id).toBe(first.body.id);
+    expect(((await again.json()) as { id: string }).id).toBe(first.body.id);
     const changed = await raw("/payments/send", `{"metadata":{"b":{"d":4,"c":2},"a":1},"currency":"USDC","amount":2,"toAgentId":"${payee.id}"}`, { "idempotency-key": "order-1" });
     expect(changed.status).toBe(409);
     expect(await server.balance(payer)).toEqual({ available: 98, held: 0 });
