@@ -31,6 +31,8 @@ export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global
   }
   switch (code) {
     case "VALIDATION": {
+      // An answer that does not match its declared response schema is the service's bug, not the caller's.
+      if ((error as { type?: string }).type === "response") return internalError(set, code, error);
       set.status = 400;
       return { error: "VALIDATION_ERROR", ...validationMessage(error) };
     }
@@ -41,8 +43,12 @@ export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global
       set.status = 404;
       return { error: "NOT_FOUND", message: "no such route" };
     default:
-      set.status = 500;
-      console.error(JSON.stringify({ level: "error", msg: "unexpected error", code, error: String((error as Error)?.stack ?? error) }));
-      return { error: "INTERNAL_ERROR", message: "unexpected error" };
+      return internalError(set, code, error);
   }
 });
+
+function internalError(set: { status?: number | string }, code: unknown, error: unknown) {
+  set.status = 500;
+  console.error(JSON.stringify({ level: "error", msg: "unexpected error", code, error: String((error as Error)?.stack ?? error).slice(0, 4000) }));
+  return { error: "INTERNAL_ERROR", message: "unexpected error" };
+}
