@@ -6,16 +6,16 @@ import { betAdminRoutes } from "./betting/admin-routes";
 import { blockingRoutes } from "./blocking/routes";
 import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
-import { clock, iso } from "./clock";
 import { consoleRoutes } from "./console/routes";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
 import { apiDocs } from "./http/docs";
 import { MAX_BODY_BYTES, parseBody } from "./http/body";
 import { errorHandler } from "./http/errors";
+import { healthRoutes } from "./http/health";
 import { lifecycle } from "./http/lifecycle";
-import { logLine, pathOf } from "./http/log";
-import { docs } from "./http/models";
+import { assertMethodOfExactPath, learnRoutes } from "./http/methods";
+import { pathOf, requestLog } from "./http/log";
 import { consume } from "./http/rate-limit";
 import { lendingRoutes } from "./lending/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
@@ -23,7 +23,6 @@ import { messagingRoutes } from "./messaging/routes";
 import { negotiationRoutes } from "./negotiations/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
-import { PROTOCOL, VERSION } from "./version";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
@@ -38,39 +37,24 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
   ["GET", /^\/services\/[^/]+$/],
 ];
 
-const started = new WeakMap<Request, number>();
-
 export function createApp() {
   // normalize: false makes unknown fields a 400 instead of silently dropping them, and stops Elysia
   // from coercing values (it would turn an array or a string into an object).
-  return new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
+  const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
+    .use(requestLog)
     .use(errorHandler)
     .use(lifecycle)
     .onRequest(({ request, server, set }) => {
-      started.set(request, performance.now());
       const path = pathOf(request.url);
+      assertMethodOfExactPath(request.method, path);
       if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
         const address = server?.requestIP(request)?.address ?? "unknown";
         consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
     .onParse({ as: "global" }, ({ request, path }, contentType) => parseBody(request, contentType, path))
-    .onAfterResponse({ as: "global" }, (context) => {
-      const { request, set, path } = context;
-      const start = started.get(request);
-      logLine({
-        t: iso(Date.now()),
-        method: request.method,
-        path,
-        status: typeof set.status === "number" ? set.status : 200,
-        ms: start === undefined ? null : Math.round((performance.now() - start) * 100) / 100,
-        agentId: (context as { agent?: { id: string } }).agent?.id ?? null,
-      });
-    })
     .use(apiDocs)
-    .get("/health", () => ({ status: "ok", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()) }), {
-      detail: docs("Health", "Liveness and version", "public"),
-    })
+    .use(healthRoutes)
     .use(consoleRoutes)
     .use(agentRoutes)
     .use(blockingRoutes)
@@ -90,5 +74,7 @@ export function createApp() {
     .use(betAdminRoutes)
     .use(chainAdminRoutes)
     .use(adminRoutes);
+  learnRoutes(app.routes);
+  return app;
 }
 

@@ -6,6 +6,7 @@ export const errorStatus = {
   VALIDATION_ERROR: 400,
   INSUFFICIENT_BALANCE: 400,
   TIER_LIMIT_EXCEEDED: 403,
+  METHOD_NOT_ALLOWED: 405,
   INVALID_STATE: 409,
   IDEMPOTENCY_KEY_REUSED: 409,
   PAYLOAD_TOO_LARGE: 413,
@@ -22,7 +23,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly extra: { retryAfterSeconds?: number; details?: unknown } = {},
+    readonly extra: { retryAfterSeconds?: number; details?: unknown; allow?: string } = {},
   ) {
     super(message);
     this.status = errorStatus[code];

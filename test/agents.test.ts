@@ -67,7 +67,7 @@ describe("authentication", () => {
     for (const authorization of [undefined, "Bearer", "Basic abc", "Bearer pp_unknown", "Bearer po_unknown", `Bearer ${ADMIN_KEY}`]) {
       const reply = await server.request("GET", "/agents/me", { headers: authorization ? { authorization } : {} });
       expect(reply.status).toBe(401);
-      expect(reply.body).toEqual({ error: "UNAUTHORIZED", message: expect.any(String) });
+      expect(reply.body).toEqual({ error: "UNAUTHORIZED", message: expect.any(String), requestId: reply.headers.get("request-id") });
     }
   });
 

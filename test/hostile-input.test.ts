@@ -40,7 +40,7 @@ describe("nesting", () => {
     expect(healthMs).toBeLessThan(1_000);
     for (const reply of replies) {
       expect(reply.status).toBe(400);
-      expect(await reply.json()).toEqual({ error: "VALIDATION_ERROR", message: "the body nests objects or arrays deeper than 32 levels" });
+      expect(await reply.json()).toEqual({ error: "VALIDATION_ERROR", message: "the body nests objects or arrays deeper than 32 levels", requestId: reply.headers.get("request-id") });
     }
     await expectUnchanged();
   });

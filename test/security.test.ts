@@ -52,13 +52,14 @@ describe("authentication on every route", () => {
     }
   });
 
-  test("public routes are exactly the ones the spec names, plus docs", () => {
+  test("public routes are exactly the ones the spec names, plus readiness and docs", () => {
     const publicRoutes = operations()
       .filter((op) => op.scheme === "public")
       .map((op) => `${op.method} ${op.template}`)
       .sort();
     const allowed = new Set([
       "GET /health",
+      "GET /health/ready",
       "POST /agents/register",
       "GET /agents/{id}/reputation",
       "GET /services/discover",

@@ -10,25 +10,36 @@ export function bearer(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-const unauthorized = () => new ApiError("UNAUTHORIZED", "missing or invalid API key");
+const unauthorized = (message: string) => new ApiError("UNAUTHORIZED", message);
+
+/** Why a key that is not the one a route takes was refused: which kind it is, which kind was needed. */
+function wrongKind(key: string | null, wanted: string): ApiError {
+  if (key === null) return unauthorized(`missing key: send Authorization: Bearer <${wanted}>`);
+  if (key.startsWith("po_")) return unauthorized(`this is an owner key (po_…); this route takes ${wanted}`);
+  if (key.startsWith("pp_")) return unauthorized(`this is an agent API key (pp_…); this route takes ${wanted}`);
+  return unauthorized(`not an agent (pp_…) or owner (po_…) key; this route takes ${wanted}`);
+}
+
+const AGENT_KEY = "the agent's API key (pp_…)";
+const OWNER_KEY = "the owner key (po_…)";
 
 export function agentFromHeader(header: string | undefined): AgentRow {
   const key = bearer(header);
-  if (!key?.startsWith("pp_")) throw unauthorized();
+  if (!key?.startsWith("pp_")) throw wrongKind(key, AGENT_KEY);
   const agent = findAgentByKeyHash("api_key_hash", sha256Hex(key));
-  if (!agent) throw unauthorized();
+  if (!agent) throw unauthorized("invalid API key: it was rotated or never issued");
   return agent;
 }
 
 /** The agent whose owner key (po_…) this is. An agent key here is 403: only a human approves. */
 export function ownerFromHeader(header: string | undefined): AgentRow {
   const key = bearer(header);
-  if (!key) throw unauthorized();
-  if (key.startsWith("pp_") && findAgentByKeyHash("api_key_hash", sha256Hex(key))) {
-    throw new ApiError("FORBIDDEN", "this action needs the owner key (po_...), not the agent key");
+  if (key?.startsWith("pp_") && findAgentByKeyHash("api_key_hash", sha256Hex(key))) {
+    throw new ApiError("FORBIDDEN", "this action needs the owner key (po_...), not the agent key: only a human approves");
   }
-  const agent = key.startsWith("po_") ? findAgentByKeyHash("owner_key_hash", sha256Hex(key)) : null;
-  if (!agent) throw unauthorized();
+  if (!key?.startsWith("po_")) throw wrongKind(key, OWNER_KEY);
+  const agent = findAgentByKeyHash("owner_key_hash", sha256Hex(key));
+  if (!agent) throw unauthorized("invalid owner key");
   return agent;
 }
 
@@ -38,5 +49,7 @@ export function assertAdmin(header: string | undefined): void {
   const key = bearer(header);
   const given = Buffer.from(sha256Hex(key ?? ""), "hex");
   const expected = Buffer.from(sha256Hex(config.adminApiKey), "hex");
-  if (!key || !timingSafeEqual(given, expected)) throw new ApiError("UNAUTHORIZED", "missing or invalid operator key");
+  if (!key || !timingSafeEqual(given, expected)) {
+    throw key?.startsWith("pp_") || key?.startsWith("po_") ? wrongKind(key, "the operator key (ADMIN_API_KEY)") : unauthorized("missing or invalid operator key");
+  }
 }

@@ -56,3 +56,13 @@ export function onCommit(fn: () => void): void {
   writer.onCommit(fn);
 }
 
+
+/** Whether the database answers a query (for /health). */
+export function databaseAnswers(): boolean {
+  try {
+    sqlite.query("SELECT 1").get();
+    return true;
+  } catch {
+    return false;
+  }
+}

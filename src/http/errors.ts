@@ -1,32 +1,37 @@
 // The one place errors become HTTP answers: { error, message } with the contract's status codes.
 import { Elysia } from "elysia";
 import { ApiError } from "../errors";
+import { pathOf } from "./log";
+import { methodNotAllowed } from "./methods";
+import { fieldProblems, type FieldProblem } from "./validation";
 
-type ValidationIssue = { path?: string; message?: string; summary?: string; schema?: { error?: unknown } };
-
-function validationMessage(error: unknown): { message: string; details: unknown } {
-  const issues = ((error as { all?: ValidationIssue[] }).all ?? []).slice(0, 10);
-  // Elysia validates query parameters one by one and reports them as type "property", without a name.
-  const type = (error as { type?: string }).type;
-  const where = type === "property" ? `query parameter (got ${JSON.stringify((error as { value?: unknown }).value)})` : (type ?? "request");
-  // A schema's own `error` (e.g. FreeForm's limits) says more than TypeBox's summary.
-  const details = issues.map((issue) => ({
-    path: issue.path || "/",
-    message: typeof issue.schema?.error === "string" ? issue.schema.error : (issue.summary ?? issue.message ?? "invalid"),
-  }));
-  const first = details[0];
-  return {
-    message: first ? `invalid ${where}: ${first.path === "/" ? "" : `${first.path.slice(1)}: `}${first.message}` : `invalid ${where}`,
-    details,
-  };
+/** The query parameter Elysia validated alone (it reports it without a name), found by its value. */
+function queryParameterNamed(request: Request, value: unknown): string | null {
+  const names = [...new URL(request.url).searchParams].filter(([, text]) => text === String(value)).map(([name]) => name);
+  return names.length === 1 ? names[0]! : null;
 }
 
-export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, ({ code, error: thrown, set }) => {
+function validationAnswer(error: unknown, request: Request): { message: string; details: FieldProblem[] } {
+  const { all, type, value } = error as { all?: Parameters<typeof fieldProblems>[0]; type?: string; value?: unknown };
+  const where = type === "property" ? (queryParameterNamed(request, value) ?? "query parameter") : null;
+  const details = fieldProblems((all ?? []).slice(0, 20), where);
+  const first = details[0];
+  const more = details.length > 1 ? ` (and ${details.length - 1} more in details)` : "";
+  return { message: first ? `${first.message}${more}` : `invalid ${type ?? "request"}`, details };
+}
+
+export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
+  const body = errorBody(context);
+  return { ...body, requestId: context.set.headers["request-id"] };
+});
+
+function errorBody({ code, error: thrown, set, request }: { code: unknown; error: unknown; set: { status?: number | string; headers: Record<string, unknown> }; request: Request }) {
   // Elysia wraps whatever a parse hook throws in a ParseError; parseBody throws ApiErrors.
   const error = code === "PARSE" && (thrown as Error).cause instanceof ApiError ? ((thrown as Error).cause as ApiError) : thrown;
   if (error instanceof ApiError) {
     set.status = error.status;
     if (error.extra.retryAfterSeconds !== undefined) set.headers["retry-after"] = String(error.extra.retryAfterSeconds);
+    if (error.extra.allow !== undefined) set.headers.allow = error.extra.allow;
     return { error: error.code, message: error.message, ...(error.extra.details ? { details: error.extra.details } : {}) };
   }
   switch (code) {
@@ -34,18 +39,21 @@ export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global
       // An answer that does not match its declared response schema is the service's bug, not the caller's.
       if ((error as { type?: string }).type === "response") return internalError(set, code, error);
       set.status = 400;
-      return { error: "VALIDATION_ERROR", ...validationMessage(error) };
+      return { error: "VALIDATION_ERROR", ...validationAnswer(error, request) };
     }
     case "PARSE":
       set.status = 400;
       return { error: "VALIDATION_ERROR", message: "the body is not valid JSON (send Content-Type: application/json)" };
-    case "NOT_FOUND":
+    case "NOT_FOUND": {
+      const wrongMethod = methodNotAllowed(pathOf(request.url));
+      if (wrongMethod) return errorBody({ code, error: wrongMethod, set, request });
       set.status = 404;
       return { error: "NOT_FOUND", message: "no such route" };
+    }
     default:
       return internalError(set, code, error);
   }
-});
+}
 
 function internalError(set: { status?: number | string }, code: unknown, error: unknown) {
   set.status = 500;

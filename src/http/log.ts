@@ -1,5 +1,11 @@
 // One JSON line per request on stdout, buffered: console.log per request costs more than the
-// request itself under load. Lines are flushed every 50 ms and at shutdown.
+// request itself under load. Lines are flushed every 50 ms and at shutdown. Every answer carries a
+// Request-Id (the client's own, if it sent a sane one), which is also in the log line and in error
+// bodies, so one failed call can be found in the log.
+import { Elysia } from "elysia";
+import { iso } from "../clock";
+import { uuid } from "../ids";
+
 const FLUSH_MS = 50;
 const writer = Bun.stdout.writer();
 let pending: string[] = [];
@@ -26,3 +32,28 @@ export function pathOf(url: string): string {
   const query = url.indexOf("?", start);
   return query < 0 ? url.slice(start) : url.slice(start, query);
 }
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+const started = new WeakMap<Request, number>();
+
+export const requestLog = new Elysia({ name: "request-log" })
+  .onRequest(({ request, set }) => {
+    started.set(request, performance.now());
+    const given = request.headers.get("request-id") ?? request.headers.get("x-request-id");
+    set.headers["request-id"] = given && REQUEST_ID.test(given) ? given : uuid();
+  })
+  .onAfterResponse({ as: "global" }, (context) => {
+    const { request, set, path } = context;
+    const start = started.get(request);
+    const status = typeof set.status === "number" ? set.status : 200;
+    logLine({
+      level: status >= 500 ? "error" : "info",
+      t: iso(Date.now()),
+      requestId: set.headers["request-id"],
+      method: request.method,
+      path,
+      status,
+      ms: start === undefined ? null : Math.round((performance.now() - start) * 100) / 100,
+      agentId: (context as { agent?: { id: string } }).agent?.id ?? null,
+    });
+  });

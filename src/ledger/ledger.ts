@@ -5,7 +5,7 @@ import type { Statement } from "bun:sqlite";
 import { clock } from "../clock";
 import { sqlite } from "../db";
 import { ApiError } from "../errors";
-import { CURRENCIES, type Currency } from "../money";
+import { CURRENCIES, toMajor, type Currency } from "../money";
 
 export type AgentAccountKind = "available" | "held";
 /** external: money from/to the outside world (deposits, withdrawals). Goes negative by design. */
@@ -103,6 +103,17 @@ function accountId(ref: AccountRef): bigint {
   return row.id;
 }
 
+/** INSUFFICIENT_BALANCE saying what there is and what was needed, so the caller can act on it. */
+function insufficient(posting: Posting, balanceAfter: bigint): ApiError {
+  const { currency, kind } = posting.account;
+  const had = toMajor(balanceAfter - posting.amount, currency);
+  const needed = toMajor(-posting.amount, currency);
+  const where = kind === "available" ? "available" : "held in escrow";
+  return new ApiError("INSUFFICIENT_BALANCE", `not enough ${currency} ${where}: ${had} ${currency} ${where}, ${needed} ${currency} needed`, {
+    details: { currency, [kind]: had, needed },
+  });
+}
+
 /**
  * Posts one balanced entry. Throws INSUFFICIENT_BALANCE when an agent account would go negative;
  * the caller's write op then rolls back as a whole, so nothing of the movement remains.
@@ -133,14 +144,7 @@ export function post(entry: Entry): void {
       now,
     );
     const { balance } = s.applyToBalance.get(posting.amount, account) as { balance: bigint };
-    if (balance < 0n && posting.account.agentId !== null) {
-      throw new ApiError(
-        "INSUFFICIENT_BALANCE",
-        posting.account.kind === "available"
-          ? `not enough ${posting.account.currency} available`
-          : `not enough ${posting.account.currency} held in escrow`,
-      );
-    }
+    if (balance < 0n && posting.account.agentId !== null) throw insufficient(posting, balance);
   }
 }
 

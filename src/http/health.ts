@@ -1,0 +1,37 @@
+// GET /health (liveness, the SPEC's health record, plus whether the database answers) and
+// GET /health/ready (for orchestrators: 503 while the service drains for a stop, or without a database).
+import { Elysia, t } from "elysia";
+import { clock, iso } from "../clock";
+import { databaseAnswers } from "../db";
+import { PROTOCOL, VERSION } from "../version";
+import { isDraining } from "./lifecycle";
+import { docs } from "./models";
+
+const Health = t.Object({
+  status: t.Union([t.Literal("ok"), t.Literal("degraded")], { description: "ok when the database answers" }),
+  protocol: t.String(),
+  version: t.String(),
+  timestamp: t.String({ format: "date-time" }),
+  database: t.Union([t.Literal("ok"), t.Literal("unreachable")]),
+});
+const Ready = t.Object({ ready: t.Boolean(), reason: t.Union([t.String(), t.Null()]) });
+
+export const healthRoutes = new Elysia({ name: "health" })
+  .get(
+    "/health",
+    ({ set }) => {
+      const database = databaseAnswers();
+      if (!database) set.status = 503;
+      return { status: database ? "ok" : "degraded", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()), database: database ? "ok" : "unreachable" } as const;
+    },
+    { response: { 200: Health, 503: Health }, detail: docs("Health", "Liveness and version; 503 when the database does not answer", "public") },
+  )
+  .get(
+    "/health/ready",
+    ({ set }) => {
+      const reason = isDraining() ? "stopping" : databaseAnswers() ? null : "the database does not answer";
+      if (reason) set.status = 503;
+      return { ready: reason === null, reason };
+    },
+    { response: { 200: Ready, 503: Ready }, detail: docs("Health", "Readiness: 503 while the service stops or cannot reach its database", "public") },
+  );
