@@ -15,9 +15,13 @@ export function flushLog(): void {
   if (timer) clearTimeout(timer);
   timer = null;
   if (pending.length === 0) return;
-  writer.write(`${pending.join("\n")}\n`);
-  void writer.flush();
+  const lines = `${pending.join("\n")}\n`;
   pending = [];
+  // A closed stdout (the reader went away: EPIPE) loses the log, never the service.
+  try {
+    writer.write(lines);
+    Promise.resolve(writer.flush()).catch(() => {});
+  } catch {}
 }
 
 export function logLine(fields: Record<string, unknown>): void {
