@@ -16,8 +16,9 @@ import { healthRoutes } from "./http/health";
 import { lifecycle } from "./http/lifecycle";
 import { assertMethodOfExactPath, learnRoutes } from "./http/methods";
 import { pathOf, requestLog } from "./http/log";
-import { consume } from "./http/rate-limit";
+import { consume, onBehalfOf } from "./http/rate-limit";
 import { lendingRoutes } from "./lending/routes";
+import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { messagingRoutes } from "./messaging/routes";
 import { negotiationRoutes } from "./negotiations/routes";
@@ -48,7 +49,7 @@ export function createApp() {
       const path = pathOf(request.url);
       assertMethodOfExactPath(request.method, path);
       if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
-        const address = server?.requestIP(request)?.address ?? "unknown";
+        const address = onBehalfOf.get(request) ?? server?.requestIP(request)?.address ?? "unknown";
         consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
@@ -74,6 +75,8 @@ export function createApp() {
     .use(betAdminRoutes)
     .use(chainAdminRoutes)
     .use(adminRoutes);
+  // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
+  app.use(mcpRoutes(app));
   learnRoutes(app.routes);
   return app;
 }

@@ -7,7 +7,13 @@ import { iso } from "../clock";
 import { uuid } from "../ids";
 
 const FLUSH_MS = 50;
-const writer = Bun.stdout.writer();
+let writer = Bun.stdout.writer();
+
+/** For `agentbank mcp` on stdio, where stdout carries the protocol and nothing else. */
+export function logToStderr(): void {
+  flushLog();
+  writer = Bun.stderr.writer();
+}
 let pending: string[] = [];
 let timer: ReturnType<typeof setTimeout> | null = null;
 

@@ -34,3 +34,9 @@ export function consume(key: string, limit: number, headers: Record<string, stri
     });
   }
 }
+
+/**
+ * Requests the service makes to itself on a client's behalf (MCP tool calls) carry that client's
+ * address here, so public routes keep limiting per client and not per process.
+ */
+export const onBehalfOf = new WeakMap<Request, string>();

@@ -1,0 +1,36 @@
+// What every way of running agentbank does first: configuration, the database (migrations), the test
+// clock, the custodial keys and the chain check. A bad setting stops the process with one line.
+import { ChainStartError, initChain } from "./chain";
+import { clock } from "./clock";
+import { ConfigError, initConfig, type Config } from "./config";
+import { openDatabase } from "./db";
+
+/** Prints one line and exits 1 for the start-up errors an operator fixes; rethrows anything else. */
+function fatal(error: unknown, kind: string): never {
+  console.error(`agentbank: ${kind} error: ${(error as Error).message}`);
+  process.exit(1);
+}
+
+export function loadConfig(): Config {
+  try {
+    return initConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) fatal(error, "configuration");
+    throw error;
+  }
+}
+
+export async function boot(): Promise<Config> {
+  // Everything the service writes (database, mnemonic file, backups) is the owner's alone.
+  process.umask(0o077);
+  const config = loadConfig();
+  openDatabase(config.databasePath, config.dbSynchronous);
+  if (config.testClock) clock.restoreTestOffset();
+  try {
+    await initChain();
+  } catch (error) {
+    if (error instanceof ChainStartError) fatal(error, "chain");
+    throw error;
+  }
+  return config;
+}

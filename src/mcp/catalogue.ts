@@ -1,0 +1,109 @@
+// Binds each MCP tool to its route: the tool's input schema is the route's own params, query and body
+// schemas merged into one object (plus idempotencyKey where the route honours Idempotency-Key), its
+// output schema the route's success response. Nothing is declared twice: a route's schema change is
+// the tool's.
+import type { ToolSpec } from "./tools";
+
+type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; format?: string; [key: string]: unknown };
+
+/** The part of an Elysia route the catalogue reads. */
+export type RouteInfo = {
+  method: string;
+  path: string;
+  hooks: { params?: unknown; query?: unknown; body?: unknown; response?: unknown; detail?: { responses?: Record<string, { description?: string }> } };
+};
+
+export type Tool = ToolSpec & {
+  inputSchema: JsonSchema & { type: "object" };
+  outputSchema: (JsonSchema & { type: "object" }) | null;
+  /** Which argument goes where. */
+  params: string[];
+  query: string[];
+  body: string[];
+  idempotent: boolean;
+};
+
+const IDEMPOTENCY_KEY: JsonSchema = {
+  type: "string",
+  minLength: 1,
+  maxLength: 255,
+  description: "Any unique string (a UUID is fine). Retrying with the same key applies the call once and replays its first answer.",
+};
+
+/**
+ * A TypeBox schema as plain JSON Schema: symbols dropped, Elysia's own keys (`error`, `x-limits`)
+ * removed, and the numeric-string alternative Elysia adds to query integers folded back to the number.
+ */
+export function plainSchema(schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(schema), (key, value) => {
+    if (key === "error" || key === "x-limits") return undefined;
+    if (value && typeof value === "object" && Array.isArray(value.anyOf)) {
+      const numeric = value.anyOf.filter((option: JsonSchema) => !(option.type === "string" && (option.format === "integer" || option.format === "numeric")));
+      if (numeric.length === 1 && numeric.length < value.anyOf.length) {
+        const { anyOf: _, ...rest } = value;
+        return { ...rest, ...numeric[0] };
+      }
+    }
+    return value;
+  }) as JsonSchema;
+}
+
+const objectParts = (schema: unknown) => {
+  const plain = schema ? plainSchema(schema) : null;
+  return { properties: plain?.properties ?? {}, required: plain?.required ?? [] };
+};
+
+function successSchema(route: RouteInfo): (JsonSchema & { type: "object" }) | null {
+  const responses = route.hooks.response as Record<string, unknown> | undefined;
+  if (!responses || typeof responses !== "object") return null;
+  const status = Object.keys(responses).find((code) => code.startsWith("2"));
+  const schema = status ? plainSchema(responses[status]) : null;
+  return schema?.type === "object" ? (schema as JsonSchema & { type: "object" }) : null;
+}
+
+/** The tools whose routes exist, with their schemas; a tool naming a missing route is a programming error. */
+export function buildCatalogue(specs: ToolSpec[], routes: RouteInfo[]): Tool[] {
+  return specs.map((spec) => {
+    const route = routes.find((candidate) => candidate.method === spec.method && candidate.path === spec.path);
+    if (!route) throw new Error(`mcp: tool ${spec.name} names a route that does not exist: ${spec.method} ${spec.path}`);
+    const params = objectParts(route.hooks.params);
+    const query = objectParts(route.hooks.query);
+    const body = objectParts(route.hooks.body);
+    const idempotent = Object.values(route.hooks.detail?.responses ?? {}).some((response) => response.description?.includes("IDEMPOTENCY_KEY_REUSED"));
+    const properties: Record<string, JsonSchema> = { ...params.properties, ...query.properties, ...body.properties };
+    const names = [...Object.keys(params.properties), ...Object.keys(query.properties), ...Object.keys(body.properties)];
+    if (new Set(names).size !== names.length) throw new Error(`mcp: tool ${spec.name} has an argument in two places`);
+    if (idempotent) properties.idempotencyKey = IDEMPOTENCY_KEY;
+    const required = [...Object.keys(params.properties), ...query.required, ...body.required];
+    return {
+      ...spec,
+      inputSchema: { type: "object", properties, ...(required.length ? { required } : {}), additionalProperties: false },
+      outputSchema: successSchema(route),
+      params: Object.keys(params.properties),
+      query: Object.keys(query.properties),
+      body: Object.keys(body.properties),
+      idempotent,
+    };
+  });
+}
+
+export type ApiRequest = { method: string; path: string; body?: unknown; headers: Record<string, string> };
+
+/** The HTTP request a tool call makes: path parameters substituted, the rest as query string or JSON body. */
+export function requestFor(tool: Tool, args: Record<string, unknown>): ApiRequest {
+  let path = tool.path;
+  for (const name of tool.params) path = path.replace(`:${name}`, encodeURIComponent(String(args[name] ?? "")));
+  const search = new URLSearchParams();
+  for (const name of tool.query) if (args[name] !== undefined) search.set(name, String(args[name]));
+  const body: Record<string, unknown> = {};
+  for (const name of tool.body) if (args[name] !== undefined) body[name] = args[name];
+  // Anything else (a misspelt argument) goes into the body, where the route names it in a 400.
+  for (const [name, value] of Object.entries(args)) {
+    if (name !== "idempotencyKey" && !tool.params.includes(name) && !tool.query.includes(name) && !tool.body.includes(name)) body[name] = value;
+  }
+  const headers: Record<string, string> = {};
+  if (tool.idempotent && typeof args.idempotencyKey === "string") headers["idempotency-key"] = args.idempotencyKey;
+  const query = search.toString();
+  const hasBody = tool.body.length > 0 || Object.keys(body).length > 0;
+  return { method: tool.method, path: query ? `${path}?${query}` : path, ...(hasBody ? { body } : {}), headers };
+}

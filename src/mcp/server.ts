@@ -1,0 +1,79 @@
+// The MCP server (official @modelcontextprotocol/sdk): the tools of the catalogue and two resources,
+// each answered by calling the agentbank HTTP API as the agent — in-process at /mcp, or over HTTP
+// from `agentbank mcp` — so authentication, limits, idempotency and errors are the API's own.
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+} from "@modelcontextprotocol/sdk/types.js";
+import { VERSION } from "../version";
+import { requestFor, type ApiRequest, type Tool } from "./catalogue";
+
+export type ApiCall = (request: ApiRequest) => Promise<{ status: number; body: unknown }>;
+
+const INSTRUCTIONS = `agentbank is a bank for software agents. You act as one agent, identified by the API key this server was given.
+Money: amounts are numbers in major units (12.5) in USDC, USDT, USD, EUR or BTC. Payments, loans, bets, contracts, subscriptions, bookings, withdrawals and x402 payments move money; each is limited per transaction by your reputation tier (get_limits).
+Retries: every tool that moves money or creates something takes an idempotencyKey; when you retry a call, reuse the same key and it is applied once.
+Errors come back as tool errors "CODE: message"; the message says what to change (a field's allowed values, the balance you have, the limit you hit).
+Read get_balances before paying, list_inbox to see what happened to you (payments received, negotiation turns, ...).`;
+
+const RESOURCES = [
+  { uri: "agentbank://wallet/balances", name: "balances", title: "Your balances", description: "Available and held balance in every currency", path: "/wallets/balance" },
+  { uri: "agentbank://messages/inbox", name: "inbox", title: "Your inbox", description: "The latest 50 messages and event notices you received", path: "/messages/inbox?limit=50" },
+];
+
+const text = (value: unknown) => JSON.stringify(value, null, 1);
+
+function toolResult(status: number, body: unknown): CallToolResult {
+  if (status >= 200 && status < 300) {
+    const structured = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as Record<string, unknown>) : { value: body };
+    return { content: [{ type: "text", text: text(body) }], structuredContent: structured };
+  }
+  const error = (body ?? {}) as { error?: string; message?: string; details?: unknown };
+  const summary = `${error.error ?? `HTTP_${status}`}: ${error.message ?? "the service refused the call"}`;
+  return { isError: true, content: [{ type: "text", text: error.details ? `${summary}\n${text(error.details)}` : summary }] };
+}
+
+export function createMcpServer(tools: Tool[], call: ApiCall): Server {
+  const server = new Server({ name: "agentbank", title: "agentbank", version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({
+    tools: tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      inputSchema: tool.inputSchema,
+      ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
+      annotations: {
+        readOnlyHint: tool.method === "GET",
+        destructiveHint: tool.method === "DELETE",
+        idempotentHint: tool.method === "GET" || tool.method === "PUT" || tool.method === "DELETE",
+        openWorldHint: tool.name === "pay_x402_resource" || tool.name === "withdraw",
+      },
+    })),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const tool = byName.get(request.params.name);
+    if (!tool) return { isError: true, content: [{ type: "text", text: `UNKNOWN_TOOL: there is no tool ${request.params.name}; list the tools to see them` }] };
+    const { status, body } = await call(requestFor(tool, request.params.arguments ?? {}));
+    return toolResult(status, body);
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: RESOURCES.map(({ path: _, ...resource }) => ({ ...resource, mimeType: "application/json" })),
+  }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+    const resource = RESOURCES.find((candidate) => candidate.uri === request.params.uri);
+    if (!resource) throw new Error(`no resource ${request.params.uri}`);
+    const { status, body } = await call({ method: "GET", path: resource.path, headers: {} });
+    if (status !== 200) throw new Error(`${(body as { error?: string })?.error ?? status}: ${(body as { message?: string })?.message ?? "refused"}`);
+    return { contents: [{ uri: resource.uri, mimeType: "application/json", text: text(body) }] };
+  });
+
+  return server;
+}

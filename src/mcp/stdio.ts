@@ -1,0 +1,59 @@
+// `agentbank mcp`: the MCP server on stdio, for one agent (its API key). With --url (or AGENTBANK_URL)
+// each tool call is an HTTP request to that running agentbank; without, the tools run in this process
+// on the local database (DATABASE_PATH), with no jobs and no listener — meant for when no service runs
+// on that file (timed transitions are still applied whenever a resource is read or acted on).
+import { parseArgs } from "node:util";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { createApp } from "../app";
+import { boot, loadConfig } from "../boot";
+import { logToStderr } from "../http/log";
+import { buildCatalogue } from "./catalogue";
+import { inProcessApi } from "./routes";
+import { createMcpServer, type ApiCall } from "./server";
+import { TOOLS } from "./tools";
+
+function overHttp(base: string, authorization: string): ApiCall {
+  return async (call) => {
+    const response = await fetch(new URL(call.path, base), {
+      method: call.method,
+      headers: { ...call.headers, authorization, ...(call.body !== undefined ? { "content-type": "application/json" } : {}) },
+      body: call.body !== undefined ? JSON.stringify(call.body) : undefined,
+    });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {}
+    return { status: response.status, body };
+  };
+}
+
+function stop(message: string): never {
+  console.error(`agentbank mcp: ${message}`);
+  process.exit(1);
+}
+
+export async function runMcpStdio(argv: string[]): Promise<void> {
+  const { values } = parseArgs({ args: argv, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });
+  const key = values.key ?? process.env.AGENTBANK_API_KEY;
+  const url = values.url ?? process.env.AGENTBANK_URL;
+  if (!key) stop("give the agent's API key with --key or AGENTBANK_API_KEY");
+  logToStderr();
+  const authorization = `Bearer ${key}`;
+  let call: ApiCall;
+  let app: ReturnType<typeof createApp>;
+  if (url) {
+    loadConfig();
+    app = createApp();
+    call = overHttp(url, authorization);
+  } else {
+    await boot();
+    app = createApp();
+    call = inProcessApi(app, authorization, "stdio");
+  }
+  // A wrong key is refused now, not at the model's first tool call.
+  const me = await call({ method: "GET", path: "/agents/me", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
+  if (me.status !== 200) stop(`the key was refused: ${(me.body as { message?: string })?.message ?? me.status}`);
+  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call);
+  await server.connect(new StdioServerTransport());
+}
