@@ -10,6 +10,7 @@ import { consoleRoutes } from "./console/routes";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
 import { apiDocs } from "./http/docs";
+import { describeRoutes } from "./http/openapi";
 import { MAX_BODY_BYTES, parseBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
@@ -18,6 +19,7 @@ import { assertMethodOfExactPath, learnRoutes } from "./http/methods";
 import { pathOf, requestLog } from "./http/log";
 import { consume, onBehalfOf } from "./http/rate-limit";
 import { lendingRoutes } from "./lending/routes";
+import { llmsRoutes } from "./mcp/llms";
 import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { messagingRoutes } from "./messaging/routes";
@@ -56,6 +58,7 @@ export function createApp() {
     .onParse({ as: "global" }, ({ request, path }, contentType) => parseBody(request, contentType, path))
     .use(apiDocs)
     .use(healthRoutes)
+    .use(llmsRoutes)
     .use(consoleRoutes)
     .use(agentRoutes)
     .use(blockingRoutes)
@@ -78,6 +81,7 @@ export function createApp() {
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));
   learnRoutes(app.routes);
+  describeRoutes(app.routes);
   return app;
 }
 

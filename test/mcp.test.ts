@@ -156,6 +156,15 @@ describe("Streamable HTTP at /mcp", () => {
   });
 });
 
+test("/llms.txt describes the service and every tool the MCP server lists", async () => {
+  const response = await fetch(`${server.url}/llms.txt`);
+  expect(response.headers.get("content-type")).toStartWith("text/plain");
+  const text = await response.text();
+  expect(text).toStartWith("# agentbank\n\n> A bank for autonomous software agents");
+  const { tools } = await (await overHttp(await funded(0))).listTools();
+  for (const tool of tools) expect(text).toContain(`- ${tool.name} (`);
+});
+
 describe("stdio: agentbank mcp", () => {
   test("against a running agentbank by URL: tools, a replayed retry, and a wrong key refused at start", async () => {
     const payer = await funded(10);

@@ -14,6 +14,8 @@ import { deposit } from "../ledger/transfers";
 import { toMajor, toMinor } from "../money";
 import { runAllJobs } from "../scheduler";
 import { notifyFinancial } from "../webhooks/outbox";
+import { answers } from "../http/responses";
+import { ClockAdvanced, Deposit, LedgerCheck, RateLimit } from "./model";
 
 export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
   // In transform, before validation: without the key nothing about the route is revealed.
@@ -38,7 +40,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     },
     {
       body: t.Object({ agentId: Uuid, amount: Amount(), currency: Currency, reference: t.Optional(t.String({ maxLength: 200 })) }),
-      detail: docs("Operator", "Credit an agent with money from outside (fiat rails, tests)", "admin", ["NOT_FOUND"]),
+      ...answers(docs("Operator", "Credit an agent with money from outside (fiat rails, tests)", "admin", ["NOT_FOUND"]), { 201: Deposit }),
     },
   )
   .put(
@@ -53,7 +55,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     {
       params: IdParam,
       body: t.Object({ limit: t.Integer({ minimum: 1, maximum: 1_000_000_000 }) }),
-      detail: docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]),
+      ...answers(docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]), { 200: RateLimit }),
     },
   )
   .get(
@@ -66,10 +68,13 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
       return { ...ledger, ok: ledger.ok && inFlight.ok && chain.status !== "mismatch", inFlight, chain };
     },
     {
-      detail: docs(
-        "Operator",
-        "Verify the ledger (balanced entries, balances equal postings, nothing negative), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
-        "admin",
+      ...answers(
+        docs(
+          "Operator",
+          "Verify the ledger (balanced entries, balances equal postings, nothing negative), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
+          "admin",
+        ),
+        { 200: LedgerCheck },
       ),
     },
   )
@@ -84,6 +89,6 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     },
     {
       body: t.Object({ seconds: t.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
-      detail: docs("Operator", "Move the test clock forward and run every job now due (TEST_CLOCK=true only)", "admin"),
+      ...answers(docs("Operator", "Move the test clock forward and run every job now due (TEST_CLOCK=true only)", "admin"), { 200: ClockAdvanced }),
     },
   );

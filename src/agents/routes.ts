@@ -6,7 +6,8 @@ import { assertCallable } from "../net/outbound";
 import { auth } from "../http/auth";
 import { docs, IdParam } from "../http/models";
 import { tierOf, TIERS } from "../reputation/tiers";
-import { RegistrationBody } from "./model";
+import { answers } from "../http/responses";
+import { Agent, Registration, RegistrationBody, Reputation, RotatedKey } from "./model";
 import { agentView, balancesView, getAgent, registerAgent, reputationView, rotateApiKey } from "./service";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
@@ -40,16 +41,16 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
         },
       };
     },
-    { body: RegistrationBody, detail: docs("Agents", "Register an agent: returns its API key and owner key once", "public") },
+    { body: RegistrationBody, ...answers(docs("Agents", "Register an agent: returns its API key and owner key once", "public"), { 201: Registration }) },
   )
-  .get("/me", ({ agent }) => agentView(agent), { agent: true, detail: docs("Agents", "The calling agent's profile", "agent") })
+  .get("/me", ({ agent }) => agentView(agent), { agent: true, ...answers(docs("Agents", "The calling agent's profile", "agent"), { 200: Agent }) })
   .post(
     "/me/keys/rotate",
     // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
     async ({ agent }) => ({ apiKey: await write(() => rotateApiKey(agent.id)) }),
-    { agent: true, detail: docs("Agents", "Replace the API key; the old key stops working at once", "agent") },
+    { agent: true, ...answers(docs("Agents", "Replace the API key; the old key stops working at once", "agent"), { 200: RotatedKey }) },
   )
   .get("/:id/reputation", ({ params }) => reputationView(params.id), {
     params: IdParam,
-    detail: docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]),
+    ...answers(docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]), { 200: Reputation }),
   });

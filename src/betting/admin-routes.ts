@@ -5,6 +5,8 @@ import { write } from "../db";
 import { docs } from "../http/models";
 import { BetIdParam, OutcomeBody } from "./routes";
 import { operatorResolve } from "./service";
+import { answers } from "../http/responses";
+import { Bet } from "./model";
 
 export const betAdminRoutes = new Elysia({ prefix: "/admin", name: "betting-admin" })
   // "local": a scoped transform would also guard every route the app registers after this plugin.
@@ -12,7 +14,7 @@ export const betAdminRoutes = new Elysia({ prefix: "/admin", name: "betting-admi
   .post("/bets/:betId/resolve", ({ params, body }) => write(() => operatorResolve(params.betId, body.outcome)), {
     params: BetIdParam,
     body: OutcomeBody,
-    detail: docs("Operator", "Settle a MATCHED or DISPUTED bet (and API/ORACLE_NET bets until their oracles are automatic)", "admin", [
+    ...answers(docs("Operator", "Settle a MATCHED or DISPUTED bet (and API/ORACLE_NET bets until their oracles are automatic)", "admin", [
       "NOT_FOUND", "INVALID_STATE",
-    ]),
+    ]), { 200: Bet }),
   });

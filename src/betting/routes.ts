@@ -4,6 +4,8 @@ import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/mode
 import { mutation } from "../http/mutation";
 import { assertCallable } from "../net/outbound";
 import { acceptBet, createBet, getBet, myBets, openBets, ORACLE_TYPES, OUTCOMES, reportOutcome, settleDueBets } from "./service";
+import { answers } from "../http/responses";
+import { Bet, BetPage } from "./model";
 
 export const BetIdParam = t.Object({ betId: t.String({ pattern: "^bet_[A-Za-z0-9_-]{1,64}$", description: "bet_..." }) });
 export const OutcomeBody = t.Object({
@@ -30,9 +32,9 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
         oracle: t.Optional(FreeForm({ description: "settings of an API or ORACLE_NET bet, stored as given", maxProperties: 5, maxDepth: 1, maxBytes: 4096 })),
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, description: "default 24" })),
       }),
-      detail: docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [
+      ...answers(docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [
         "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 201: Bet }),
     },
   )
   .get(
@@ -44,7 +46,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
-      detail: docs("Betting", "OPEN bets of other agents, newest first", "agent"),
+      ...answers(docs("Betting", "OPEN bets of other agents, newest first", "agent"), { 200: BetPage }),
     },
   )
   .get(
@@ -53,7 +55,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       await settleDueBets();
       return paged(query, (limit, offset) => myBets(agent.id, { limit, offset }));
     },
-    { agent: true, query: PageQuery, detail: docs("Betting", "Bets the caller created or accepted, newest first", "agent") },
+    { agent: true, query: PageQuery, ...answers(docs("Betting", "Bets the caller created or accepted, newest first", "agent"), { 200: BetPage }) },
   )
   .get(
     "/:betId",
@@ -61,7 +63,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       await settleDueBets();
       return getBet(agent.id, params.betId);
     },
-    { agent: true, params: BetIdParam, detail: docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]) },
+    { agent: true, params: BetIdParam, ...answers(docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]), { 200: Bet }) },
   )
   .post(
     "/:betId/accept",
@@ -72,9 +74,9 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     {
       agent: true,
       params: BetIdParam,
-      detail: docs("Betting", "Accept an OPEN bet: an equal stake is held from the caller", "agent", [
+      ...answers(docs("Betting", "Accept an OPEN bet: an equal stake is held from the caller", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Bet }),
     },
   )
   .post(
@@ -85,8 +87,8 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       agent: true,
       params: BetIdParam,
       body: OutcomeBody,
-      detail: docs("Betting", "Report the outcome as a party; equal reports settle the bet, different ones dispute it", "agent", [
+      ...answers(docs("Betting", "Report the outcome as a party; equal reports settle the bet, different ones dispute it", "agent", [
         "NOT_FOUND", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Bet }),
     },
   );

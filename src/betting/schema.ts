@@ -24,7 +24,7 @@ export const bets = sqliteTable(
     acceptorOutcome: text("acceptor_outcome"),
     outcome: text("outcome"),
     winnerId: text("winner_id").references(() => agents.id),
-    /** PARTIES (both reported the same outcome) or OPERATOR. */
+    /** PARTIES (both reported the same outcome), ORACLE (an API or ORACLE_NET bet settled itself) or OPERATOR. */
     resolvedBy: text("resolved_by"),
     expiresAt: timestampMs("expires_at").notNull(),
     matchedAt: timestampMs("matched_at"),

@@ -8,6 +8,8 @@ import { sqlite, write } from "../db";
 import { invalid, notFound } from "../errors";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery, Uuid } from "../http/models";
+import { answers } from "../http/responses";
+import { BlockPage, Blocked, Unblocked } from "./model";
 
 type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
 const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
@@ -22,13 +24,13 @@ function block(blockerId: string, blockedId: string, reason: string | null) {
   const row = sqlite
     .query("SELECT blocked_id AS blockedId, ? AS name, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?")
     .get(target.name, blockerId, blockedId) as BlockRow;
-  return { ...view(row), blocked: true };
+  return { ...view(row), blocked: true as const };
 }
 
 function unblock(blockerId: string, blockedId: string) {
   if (!isBlocked(blockerId, blockedId)) throw notFound("block");
   sqlite.query("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?").run(blockerId, blockedId);
-  return { agentId: blockedId, blocked: false };
+  return { agentId: blockedId, blocked: false as const };
 }
 
 function blocksOf(blockerId: string, limit: number, offset: number) {
@@ -48,15 +50,15 @@ export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking
   .post("/block", ({ agent, body }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
     agent: true,
     body: t.Object({ agentId: Uuid, reason: t.Optional(t.String({ maxLength: 200 })) }),
-    detail: docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]), { 200: Blocked }),
   })
   .delete("/block/:agentId", ({ agent, params }) => write(() => unblock(agent.id, params.agentId)), {
     agent: true,
     params: t.Object({ agentId: Uuid }),
-    detail: docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]), { 200: Unblocked }),
   })
   .get(
     "/blocks",
     ({ agent, query }) => paged(query, (limit, offset) => blocksOf(agent.id, limit, offset)),
-    { agent: true, query: PageQuery, detail: docs("Agents", "Agents the caller has blocked", "agent") },
+    { agent: true, query: PageQuery, ...answers(docs("Agents", "Agents the caller has blocked", "agent"), { 200: BlockPage }) },
   );

@@ -13,10 +13,13 @@ import { chainSettings, networkName, publicClient, rpc, usdcBalanceOf, verifyCha
 import { acknowledgeTransfer, watchCursor } from "./watcher";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
+import { answers } from "../http/responses";
+import { Acknowledgement, BlockchainWallet, ChainStatus, Withdrawal, WithdrawalPage } from "./model";
 
 
 async function blockchainView(agentId: string) {
-  const address = depositAddressOf(agentId);
+  // Every agent gets its deposit address at registration (in the same write op).
+  const address = depositAddressOf(agentId)!;
   if (!config.chain.configured) {
     return { address, network: null, chainId: null, usdcContract: null, onchainBalance: null, status: "not_configured" };
   }
@@ -35,7 +38,7 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
   .use(auth)
   .get("/blockchain", ({ agent }) => blockchainView(agent.id), {
     agent: true,
-    detail: docs("Wallets", "The caller's deposit address on the layer-2 chain and its live USDC balance", "agent"),
+    ...answers(docs("Wallets", "The caller's deposit address on the layer-2 chain and its live USDC balance", "agent"), { 200: BlockchainWallet }),
   })
   .post(
     "/withdraw",
@@ -50,20 +53,20 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
         amount: Amount({ minimum: 0.01 }),
         currency: t.Optional(t.String({ maxLength: 10, default: "USDC", description: "USDC only" })),
       }),
-      detail: docs("Wallets", "Withdraw USDC to an address on the layer-2 chain", "agent", [
+      ...answers(docs("Wallets", "Withdraw USDC to an address on the layer-2 chain", "agent", [
         "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Withdrawal }),
     },
   )
   .get(
     "/withdrawals",
     ({ agent, query }) => paged(query, (limit, offset) => listWithdrawals(agent.id, limit, offset)),
-    { agent: true, query: PageQuery, detail: docs("Wallets", "The caller's withdrawals, newest first", "agent") },
+    { agent: true, query: PageQuery, ...answers(docs("Wallets", "The caller's withdrawals, newest first", "agent"), { 200: WithdrawalPage }) },
   )
   .get("/withdrawals/:id", ({ agent, params }) => getWithdrawal(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Wallets", "One of the caller's withdrawals", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Wallets", "One of the caller's withdrawals", "agent", ["NOT_FOUND"]), { 200: Withdrawal }),
   });
 
 export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admin" })
@@ -86,7 +89,7 @@ export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admi
         withdrawalsInFlight: withdrawalsInFlight(),
       };
     },
-    { detail: docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]) },
+    { ...answers(docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]), { 200: ChainStatus }) },
   )
   .post(
     "/chain/acknowledge",
@@ -102,6 +105,6 @@ export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admi
         logIndex: t.Integer({ minimum: 0, maximum: 1_000_000 }),
         reason: t.String({ minLength: 1, maxLength: 500, description: "what the movement was, e.g. \"moved to cold storage\"" }),
       }),
-      detail: docs("Operator", "Explain a treasury transfer the service did not make (funding moved by hand), so the chain reconciliation counts it", "admin", ["NOT_FOUND", "CHAIN_UNAVAILABLE"]),
+      ...answers(docs("Operator", "Explain a treasury transfer the service did not make (funding moved by hand), so the chain reconciliation counts it", "admin", ["NOT_FOUND", "CHAIN_UNAVAILABLE"]), { 200: Acknowledgement }),
     },
   );

@@ -3,6 +3,8 @@ import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
+import { answers } from "../http/responses";
+import { Contract, ContractPage } from "./model";
 
 const ConditionId = t.String({ minLength: 1, maxLength: 64 });
 
@@ -35,9 +37,9 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
         // t.Number with multipleOf, not t.Integer: t.Integer would accept the string "30".
         deadlineDays: t.Optional(t.Number({ minimum: 1, maximum: 365, multipleOf: 1, description: "whole days, default 30, counted from creation" })),
       }),
-      detail: docs("Contracts", "Propose a contract; the escrow is held from the creator", "agent", [
+      ...answers(docs("Contracts", "Propose a contract; the escrow is held from the creator", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 201: Contract }),
     },
   )
   .get(
@@ -46,7 +48,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
       await settleDueContracts();
       return paged(query, (limit, offset) => myContracts(agent.id, { limit, offset }));
     },
-    { agent: true, query: PageQuery, detail: docs("Contracts", "Contracts the caller is a party to, newest first", "agent") },
+    { agent: true, query: PageQuery, ...answers(docs("Contracts", "Contracts the caller is a party to, newest first", "agent"), { 200: ContractPage }) },
   )
   .get(
     "/:id",
@@ -54,7 +56,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
       await settleDueContracts();
       return getContract(agent.id, params.id);
     },
-    { agent: true, params: IdParam, detail: docs("Contracts", "A contract the caller is a party to", "agent", ["NOT_FOUND"]) },
+    { agent: true, params: IdParam, ...answers(docs("Contracts", "A contract the caller is a party to", "agent", ["NOT_FOUND"]), { 200: Contract }) },
   )
   .post(
     "/:id/sign",
@@ -65,9 +67,9 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     {
       agent: true,
       params: IdParam,
-      detail: docs("Contracts", "Sign as the counterparty: the contract becomes ACTIVE", "agent", [
+      ...answers(docs("Contracts", "Sign as the counterparty: the contract becomes ACTIVE", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Contract }),
     },
   )
   .post(
@@ -80,9 +82,9 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
       agent: true,
       params: IdParam,
       body: t.Object({ conditionId: ConditionId }),
-      detail: docs("Contracts", "Confirm a condition as the creator; the last one pays the escrow to the counterparty", "agent", [
+      ...answers(docs("Contracts", "Confirm a condition as the creator; the last one pays the escrow to the counterparty", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Contract }),
     },
   )
   .post(
@@ -94,8 +96,8 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     {
       agent: true,
       params: IdParam,
-      detail: docs("Contracts", "Cancel an unsigned contract as the creator; the escrow is returned", "agent", [
+      ...answers(docs("Contracts", "Cancel an unsigned contract as the creator; the escrow is returned", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Contract }),
     },
   );

@@ -6,6 +6,7 @@ import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/
 import { FormatRegistry } from "elysia/type-system";
 import { fullFormats } from "elysia/type-system/format";
 import { VERSION } from "../version";
+import { polishDocument } from "./openapi";
 
 // @elysiajs/openapi replaces TypeBox's string formats (uuid, email, ...) with checks that build a Zod
 // schema on every call: 60 µs per validated request. Put Elysia's own regex checks back.
@@ -15,13 +16,21 @@ for (const [name, format] of Object.entries(fullFormats)) {
 }
 
 const SCRIPT_PATH = "/swagger/assets/scalar.js";
+const SPEC_PATH = "/swagger/json";
+const polished = new WeakSet<object>();
 
 export const apiDocs = new Elysia({ name: "docs" })
+  // Before the plugin, so that it covers the plugin's document route. The plugin caches its document
+  // object: it is touched up once (see openapi.ts).
+  .onAfterHandle({ as: "global" }, ({ path, response }) => {
+    if (path !== SPEC_PATH || !response || typeof response !== "object" || polished.has(response)) return;
+    polished.add(polishDocument(response as never));
+  })
   .get(SCRIPT_PATH, () => new Response(Bun.file(scalarScript), { headers: { "content-type": "text/javascript; charset=utf-8", "cache-control": "public, max-age=86400" } }), { detail: { hide: true } })
   .use(
     openapi({
       path: "/swagger",
-      specPath: "/swagger/json",
+      specPath: SPEC_PATH,
       // Only the bundle location is overridden; the scalar type demands every option.
       scalar: { cdn: SCRIPT_PATH } as never,
       exclude: { paths: [SCRIPT_PATH] },
@@ -30,20 +39,13 @@ export const apiDocs = new Elysia({ name: "docs" })
           title: "agentbank",
           version: VERSION,
           description:
-            "Financial service for autonomous software agents. Amounts are JSON numbers in major units; each currency has fixed decimals (USDC/USDT 6, USD/EUR 2, BTC 8). Errors are { error, message }.",
+            "Financial service for autonomous software agents. Amounts are JSON numbers in major units; each currency has fixed decimals (USDC/USDT 6, USD/EUR 2, BTC 8). Errors are { error, message } with a stable code. Bodies are JSON only. MCP: Streamable HTTP at /mcp with the agent key.",
         },
         components: {
           securitySchemes: {
             agentKey: { type: "http", scheme: "bearer", description: "The agent's API key (pp_...)" },
             ownerKey: { type: "http", scheme: "bearer", description: "The human owner's key (po_...)" },
             adminKey: { type: "http", scheme: "bearer", description: "The operator key (ADMIN_API_KEY)" },
-          },
-          schemas: {
-            Error: {
-              type: "object",
-              required: ["error", "message"],
-              properties: { error: { type: "string" }, message: { type: "string" } },
-            },
           },
         },
       },

@@ -6,6 +6,7 @@ import { databaseAnswers } from "../db";
 import { PROTOCOL, VERSION } from "../version";
 import { isDraining } from "./lifecycle";
 import { docs } from "./models";
+import { answers } from "./responses";
 
 const Health = t.Object({
   status: t.Union([t.Literal("ok"), t.Literal("degraded")], { description: "ok when the database answers" }),
@@ -24,7 +25,7 @@ export const healthRoutes = new Elysia({ name: "health" })
       if (!database) set.status = 503;
       return { status: database ? "ok" : "degraded", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()), database: database ? "ok" : "unreachable" } as const;
     },
-    { response: { 200: Health, 503: Health }, detail: docs("Health", "Liveness and version; 503 when the database does not answer", "public") },
+    answers(docs("Health", "Liveness and version; 503 when the database does not answer", "public"), { 200: Health, 503: Health }),
   )
   .get(
     "/health/ready",
@@ -33,5 +34,5 @@ export const healthRoutes = new Elysia({ name: "health" })
       if (reason) set.status = 503;
       return { ready: reason === null, reason };
     },
-    { response: { 200: Ready, 503: Ready }, detail: docs("Health", "Readiness: 503 while the service stops or cannot reach its database", "public") },
+    answers(docs("Health", "Readiness: 503 while the service stops or cannot reach its database", "public"), { 200: Ready, 503: Ready }),
   );

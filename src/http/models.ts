@@ -12,13 +12,14 @@ export const IdParam = t.Object({ id: Uuid });
 // A union of literals, not t.UnionEnum: Elysia gives UnionEnum its first value as a default, which would
 // turn a missing currency into USDC.
 export const Currency = t.Union(
-  CURRENCIES.map((code) => t.Literal(code)),
+  [t.Literal(CURRENCIES[0]), t.Literal(CURRENCIES[1]), t.Literal(CURRENCIES[2]), t.Literal(CURRENCIES[3]), t.Literal(CURRENCIES[4])],
   { description: "USDC, USDT (6 decimals), USD, EUR (2), BTC (8)" },
 );
 
 /** An amount in major units; precision per currency is checked when it is converted (money.ts). */
 export const Amount = (options: { minimum?: number; description?: string } = {}) =>
-  t.Number({ exclusiveMinimum: 0, maximum: 1e9, ...options });
+  // One lower bound, not two (exclusiveMinimum 0 and minimum 0.01 read as a mixed range to linters).
+  t.Number({ ...(options.minimum === undefined ? { exclusiveMinimum: 0 } : {}), maximum: 1e9, ...options });
 
 type FreeFormLimits = { maxBytes: number; maxDepth: number; maxProperties?: number; anyJson?: boolean };
 const MAX_KEY_LENGTH = 100;
@@ -51,7 +52,8 @@ export function FreeForm<T = Record<string, unknown>>(limits: FreeFormLimits & {
     ...(bounds.anyJson ? {} : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
     description: `${description}: ${rule}`,
     "x-limits": bounds,
-    error: `must be ${rule}`,
+    // What validation errors say of it (src/http/validation.ts).
+    "x-rule": `must be ${rule}`,
   } as never);
 }
 

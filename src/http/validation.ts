@@ -17,7 +17,7 @@ type Schema = {
   maxItems?: number;
   maxProperties?: number;
   properties?: Record<string, Schema>;
-  error?: unknown;
+  "x-rule"?: unknown;
 };
 type Issue = { type?: number; path?: string; value?: unknown; schema?: Schema; summary?: string; message?: string };
 
@@ -33,7 +33,7 @@ function range(schema: Schema): string {
 /** What a schema allows, in words: "one of USDC, USDT", "a number greater than 0 and at most 1000000000", ... */
 export function allowed(schema: Schema | undefined): string {
   if (!schema) return "a valid value";
-  if (typeof schema.error === "string") return schema.error.replace(/^must be /, "");
+  if (typeof schema["x-rule"] === "string") return schema["x-rule"].replace(/^must be /, "");
   if (schema.anyOf) {
     // Elysia lets a query integer arrive as a numeric string: describe the number.
     const numeric = schema.anyOf.find((option) => option.type === "integer" || option.type === "number");

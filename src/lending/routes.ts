@@ -3,6 +3,8 @@ import { write } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
+import { answers } from "../http/responses";
+import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
 import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay, settleDueLending } from "./service";
 
 const Id = t.String({ minLength: 1, maxLength: 64 });
@@ -22,9 +24,9 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         collateralPercent: t.Number({ minimum: 0, maximum: 200, description: "percent of the amount the borrower holds in escrow" }),
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 8760, description: "default 168" })),
       }),
-      detail: docs("Lending", "Offer a loan; the amount is held in escrow until taken, cancelled or expired", "agent", [
+      ...answers(docs("Lending", "Offer a loan; the amount is held in escrow until taken, cancelled or expired", "agent", [
         "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 201: LoanOffer }),
     },
   )
   .get(
@@ -33,7 +35,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
-      detail: docs("Lending", "Open loan offers, newest first", "agent"),
+      ...answers(docs("Lending", "Open loan offers, newest first", "agent"), { 200: LoanOfferPage }),
     },
   )
   .delete("/offers/:offerId", async ({ agent, params }) => {
@@ -42,7 +44,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   }, {
     agent: true,
     params: t.Object({ offerId: Id }),
-    detail: docs("Lending", "Cancel your open offer; the amount returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+    ...answers(docs("Lending", "Cancel your open offer; the amount returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: LoanOffer }),
   })
   .post(
     "/borrow",
@@ -56,9 +58,9 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         offerId: t.String({ minLength: 1, maxLength: 64 }),
         collateral: t.Optional(Amount({ description: "if given, must equal the offer's collateralRequired" })),
       }),
-      detail: docs("Lending", "Take an offer: your collateral is held and the principal paid to you", "agent", [
+      ...answers(docs("Lending", "Take an offer: your collateral is held and the principal paid to you", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Loan }),
     },
   )
   .post(
@@ -71,9 +73,9 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
       agent: true,
       params: t.Object({ loanId: Id }),
       body: t.Object({ amount: Amount() }),
-      detail: docs("Lending", "Repay part or all of a loan; full repayment returns the collateral", "agent", [
+      ...answers(docs("Lending", "Repay part or all of a loan; full repayment returns the collateral", "agent", [
         "NOT_FOUND", "INVALID_STATE", "INSUFFICIENT_BALANCE", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 200: Loan }),
     },
   )
   .get(
@@ -82,11 +84,11 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("lender"), t.Literal("borrower")])) }),
-      detail: docs("Lending", "Loans the caller made or took, newest first", "agent"),
+      ...answers(docs("Lending", "Loans the caller made or took, newest first", "agent"), { 200: LoanPage }),
     },
   )
   .get("/loans/:loanId", ({ agent, params }) => getLoan(agent.id, params.loanId), {
     agent: true,
     params: t.Object({ loanId: Id }),
-    detail: docs("Lending", "A loan the caller made or took", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Lending", "A loan the caller made or took", "agent", ["NOT_FOUND"]), { 200: Loan }),
   });

@@ -5,6 +5,8 @@ import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
 import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
+import { answers } from "../http/responses";
+import { Booking, BookingPage, Quote, Service, ServicePage } from "./model";
 
 const ServiceId = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
 const PricingUnit = t.Union(PRICING_UNITS.map((unit) => t.Literal(unit)));
@@ -23,7 +25,7 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
   .post(
     "",
     ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 201, () => createService(agent.id, body)),
-    { agent: true, body: t.Object(listing), detail: docs("Marketplace", "List a service the caller provides", "agent", ["IDEMPOTENCY_KEY_REUSED"]) },
+    { agent: true, body: t.Object(listing), ...answers(docs("Marketplace", "List a service the caller provides", "agent", ["IDEMPOTENCY_KEY_REUSED"]), { 201: Service }) },
   )
   .get(
     "/discover",
@@ -36,23 +38,23 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
         minPrice: t.Optional(t.Number({ minimum: 0, maximum: 1e9 })),
         maxPrice: t.Optional(t.Number({ minimum: 0, maximum: 1e9 })),
       }),
-      detail: docs("Marketplace", "Active listings, newest first; price bounds are in each listing's currency", "public"),
+      ...answers(docs("Marketplace", "Active listings, newest first; price bounds are in each listing's currency", "public"), { 200: ServicePage }),
     },
   )
   .get("/:id", ({ params }) => getService(params.id), {
     params: ServiceId,
-    detail: docs("Marketplace", "One listing", "public", ["NOT_FOUND"]),
+    ...answers(docs("Marketplace", "One listing", "public", ["NOT_FOUND"]), { 200: Service }),
   })
   .patch("/:id", ({ agent, params, body }) => write(() => updateService(agent.id, params.id, body)), {
     agent: true,
     params: ServiceId,
     body: t.Partial(t.Object({ ...listing, active: t.Boolean() }), { minProperties: 1 }),
-    detail: docs("Marketplace", "Change a listing (provider only)", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Marketplace", "Change a listing (provider only)", "agent", ["NOT_FOUND"]), { 200: Service }),
   })
   .delete("/:id", ({ agent, params }) => write(() => deactivateService(agent.id, params.id)), {
     agent: true,
     params: ServiceId,
-    detail: docs("Marketplace", "Withdraw a listing (provider only): gone from discover, no new quotes", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Marketplace", "Withdraw a listing (provider only): gone from discover, no new quotes", "agent", ["NOT_FOUND"]), { 200: Service }),
   });
 
 export const quoteRoutes = new Elysia({ name: "quotes" })
@@ -69,7 +71,7 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
         guests: units("guests"),
         hours: units("hours"),
       }),
-      detail: docs("Marketplace", "Price a service for the caller; valid 15 minutes", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+      ...answers(docs("Marketplace", "Price a service for the caller; valid 15 minutes", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Quote }),
     },
   )
   .post(
@@ -78,9 +80,9 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
     {
       agent: true,
       body: t.Object({ quoteId: t.String({ minLength: 1, maxLength: 64 }), rail: t.Optional(t.String({ minLength: 1, maxLength: 20, description: `one of ${RAILS.join(", ")}` })) }),
-      detail: docs("Marketplace", "Book a quote: pays the provider now", "agent", [
+      ...answers(docs("Marketplace", "Book a quote: pays the provider now", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 201: Booking }),
     },
   )
   .get(
@@ -89,11 +91,11 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("buyer"), t.Literal("provider")])) }),
-      detail: docs("Marketplace", "Bookings the caller made or received, newest first", "agent"),
+      ...answers(docs("Marketplace", "Bookings the caller made or received, newest first", "agent"), { 200: BookingPage }),
     },
   )
   .get("/bookings/:id", ({ agent, params }) => getBooking(agent.id, params.id), {
     agent: true,
     params: ServiceId,
-    detail: docs("Marketplace", "A booking the caller made or received", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Marketplace", "A booking the caller made or received", "agent", ["NOT_FOUND"]), { 200: Booking }),
   });

@@ -2,9 +2,8 @@
 // schemas merged into one object (plus idempotencyKey where the route honours Idempotency-Key), its
 // output schema the route's success response. Nothing is declared twice: a route's schema change is
 // the tool's.
+import { plainSchema, type JsonSchema } from "../http/openapi";
 import type { ToolSpec } from "./tools";
-
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; format?: string; [key: string]: unknown };
 
 /** The part of an Elysia route the catalogue reads. */
 export type RouteInfo = {
@@ -29,24 +28,6 @@ const IDEMPOTENCY_KEY: JsonSchema = {
   maxLength: 255,
   description: "Any unique string (a UUID is fine). Retrying with the same key applies the call once and replays its first answer.",
 };
-
-/**
- * A TypeBox schema as plain JSON Schema: symbols dropped, Elysia's own keys (`error`, `x-limits`)
- * removed, and the numeric-string alternative Elysia adds to query integers folded back to the number.
- */
-export function plainSchema(schema: unknown): JsonSchema {
-  return JSON.parse(JSON.stringify(schema), (key, value) => {
-    if (key === "error" || key === "x-limits") return undefined;
-    if (value && typeof value === "object" && Array.isArray(value.anyOf)) {
-      const numeric = value.anyOf.filter((option: JsonSchema) => !(option.type === "string" && (option.format === "integer" || option.format === "numeric")));
-      if (numeric.length === 1 && numeric.length < value.anyOf.length) {
-        const { anyOf: _, ...rest } = value;
-        return { ...rest, ...numeric[0] };
-      }
-    }
-    return value;
-  }) as JsonSchema;
-}
 
 const objectParts = (schema: unknown) => {
   const plain = schema ? plainSchema(schema) : null;

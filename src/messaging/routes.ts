@@ -4,6 +4,8 @@ import { auth } from "../http/auth";
 import { docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { getMessage, inbox, markRead, sendMessage, unreadCount } from "./service";
+import { answers } from "../http/responses";
+import { Message, MessagePage, UnreadCount } from "./model";
 
 export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messaging" })
   .use(auth)
@@ -19,9 +21,12 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
         body: t.String({ minLength: 1, maxLength: 10_000 }),
         metadata: t.Optional(Metadata),
       }),
-      detail: docs("Messaging", "Send a direct message (at most 20 per hour to the same agent)", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ...answers(
+        docs("Messaging", "Send a direct message (at most 20 per hour to the same agent)", "agent", [
+          "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+        ]),
+        { 201: Message },
+      ),
     },
   )
   .get(
@@ -34,20 +39,20 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
         unreadOnly: t.Optional(t.Boolean()),
         type: t.Optional(t.String({ minLength: 1, maxLength: 50, description: "direct, or an event name such as payment.received" })),
       }),
-      detail: docs("Messaging", "Messages and event notices the caller received, newest first", "agent"),
+      ...answers(docs("Messaging", "Messages and event notices the caller received, newest first", "agent"), { 200: MessagePage }),
     },
   )
   .get("/unread-count", ({ agent }) => ({ unreadCount: unreadCount(agent.id) }), {
     agent: true,
-    detail: docs("Messaging", "How many inbox items are unread", "agent"),
+    ...answers(docs("Messaging", "How many inbox items are unread", "agent"), { 200: UnreadCount }),
   })
   .post("/:messageId/read", ({ agent, params }) => write(() => markRead(agent.id, params.messageId)), {
     agent: true,
     params: t.Object({ messageId: Uuid }),
-    detail: docs("Messaging", "Mark a received message read (recipient only)", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Messaging", "Mark a received message read (recipient only)", "agent", ["NOT_FOUND"]), { 200: Message }),
   })
   .get("/:id", ({ agent, params }) => getMessage(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Messaging", "A message the caller sent or received", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Messaging", "A message the caller sent or received", "agent", ["NOT_FOUND"]), { 200: Message }),
   });

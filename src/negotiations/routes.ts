@@ -3,6 +3,8 @@ import { write } from "../db";
 import { auth } from "../http/auth";
 import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
+import { answers } from "../http/responses";
+import { Negotiation, NEGOTIATION_STATUSES, NegotiationPage } from "./model";
 import { accept, counter, createNegotiation, expireDue, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";
 
 const Offer = FreeForm({
@@ -11,7 +13,7 @@ const Offer = FreeForm({
   maxDepth: MAX_OFFER_DEPTH,
   maxBytes: MAX_OFFER_BYTES,
 });
-const STATUSES = ["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] as const;
+const STATUSES = NEGOTIATION_STATUSES;
 
 /** Due expiries are committed first, so a 409 on an expired negotiation leaves it stored as EXPIRED. */
 async function act<T>(op: () => T extends Promise<unknown> ? never : T): Promise<T> {
@@ -34,9 +36,12 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
         relatedEntityId: t.Optional(t.String({ minLength: 1, maxLength: 100 })),
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, default: 24 })),
       }),
-      detail: docs("Negotiations", "Start a negotiation with an offer (at most 3 open per pair of agents)", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ...answers(
+        docs("Negotiations", "Start a negotiation with an offer (at most 3 open per pair of agents)", "agent", [
+          "NOT_FOUND", "FORBIDDEN", "PAIR_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
+        ]),
+        { 201: Negotiation },
+      ),
     },
   )
   .get(
@@ -45,32 +50,32 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, status: t.Optional(t.Union(STATUSES.map((status) => t.Literal(status)))) }),
-      detail: docs("Negotiations", "Negotiations the caller takes part in, newest first", "agent"),
+      ...answers(docs("Negotiations", "Negotiations the caller takes part in, newest first", "agent"), { 200: NegotiationPage }),
     },
   )
   .get("/:id", ({ agent, params }) => getNegotiation(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Negotiations", "A negotiation the caller takes part in", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Negotiations", "A negotiation the caller takes part in", "agent", ["NOT_FOUND"]), { 200: Negotiation }),
   })
   .post("/:id/counter", ({ agent, params, body }) => act(() => counter(agent.id, params.id, body.offer)), {
     agent: true,
     params: IdParam,
     body: t.Object({ offer: Offer }),
-    detail: docs("Negotiations", "Counter the current offer (your turn only; 30 s apart per pair)", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "PAIR_LIMIT_EXCEEDED"]),
+    ...answers(docs("Negotiations", "Counter the current offer (your turn only; 30 s apart per pair)", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "PAIR_LIMIT_EXCEEDED"]), { 200: Negotiation }),
   })
   .post("/:id/accept", ({ agent, params }) => act(() => accept(agent.id, params.id)), {
     agent: true,
     params: IdParam,
-    detail: docs("Negotiations", "Accept the current offer (your turn only); above the threshold it waits for an owner", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+    ...answers(docs("Negotiations", "Accept the current offer (your turn only); above the threshold it waits for an owner", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Negotiation }),
   })
   .post("/:id/reject", ({ agent, params }) => act(() => reject(agent.id, params.id)), {
     agent: true,
     params: IdParam,
-    detail: docs("Negotiations", "Reject (either party)", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+    ...answers(docs("Negotiations", "Reject (either party)", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: Negotiation }),
   })
   .post("/:id/human-approve", ({ owner, params }) => act(() => humanApprove(owner.id, params.id)), {
     owner: true,
     params: IdParam,
-    detail: docs("Negotiations", "Approve an accepted offer above the threshold: owner key (po_…) of either party only", "owner", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]),
+    ...answers(docs("Negotiations", "Approve an accepted offer above the threshold: owner key (po_…) of either party only", "owner", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Negotiation }),
   });

@@ -2,6 +2,8 @@ import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
+import { answers } from "../http/responses";
+import { Limits, Payment } from "./model";
 import { TIERS, tierOf } from "../reputation/tiers";
 import { getPayment, sendPayment } from "./service";
 
@@ -20,9 +22,12 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
         reason: t.Optional(t.String({ maxLength: 500 })),
         metadata: t.Optional(Metadata),
       }),
-      detail: docs("Payments", "Pay another agent (completed at once)", "agent", [
-        "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ...answers(
+        docs("Payments", "Pay another agent (completed at once)", "agent", [
+          "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
+        ]),
+        { 201: Payment },
+      ),
     },
   )
   .get(
@@ -42,10 +47,10 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
           : "You are at the highest tier.",
       };
     },
-    { agent: true, detail: docs("Payments", "The caller's per-transaction limit and every tier's", "agent") },
+    { agent: true, ...answers(docs("Payments", "The caller's per-transaction limit and every tier's", "agent"), { 200: Limits }) },
   )
   .get("/:id", ({ agent, params }) => getPayment(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Payments", "A payment the caller sent or received", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Payments", "A payment the caller sent or received", "agent", ["NOT_FOUND"]), { 200: Payment }),
   });

@@ -38,7 +38,7 @@ export function paymentView(row: PaymentRow) {
   };
 }
 
-export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING" | "X402";
+export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING";
 
 /**
  * Inside write(): moves `amount` from payer to payee as one completed payment, with every rule a

@@ -10,7 +10,7 @@
 //   chain, x402 authorizations used), all within (opening block, B],
 // every transfer out of the treasury must be one of those (same transaction, recipient and amount),
 // and each of those must have its transfer.
-import { chainSettings, usdcBalanceOf, verifyChain } from "../chain/client";
+import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "../chain/client";
 import { treasuryAccount } from "../chain/keys";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
@@ -112,6 +112,7 @@ export async function reconcileChain() {
     movedByOperator: usdc(operatorOuts.reduce((sum, out) => sum + out.amount, 0n)),
     unexplainedTransfers: unmatched.map((out) => ({ txHash: out.txHash, logIndex: Number(out.logIndex), to: out.counterparty, amount: usdc(out.amount) })),
     missingTransfers: missing.map((m) => ({ kind: m.kind, id: m.id, txHash: m.txHash, to: m.to, amount: usdc(m.amount) })),
-    network: chainSettings().chainId,
+    network: networkName(chainSettings().chainId),
+    chainId: chainSettings().chainId,
   };
 }

@@ -4,6 +4,8 @@ import { Amount, Currency, docs, IdParam, paged, PageQuery, Uuid } from "../http
 import { mutation } from "../http/mutation";
 import { FREQUENCIES } from "./periods";
 import { cancelSubscription, createSubscription, getSubscription, listSubscriptions } from "./service";
+import { answers } from "../http/responses";
+import { Subscription, SubscriptionPage } from "./model";
 
 export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "subscriptions" })
   .use(auth)
@@ -19,15 +21,15 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
         currency: Currency,
         frequency: t.Union(FREQUENCIES.map((frequency) => t.Literal(frequency))),
       }),
-      detail: docs("Subscriptions", "Pay an agent every day, week or month; the first charge is taken now", "agent", [
+      ...answers(docs("Subscriptions", "Pay an agent every day, week or month; the first charge is taken now", "agent", [
         "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]),
+      ]), { 201: Subscription }),
     },
   )
   .delete("/:id", ({ agent, params }) => cancelSubscription(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Subscriptions", "Cancel (payer or recipient); no further charges", "agent", ["NOT_FOUND", "INVALID_STATE"]),
+    ...answers(docs("Subscriptions", "Cancel (payer or recipient); no further charges", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: Subscription }),
   })
   .get(
     "/mine",
@@ -35,11 +37,11 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("payer"), t.Literal("recipient")])) }),
-      detail: docs("Subscriptions", "Subscriptions the caller pays or receives, newest first", "agent"),
+      ...answers(docs("Subscriptions", "Subscriptions the caller pays or receives, newest first", "agent"), { 200: SubscriptionPage }),
     },
   )
   .get("/:id", ({ agent, params }) => getSubscription(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("Subscriptions", "A subscription the caller pays or receives", "agent", ["NOT_FOUND"]),
+    ...answers(docs("Subscriptions", "A subscription the caller pays or receives", "agent", ["NOT_FOUND"]), { 200: Subscription }),
   });

@@ -3,12 +3,14 @@ import { balancesView } from "../agents/service";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery } from "../http/models";
 import { historyOf } from "../ledger/history";
+import { answers } from "../http/responses";
+import { HistoryPage, WalletBalance } from "./model";
 
 export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
   .use(auth)
   .get("/balance", ({ agent }) => ({ agentId: agent.id, balances: balancesView(agent.id) }), {
     agent: true,
-    detail: docs("Wallets", "Available and held balance in every currency", "agent"),
+    ...answers(docs("Wallets", "Available and held balance in every currency", "agent"), { 200: WalletBalance }),
   })
   .get(
     "/history",
@@ -16,6 +18,6 @@ export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
     {
       agent: true,
       query: PageQuery,
-      detail: docs("Wallets", "Movements of the caller's available balance, newest first", "agent"),
+      ...answers(docs("Wallets", "Movements of the caller's available balance, newest first", "agent"), { 200: HistoryPage }),
     },
   );

@@ -6,6 +6,8 @@ import { auth } from "../http/auth";
 import { docs, paged, PageQuery } from "../http/models";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
+import { answers } from "../http/responses";
+import { Webhook, WebhookDeliveryPage } from "./model";
 
 type DeliveryRow = {
   id: string;
@@ -24,9 +26,14 @@ async function setWebhook(agentId: string, url: string | null) {
   if (url !== null) await assertCallable(url, "webhookUrl");
   return write(() => {
     const current = sqlite.query("SELECT webhook_secret AS secret FROM agents WHERE id = ?").get(agentId) as { secret: string | null };
-    const secret = url === null ? current.secret : (current.secret ?? webhookSecret());
-    sqlite.query("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?").run(url, secret, agentId);
-    return url === null ? { agentId, webhookUrl: null } : { agentId, webhookUrl: url, secret };
+    const update = sqlite.query("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?");
+    if (url === null) {
+      update.run(null, current.secret, agentId);
+      return { agentId, webhookUrl: null };
+    }
+    const secret = current.secret ?? webhookSecret();
+    update.run(url, secret, agentId);
+    return { agentId, webhookUrl: url, secret };
   });
 }
 
@@ -57,10 +64,10 @@ export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks"
   .put("/webhook", ({ agent, body }) => setWebhook(agent.id, body.webhookUrl), {
     agent: true,
     body: t.Object({ webhookUrl: WebhookUrl }),
-    detail: docs("Webhooks", "Set the webhook URL (returns the signing secret) or null to stop deliveries", "agent"),
+    ...answers(docs("Webhooks", "Set the webhook URL (returns the signing secret) or null to stop deliveries", "agent"), { 200: Webhook }),
   })
   .get(
     "/webhook/deliveries",
     ({ agent, query }) => paged(query, (limit, offset) => deliveriesOf(agent.id, limit, offset)),
-    { agent: true, query: PageQuery, detail: docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent") },
+    { agent: true, query: PageQuery, ...answers(docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent"), { 200: WebhookDeliveryPage }) },
   );

@@ -1,8 +1,10 @@
-import { Elysia, t } from "elysia";
+import { Elysia, t, type Static } from "elysia";
 import { auth } from "../http/auth";
 import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { validateKey } from "../idempotency/idempotency";
 import { getX402Payment, listX402Payments, payResource } from "./service";
+import { answers } from "../http/responses";
+import { X402Payment, X402PaymentPage, X402Result } from "./model";
 
 export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
   .use(auth)
@@ -14,7 +16,8 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
       const outcome = await payResource(agent.id, body, { agentId: agent.id, key, route: "POST /x402/pay", body });
       set.status = outcome.status;
       if (outcome.replayed) set.headers["idempotent-replayed"] = "true";
-      return outcome.body;
+      // payResource answers { payment, resource } (fresh or replayed); Elysia checks it against X402Result.
+      return outcome.body as Static<typeof X402Result>;
     },
     {
       agent: true,
@@ -25,21 +28,24 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
         body: t.Optional(FreeForm<unknown>({ description: "sent as is when a string, as JSON otherwise", anyJson: true, maxDepth: 32, maxBytes: 256 * 1024 })),
         maxAmount: Amount({ description: "the most this call may pay, in USDC" }),
       }),
-      detail: docs(
-        "x402",
-        "Fetch an HTTP resource, paying its x402 (v1 or v2) \"exact\" USDC price up to maxAmount. The payment is PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED)",
-        "agent",
-        ["INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED"],
+      ...answers(
+        docs(
+          "x402",
+          "Fetch an HTTP resource, paying its x402 (v1 or v2) \"exact\" USDC price up to maxAmount. The payment is PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED)",
+          "agent",
+          ["INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED"],
+        ),
+        { 200: X402Result },
       ),
     },
   )
   .get("/payments", ({ agent, query }) => paged(query, (limit, offset) => listX402Payments(agent.id, limit, offset)), {
     agent: true,
     query: PageQuery,
-    detail: docs("x402", "The caller's x402 payments, newest first", "agent"),
+    ...answers(docs("x402", "The caller's x402 payments, newest first", "agent"), { 200: X402PaymentPage }),
   })
   .get("/payments/:id", ({ agent, params }) => getX402Payment(agent.id, params.id), {
     agent: true,
     params: IdParam,
-    detail: docs("x402", "One of the caller's x402 payments, with its current status", "agent", ["NOT_FOUND"]),
+    ...answers(docs("x402", "One of the caller's x402 payments, with its current status", "agent", ["NOT_FOUND"]), { 200: X402Payment }),
   });

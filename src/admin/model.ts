@@ -1,0 +1,155 @@
+import { t } from "elysia";
+import { AGENT_ID } from "../agents/model";
+import { Uuid } from "../http/models";
+import { CurrencyCode, Enum, Int, Model, Money, Nullable, Timestamp } from "../http/responses";
+
+export const Deposit = Model(
+  {
+    id: Uuid,
+    agentId: t.String({ format: "uuid" }),
+    amount: Money(),
+    currency: CurrencyCode,
+    reference: Nullable(t.String(), { description: "the operator's reference, as given" }),
+    createdAt: Timestamp(),
+  },
+  {
+    description: "Money from outside credited to an agent",
+    examples: [
+      {
+        id: "0198f420-5b6c-7d7e-8f8a-9b0c1d2e3f4a",
+        agentId: AGENT_ID,
+        amount: 500,
+        currency: "USDC",
+        reference: "wire 2025-06-01 #4471",
+        createdAt: "2025-06-01T08:00:00.000Z",
+      },
+    ],
+  },
+);
+
+export const RateLimit = Model(
+  {
+    agentId: Uuid,
+    rateLimit: Int({ minimum: 1, description: "requests allowed per window" }),
+    windowSeconds: Int({ description: "the rate-limit window" }),
+  },
+  { description: "An agent's rate limit", examples: [{ agentId: AGENT_ID, rateLimit: 600, windowSeconds: 60 }] },
+);
+
+export const ClockAdvanced = Model(
+  { now: Timestamp("the test clock's time after the move") },
+  { description: "The test clock moved forward; every job now due has run", examples: [{ now: "2025-06-08T08:00:00.000Z" }] },
+);
+
+const USDC = (description: string) => Money(`${description}, in USDC`);
+
+const InFlight = Model(
+  { ledger: USDC("the system account's balance"), openRecords: USDC("the sum of the open records") },
+  { description: "Money in flight: the ledger's system account against the records still open" },
+);
+
+const ChainReconciled = Model(
+  {
+    status: Enum(["ok", "mismatch"], { description: "ok: the treasury's USDC on chain is what the ledger says, and every transfer out is explained" }),
+    block: Int({ description: "the block the check is made at (the chain watcher's position)" }),
+    treasury: t.String({ description: "the treasury's address" }),
+    onchainBalance: USDC("the treasury's balance at `block`"),
+    expectedBalance: USDC("opening + fundedSinceOpening − withdrawnOnChain − x402Settled − movedByOperator"),
+    difference: USDC("onchainBalance − expectedBalance"),
+    opening: Model({ block: Int(), balance: USDC("the balance") }, { description: "where the reconciliation starts" }),
+    fundedSinceOpening: USDC("what came into the treasury since the opening block"),
+    withdrawnOnChain: USDC("withdrawals the ledger says left on chain"),
+    x402Settled: USDC("x402 authorizations used on chain"),
+    movedByOperator: USDC("transfers out the operator acknowledged"),
+    unexplainedTransfers: t.Array(
+      Model(
+        { txHash: t.String(), logIndex: Int(), to: t.String(), amount: USDC("the amount") },
+        { description: "A transfer out of the treasury that no withdrawal, x402 payment or acknowledgement explains" },
+      ),
+    ),
+    missingTransfers: t.Array(
+      Model(
+        { kind: Enum(["withdrawal", "x402"]), id: t.String(), txHash: Nullable(t.String()), to: t.String(), amount: USDC("the amount") },
+        { description: "A withdrawal or x402 payment the ledger counts as paid on chain without its transfer" },
+      ),
+    ),
+    network: t.String({ description: "the network's name (base, base-sepolia, ...) or eip155:<chainId>" }),
+    chainId: Int({ description: "the chain id" }),
+  },
+  { description: "The treasury reconciled with the chain" },
+);
+
+const ChainCheck = t.Union(
+  [
+    Model({ status: Enum(["not_configured", "not_started"]) }, { description: "No chain, or the watcher has not scanned yet" }),
+    Model({ status: Enum(["unreachable"]), error: t.String() }, { description: "The chain could not be read now (not counted as a mismatch)" }),
+    ChainReconciled,
+  ],
+  { description: "The chain reconciliation" },
+);
+
+export const LedgerCheck = Model(
+  {
+    ok: t.Boolean({ description: "every check passed (a chain that cannot be read now does not count against it)" }),
+    entries: Int({ minimum: 0, description: "journal entries" }),
+    postings: Int({ minimum: 0 }),
+    accounts: Int({ minimum: 0 }),
+    unbalancedEntries: t.Array(
+      Model({ entryId: Int(), currency: CurrencyCode, sum: Money("what the entry's postings add up to") }, { description: "An entry whose postings do not sum to zero" }),
+    ),
+    mismatchedAccounts: t.Array(
+      Model(
+        {
+          accountId: Int(),
+          balance: t.String({ description: "the stored balance, in minor units" }),
+          postings: t.String({ description: "the sum of its postings, in minor units" }),
+        },
+        { description: "An account whose balance or posting count differs from its postings" },
+      ),
+    ),
+    negativeAccounts: t.Array(
+      Model(
+        { accountId: Int(), agentId: t.String(), kind: Enum(["available", "held"]), currency: CurrencyCode, balance: Money() },
+        { description: "An agent account below zero" },
+      ),
+    ),
+    postingsInWrongCurrency: Int({ minimum: 0 }),
+    totals: t.Array(
+      Model(
+        {
+          currency: CurrencyCode,
+          agentsAvailable: Money("what agents can spend"),
+          agentsHeld: Money("what agents hold in escrow"),
+          netInflow: Money("what came from outside minus what left (−system balances); equals agentsAvailable + agentsHeld when ok"),
+        },
+        { description: "Per currency: what agents hold and what the outside world put in" },
+      ),
+    ),
+    inFlight: Model(
+      { ok: t.Boolean(), x402: InFlight, withdrawals: InFlight },
+      { description: "Money on its way out equals the open x402 payments and withdrawals" },
+    ),
+    chain: ChainCheck,
+  },
+  {
+    description: "The ledger's invariants, money in flight and the treasury on chain",
+    examples: [
+      {
+        ok: true,
+        entries: 1250,
+        postings: 2731,
+        accounts: 512,
+        unbalancedEntries: [],
+        mismatchedAccounts: [],
+        negativeAccounts: [],
+        postingsInWrongCurrency: 0,
+        totals: [
+          { currency: "USDC", agentsAvailable: 10250.5, agentsHeld: 320, netInflow: 10570.5 },
+          { currency: "EUR", agentsAvailable: 40, agentsHeld: 0, netInflow: 40 },
+        ],
+        inFlight: { ok: true, x402: { ledger: 0.02, openRecords: 0.02 }, withdrawals: { ledger: 50, openRecords: 50 } },
+        chain: { status: "not_configured" },
+      },
+    ],
+  },
+);
