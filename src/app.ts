@@ -40,6 +40,8 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
   ["GET", /^\/services\/[^/]+$/],
 ];
 
+export type App = ReturnType<typeof createApp>;
+
 export function createApp() {
   // normalize: false makes unknown fields a 400 instead of silently dropping them, and stops Elysia
   // from coercing values (it would turn an array or a string into an object).

@@ -64,6 +64,34 @@ test("applies the embedded migrations to a new DATABASE_PATH", async () => {
   }
 });
 
+test("serves its MCP tools, its OpenAPI document and /llms.txt from the binary, and `agentbank mcp` speaks stdio", async () => {
+  const cwd = mkdtempSync(join(workDir, "empty-"));
+  const { child, url } = await run(cwd, {});
+  try {
+    const registration = await (
+      await fetch(`${url}/agents/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "bin", ownerName: "o", ownerEmail: "o@example.com" }) })
+    ).json() as { apiKey: string };
+    const list = await fetch(`${url}/mcp`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${registration.apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    });
+    expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(40);
+    expect(((await (await fetch(`${url}/swagger/json`)).json()) as { paths: object }).paths).toHaveProperty("/payments/send");
+    expect(await (await fetch(`${url}/llms.txt`)).text()).toContain("send_payment");
+    const stdio = Bun.spawn([binary, "mcp", "--url", url!, "--key", registration.apiKey], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    stdio.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);
+    stdio.stdin.flush();
+    const reader = stdio.stdout.getReader();
+    const { value } = await reader.read();
+    expect(JSON.parse(new TextDecoder().decode(value)).result.serverInfo.name).toBe("agentbank");
+    stdio.kill();
+  } finally {
+    child.kill("SIGTERM");
+    await child.exited;
+  }
+});
+
 test("a bad configuration value stops it with one line naming the variable", () => {
   const result = Bun.spawnSync([binary], { env: { PATH: process.env.PATH ?? "", PORT: "not-a-port" }, stdout: "pipe", stderr: "pipe" });
   expect(result.exitCode).toBe(1);

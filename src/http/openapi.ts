@@ -1,7 +1,8 @@
 // The last touches on the generated OpenAPI document, so that client generators and linters take it as
 // it is: JSON-only request bodies (the only kind the service parses), camelCase operationIds, the
 // error codes as an enum, the headers the service reads and sets (Idempotency-Key, Request-Id,
-// RateLimit-*, Retry-After, Allow), servers and license.
+// RateLimit-*, Retry-After), servers and license. (A wrong method on any path is 405 with Allow: a
+// property of paths, not of an operation.)
 import { errorStatus } from "../errors";
 
 export type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; required?: string[]; anyOf?: JsonSchema[]; format?: string; [key: string]: unknown };
@@ -55,7 +56,6 @@ const HEADERS = {
   RateLimitReset: header("Seconds until the window resets", { type: "integer" }),
   RetryAfter: header("Seconds to wait before trying again", { type: "integer" }),
   IdempotentReplayed: header("true when this is the stored answer of an earlier request with the same Idempotency-Key", { type: "string", enum: ["true"] }),
-  Allow: header("The methods this path takes"),
 };
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
 
@@ -107,7 +107,6 @@ export function polishDocument(document: Document): Document {
         const headers: Record<string, unknown> = { "Request-Id": ref("RequestId") };
         if (byAgent) Object.assign(headers, { "RateLimit-Limit": ref("RateLimitLimit"), "RateLimit-Remaining": ref("RateLimitRemaining"), "RateLimit-Reset": ref("RateLimitReset") });
         if (status === "429") headers["Retry-After"] = ref("RetryAfter");
-        if (status === "405") headers.Allow = ref("Allow");
         if (idempotent && status.startsWith("2")) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
         response.headers = { ...response.headers, ...headers };
         const json = response.content?.["application/json"] as { schema?: unknown } | undefined;
