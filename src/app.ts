@@ -7,7 +7,9 @@ import { blockingRoutes } from "./blocking/routes";
 import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleRoutes } from "./console/routes";
+import { refreshTestClock } from "./clock";
 import { config } from "./config";
+import { databaseKind } from "./db";
 import { contractRoutes } from "./contracts/routes";
 import { apiDocs } from "./http/docs";
 import { describeRoutes } from "./http/openapi";
@@ -22,6 +24,7 @@ import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
 import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
+import { registrationRoutes } from "./registration/routes";
 import { messagingRoutes } from "./messaging/routes";
 import { negotiationRoutes } from "./negotiations/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -57,11 +60,16 @@ export function createApp() {
         consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
+    // Instances sharing PostgreSQL share the test clock: take up another instance's advance (test only).
+    .onRequest(async () => {
+      if (config.testClock && databaseKind() === "postgres") await refreshTestClock();
+    })
     .onParse({ as: "global" }, ({ request, path }, contentType) => parseBody(request, contentType, path))
     .use(apiDocs)
     .use(healthRoutes)
     .use(llmsRoutes)
     .use(consoleRoutes)
+    .use(registrationRoutes)
     .use(agentRoutes)
     .use(blockingRoutes)
     .use(webhookRoutes)

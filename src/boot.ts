@@ -1,7 +1,7 @@
 // What every way of running agentbank does first: configuration, the database (migrations), the test
 // clock, the custodial keys and the chain check. A bad setting stops the process with one line.
 import { ChainStartError, initChain } from "./chain";
-import { clock } from "./clock";
+import { refreshTestClock } from "./clock";
 import { ConfigError, initConfig, type Config } from "./config";
 import { openDatabase } from "./db";
 
@@ -24,8 +24,8 @@ export async function boot(): Promise<Config> {
   // Everything the service writes (database, mnemonic file, backups) is the owner's alone.
   process.umask(0o077);
   const config = loadConfig();
-  openDatabase(config.databasePath, config.dbSynchronous);
-  if (config.testClock) clock.restoreTestOffset();
+  await openDatabase(config);
+  if (config.testClock) await refreshTestClock();
   try {
     await initChain();
   } catch (error) {

@@ -1,5 +1,8 @@
 // The one source of time. The test clock (TEST_CLOCK=true) adds an offset that only moves forward;
-// it is kept in the database so a restart does not move the service's time backwards.
+// it is kept in the database, so a restart does not move the service's time backwards and every
+// instance sharing a PostgreSQL database reads the same time (refreshTestClock, per request).
+import { read } from "./db";
+import { afterCommit, type Query } from "./db/query";
 import { getSetting, setSetting } from "./db/settings";
 
 const OFFSET_KEY = "test_clock_offset_ms";
@@ -9,15 +12,17 @@ export const clock = {
   nowMs(): number {
     return Date.now() + offsetMs;
   },
-  /** Inside write(). */
-  advance(seconds: number): void {
-    offsetMs += Math.round(seconds * 1000);
-    setSetting(OFFSET_KEY, String(offsetMs));
-  },
-  /** At start with TEST_CLOCK=true: continue from the offset the last run reached. */
-  restoreTestOffset(): void {
-    offsetMs = Number(getSetting(OFFSET_KEY) ?? 0);
+  /** A write op: moves the test clock forward by `seconds`, from the offset the database holds. */
+  *advance(seconds: number): Query<void> {
+    const next = Number((yield* getSetting(OFFSET_KEY, true)) ?? 0) + Math.round(seconds * 1000);
+    yield* setSetting(OFFSET_KEY, String(next));
+    yield* afterCommit(() => (offsetMs = Math.max(offsetMs, next)));
   },
 };
+
+/** With TEST_CLOCK=true: take up the offset the database holds (at start, and per request with several instances). */
+export async function refreshTestClock(): Promise<void> {
+  offsetMs = Math.max(offsetMs, Number((await read(getSetting(OFFSET_KEY))) ?? 0));
+}
 
 export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -73,10 +73,14 @@ export function loadConfig(env: Env = process.env) {
   if (synchronous !== "FULL" && synchronous !== "NORMAL") {
     throw new ConfigError(`DB_SYNCHRONOUS: expected FULL or NORMAL, got "${synchronous}"`);
   }
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) throw new ConfigError(`DATABASE_URL: expected a postgres:// URL, got "${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}"`);
   return {
     port: integer(env, "PORT", 3000, 0, 65535),
     host: read(env, "HOST", "127.0.0.1"),
     databasePath: read(env, "DATABASE_PATH", "./data/agentbank.db"),
+    databaseUrl,
+    dbPoolSize: integer(env, "DB_POOL_SIZE", 16, 1, 1000),
     adminApiKey: env.ADMIN_API_KEY || undefined,
     rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 100, 1, 1_000_000_000),
     rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),

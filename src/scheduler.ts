@@ -1,15 +1,21 @@
 // Every timed transition registers a job here. Jobs run on a croner schedule, and all at once when
 // the test clock moves (POST /admin/clock/advance), so due work is done before that call answers.
-// A job must be idempotent and apply only what is due at clock.nowMs().
+// A job must be idempotent and apply only what is due at clock.nowMs(). All jobs run under one lock
+// shared by every instance on the database: one instance at a time runs them, and when it dies its
+// lock is released and another instance's next tick takes over.
 import { Cron } from "croner";
+import { refreshTestClock } from "./clock";
+import { config } from "./config";
+import { exclusive } from "./db";
 
-type Job = { name: string; run: () => Promise<void> | void; cron: Cron | null };
+type Job = { name: string; run: () => Promise<void> | void };
 
 const jobs: Job[] = [];
+let cron: Cron | null = null;
 
 export function registerJob(name: string, run: () => Promise<void> | void): void {
   if (jobs.some((job) => job.name === name)) return;
-  jobs.push({ name, run, cron: null });
+  jobs.push({ name, run });
 }
 
 async function runJob(job: Job): Promise<void> {
@@ -20,19 +26,23 @@ async function runJob(job: Job): Promise<void> {
   }
 }
 
-/** Starts every registered job on the same cadence (every 5 s; croner's protect skips overlaps). */
+/**
+ * Runs every job once, in registration order. `wait`: wait for the instance that holds the jobs lock
+ * (the test clock, start-up); otherwise skip this round when another instance is running them.
+ */
+export async function runAllJobs(wait: boolean): Promise<void> {
+  await exclusive("jobs", wait, async () => {
+    // Another instance may have moved the (shared) test clock.
+    if (config.testClock) await refreshTestClock();
+    for (const job of jobs) await runJob(job);
+  });
+}
+
+/** Every 5 s (croner's protect skips a tick while the previous one still runs). */
 export function startScheduler(): void {
-  for (const job of jobs) {
-    job.cron = new Cron("*/5 * * * * *", { protect: true }, () => runJob(job));
-  }
+  cron = new Cron("*/5 * * * * *", { protect: true }, () => runAllJobs(false));
 }
 
 export function stopScheduler(): void {
-  for (const job of jobs) job.cron?.stop();
+  cron?.stop();
 }
-
-/** Runs every job once, in registration order (for the test clock and for start-up catch-up). */
-export async function runAllJobs(): Promise<void> {
-  for (const job of jobs) await runJob(job);
-}
-

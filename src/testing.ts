@@ -5,6 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
+import { english, generateMnemonic } from "viem/accounts";
 
 const MAIN = join(import.meta.dir, "main.ts");
 
@@ -17,13 +19,44 @@ export type StartOptions = {
   command?: string[];
   /** Milliseconds to wait for it to listen (default 15,000). */
   startTimeoutMs?: number;
+  /**
+   * A PostgreSQL server URL (a superuser's, e.g. postgres://postgres@127.0.0.1:5432/postgres): the
+   * service then runs on a fresh database created there (dropped by close()) instead of a SQLite file.
+   */
+  postgres?: string;
 };
+
+/** Creates a database named `name` on the server of `adminUrl`; returns its URL. */
+async function createDatabase(adminUrl: string, name: string): Promise<string> {
+  const admin = new SQL(adminUrl);
+  try {
+    await admin.unsafe(`CREATE DATABASE "${name}"`);
+  } finally {
+    await admin.close();
+  }
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function dropDatabase(adminUrl: string, name: string): Promise<void> {
+  const admin = new SQL(adminUrl);
+  try {
+    await admin.unsafe(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+  } finally {
+    await admin.close();
+  }
+}
 
 export type Agentbank = Awaited<ReturnType<typeof startAgentbank>>;
 
 export async function startAgentbank(options: StartOptions = {}) {
   const dir = mkdtempSync(join(tmpdir(), "agentbank-"));
   const databasePath = join(dir, "agentbank.db");
+  const pgName = options.postgres ? `agentbank_${crypto.randomUUID().replaceAll("-", "")}` : null;
+  const pg = options.postgres && pgName
+    ? { DATABASE_URL: await createDatabase(options.postgres, pgName), MASTER_MNEMONIC: generateMnemonic(english) }
+    : {};
   const adminKey = options.env?.ADMIN_API_KEY ?? `admin-${crypto.randomUUID()}`;
   const command = options.command ?? (process.env.AGENTBANK_BIN ? [process.env.AGENTBANK_BIN] : ["bun", "run", MAIN]);
   let proc: ReturnType<typeof Bun.spawn> | null = null;
@@ -41,6 +74,7 @@ export async function startAgentbank(options: StartOptions = {}) {
         TEST_CLOCK: "true",
         RATE_LIMIT_DEFAULT: "100000",
         RATE_LIMIT_PUBLIC: "100000",
+        ...pg,
         ...options.env,
         ADMIN_API_KEY: adminKey,
       },
@@ -151,10 +185,13 @@ export async function startAgentbank(options: StartOptions = {}) {
       logs.length = 0;
       await boot();
     },
-    /** Stops it and deletes its folder. */
+    /** Stops it and deletes its folder (and its PostgreSQL database). */
     async close(): Promise<void> {
       await stop();
       rmSync(dir, { recursive: true, force: true });
+      if (options.postgres && pgName) await dropDatabase(options.postgres, pgName);
     },
+    /** The environment that points another instance at the same database (PostgreSQL), e.g. for startAgentbank({ env }). */
+    sharedDatabaseEnv: pg as Record<string, string>,
   };
 }

@@ -5,7 +5,7 @@ import { formatUnits, getAddress, parseUnits, type Address } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
 import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
-import { startServer, type Agent, type TestServer } from "./helpers/server";
+import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
 /** The test's funder (anvil's second account), which sends the test deposits. */
@@ -46,7 +46,8 @@ describe("without a chain", () => {
   });
 
   test("without MASTER_MNEMONIC a 0600 file beside the database keeps every address stable", async () => {
-    const server = await startServer();
+    // The file is the SQLite mode's; with PostgreSQL, MASTER_MNEMONIC is required (keys.ts).
+    const server = await startServer({ postgres: undefined });
     try {
       const file = join(dirname(server.databasePath), "agentbank.mnemonic");
       expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -64,15 +65,19 @@ describe("without a chain", () => {
       await server.stop();
       // Another mnemonic, or a lost file, would orphan the addresses handed out: the start refuses.
       const sameDatabase = { DATABASE_PATH: server.databasePath };
-      await expect(startServer({ env: { ...sameDatabase, MASTER_MNEMONIC: TEST_MNEMONIC } })).rejects.toThrow(
+      await expect(startServer({ postgres: undefined, env: { ...sameDatabase, MASTER_MNEMONIC: TEST_MNEMONIC } })).rejects.toThrow(
         /chain error: the master mnemonic does not derive the deposit addresses in the database/,
       );
       rmSync(file);
-      await expect(startServer({ env: sameDatabase })).rejects.toThrow(/chain error: the database has deposit addresses but neither MASTER_MNEMONIC nor/);
-      await expect(startServer({ env: { MASTER_MNEMONIC: "test ".repeat(12) } })).rejects.toThrow(/MASTER_MNEMONIC: not a valid BIP-39 phrase/);
+      await expect(startServer({ postgres: undefined, env: sameDatabase })).rejects.toThrow(/chain error: the database has deposit addresses but neither MASTER_MNEMONIC nor/);
+      await expect(startServer({ postgres: undefined, env: { MASTER_MNEMONIC: "test ".repeat(12) } })).rejects.toThrow(/MASTER_MNEMONIC: not a valid BIP-39 phrase/);
     } finally {
       await server.close();
     }
+  });
+
+  test.skipIf(TEST_POSTGRES === undefined)("with DATABASE_URL, MASTER_MNEMONIC is required: instances must derive the same keys", async () => {
+    await expect(startServer({ env: { MASTER_MNEMONIC: "" } })).rejects.toThrow(/chain error: with DATABASE_URL, set MASTER_MNEMONIC/);
   });
 
   test("a wrong CHAIN_ID stops the start with one line", async () => {

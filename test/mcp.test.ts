@@ -180,7 +180,7 @@ describe("stdio: agentbank mcp", () => {
   });
 
   test("on the local database, with no service running on it", async () => {
-    const local = await startServer();
+    const local = await startServer({ postgres: undefined });
     const agent = await local.register();
     await local.deposit(agent.id, 3);
     await local.stop();

@@ -1,11 +1,13 @@
 // The operator API (CONTRACT.md §8), behind ADMIN_API_KEY.
+import { dirname } from "node:path";
 import { Elysia, t } from "elysia";
 import { assertAdmin } from "../auth/keys";
 import { getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { sqlite, write } from "../db";
-import { invalid, notFound } from "../errors";
+import { databaseKind, read, run, write } from "../db";
+import { backupInChildProcess } from "../db/backup";
+import { invalid, invalidState, notFound } from "../errors";
 import { Amount, Currency, docs, IdParam, Uuid } from "../http/models";
 import { uuid } from "../ids";
 import { checkLedger } from "../ledger/check";
@@ -17,6 +19,13 @@ import { notifyFinancial } from "../webhooks/outbox";
 import { answers } from "../http/responses";
 import { ClockAdvanced, Deposit, LedgerCheck, RateLimit } from "./model";
 
+function backupDocs() {
+  const detail = docs("Operator", "A consistent copy of the SQLite database, taken while the service runs (the same as `agentbank backup`)", "admin", ["INVALID_STATE"]);
+  const file = { description: "the SQLite database file", content: { "application/vnd.sqlite3": { schema: { type: "string", format: "binary" } } } };
+  // The plugin's types know JSON schemas by $ref only; a binary answer is declared as OpenAPI spells it.
+  return { ...detail, responses: { ...detail.responses, "200": file } as unknown as typeof detail.responses };
+}
+
 export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
   // In transform, before validation: without the key nothing about the route is revealed.
   .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization))
@@ -25,10 +34,10 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     async ({ body, set }) => {
       const amount = toMinor(body.amount, body.currency);
       const id = uuid();
-      await write(() => {
-        getAgent(body.agentId);
-        deposit(body.agentId, amount, body.currency, { type: "deposit", id });
-        notifyFinancial(
+      await write(function* () {
+        yield* getAgent(body.agentId);
+        yield* deposit(body.agentId, amount, body.currency, { type: "deposit", id });
+        yield* notifyFinancial(
           body.agentId,
           "deposit.credited",
           { depositId: id, amount: toMajor(amount, body.currency), currency: body.currency, reference: body.reference ?? null },
@@ -46,9 +55,9 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
   .put(
     "/agents/:id/rate-limit",
     async ({ params, body }) => {
-      await write(() => {
-        getAgent(params.id);
-        sqlite.query("UPDATE agents SET rate_limit = ? WHERE id = ?").run(body.limit, params.id);
+      await write(function* () {
+        yield* getAgent(params.id);
+        yield* run("UPDATE agents SET rate_limit = ? WHERE id = ?", body.limit, params.id);
       });
       return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
     },
@@ -59,10 +68,20 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     },
   )
   .get(
+    "/backup",
+    async () => {
+      if (databaseKind() !== "sqlite") throw invalidState("the database is PostgreSQL: back it up with pg_dump or base backups (docs/operations.md)");
+      const bytes = await backupInChildProcess(config.databasePath, dirname(config.databasePath));
+      const name = `agentbank-${iso(Date.now()).replace(/[:.]/g, "-")}.db`;
+      return new Response(bytes, { headers: { "content-type": "application/vnd.sqlite3", "content-disposition": `attachment; filename="${name}"` } });
+    },
+    { detail: backupDocs() },
+  )
+  .get(
     "/ledger/check",
     async () => {
-      const ledger = checkLedger();
-      const inFlight = checkInFlight();
+      const ledger = await read(checkLedger());
+      const inFlight = await read(checkInFlight());
       const chain = await reconcileChain();
       // A chain that cannot be read now is reported, not counted as a mismatch.
       return { ...ledger, ok: ledger.ok && inFlight.ok && chain.status !== "mismatch", inFlight, chain };
@@ -84,7 +103,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
       if (!config.testClock) throw notFound("route");
       if (!Number.isFinite(body.seconds)) throw invalid("seconds must be finite");
       await write(() => clock.advance(body.seconds));
-      await runAllJobs();
+      await runAllJobs(true);
       return { now: iso(clock.nowMs()) };
     },
     {

@@ -1,45 +1,44 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { int, json, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 
-export const agents = sqliteTable("agents", {
-  id: text("id").primaryKey(),
-  name: text("name").notNull(),
-  ownerName: text("owner_name").notNull(),
-  ownerEmail: text("owner_email").notNull(),
-  description: text("description"),
-  capabilities: json<string[]>()("capabilities").notNull(),
-  webhookUrl: text("webhook_url"),
-  webhookSecret: text("webhook_secret"),
-  apiKeyHash: text("api_key_hash").notNull().unique(),
-  ownerKeyHash: text("owner_key_hash").notNull().unique(),
-  score: int("score").notNull().default(0),
-  rateLimit: int("rate_limit"),
-  createdAt: timestampMs("created_at").notNull(),
+export const agents = table("agents", {
+  id: text().primaryKey(),
+  name: text().notNull(),
+  ownerName: text().notNull(),
+  ownerEmail: text().notNull(),
+  description: text(),
+  capabilities: text().notNull(),
+  webhookUrl: text(),
+  webhookSecret: text(),
+  apiKeyHash: text().notNull().unique(),
+  ownerKeyHash: text().notNull().unique(),
+  score: integer().notNull().default(0),
+  rateLimit: integer(),
+  createdAt: integer().notNull(),
 });
 
 /** Every change of an agent's reputation score, newest read first. */
-export const scoreEvents = sqliteTable(
+export const scoreEvents = table(
   "score_events",
   {
-    id: text("id").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    reason: text("reason").notNull(),
-    change: int("change").notNull(),
-    referenceType: text("reference_type"),
-    referenceId: text("reference_id"),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    reason: text().notNull(),
+    change: integer().notNull(),
+    referenceType: text(),
+    referenceId: text(),
+    createdAt: integer().notNull(),
   },
-  (table) => [index("score_events_agent_id_idx").on(table.agentId, table.createdAt)],
+  (t) => [index("score_events_agent_id_idx").on(t.agentId, t.createdAt)],
 );
 
 /** blockerId refuses every action of blockedId that names it. */
-export const blocks = sqliteTable(
+export const blocks = table(
   "blocks",
   {
-    blockerId: text("blocker_id").notNull().references(() => agents.id),
-    blockedId: text("blocked_id").notNull().references(() => agents.id),
-    reason: text("reason"),
-    createdAt: timestampMs("created_at").notNull(),
+    blockerId: text().notNull().references(() => agents.columns.id),
+    blockedId: text().notNull().references(() => agents.columns.id),
+    reason: text(),
+    createdAt: integer().notNull(),
   },
-  (table) => [index("blocks_pair_idx").on(table.blockerId, table.blockedId)],
+  (t) => [index("blocks_pair_idx").on(t.blockerId, t.blockedId)],
 );

@@ -1,8 +1,7 @@
 import { clock, iso } from "../clock";
-import { sqlite } from "../db";
+import { all, FOR_UPDATE, get, run, type Query } from "../db";
 import { notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
-import { assignDepositAddress } from "../chain/addresses";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
 import { toMajor } from "../money";
 import { tierOf } from "../reputation/tiers";
@@ -23,18 +22,28 @@ export type AgentRow = {
 const AGENT_COLUMNS = `id, name, owner_name AS ownerName, owner_email AS ownerEmail, description, capabilities,
   webhook_url AS webhookUrl, score, rate_limit AS rateLimit, created_at AS createdAt`;
 
-export function findAgent(id: string): AgentRow | null {
-  return sqlite.query(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`).get(id) as AgentRow | null;
+export function* findAgent(id: string): Query<AgentRow | null> {
+  return yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id);
 }
 
-export function getAgent(id: string): AgentRow {
-  const agent = findAgent(id);
+export function* getAgent(id: string): Query<AgentRow> {
+  const agent = yield* findAgent(id);
   if (!agent) throw notFound("agent");
   return agent;
 }
 
-export function findAgentByKeyHash(column: "api_key_hash" | "owner_key_hash", hash: string): AgentRow | null {
-  return sqlite.query(`SELECT ${AGENT_COLUMNS} FROM agents WHERE ${column} = ?`).get(hash) as AgentRow | null;
+/**
+ * In a write op that enforces a limit between agents (open negotiations per pair, messages per hour,
+ * the counter-offer cooldown): locks their rows, in id order, so two such ops for the same agents run
+ * one after the other on PostgreSQL (nothing to do on SQLite's single writer).
+ */
+export function* lockAgents(ids: string[]): Query<void> {
+  const sorted = [...new Set(ids)].sort();
+  yield* all(`SELECT id FROM agents WHERE id IN (${sorted.map(() => "?").join(", ")}) ORDER BY id ${FOR_UPDATE}`, ...sorted);
+}
+
+export function* findAgentByKeyHash(column: "api_key_hash" | "owner_key_hash", hash: string): Query<AgentRow | null> {
+  return yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE ${column} = ?`, hash);
 }
 
 export function agentView(agent: AgentRow) {
@@ -53,8 +62,8 @@ export function agentView(agent: AgentRow) {
   };
 }
 
-export function balancesView(agentId: string) {
-  return balancesOf(agentId).map((row) => ({
+export function* balancesView(agentId: string) {
+  return (yield* balancesOf(agentId)).map((row) => ({
     currency: row.currency,
     available: toMajor(row.available, row.currency),
     held: toMajor(row.held, row.currency),
@@ -70,18 +79,18 @@ export type Registration = {
   webhookUrl?: string | null;
 };
 
-/** Inside write(): creates the agent, its accounts and keys. Keys are returned once, stored hashed. */
-export function registerAgent(input: Registration, webhookSecret: string | null) {
+/**
+ * A write op: creates the agent, its accounts and keys (returned once, stored hashed). Its deposit
+ * address is assigned by the caller's op (chain/addresses), which sits above this module.
+ */
+export function* registerAgent(input: Registration, webhookSecret: string | null): Query<{ id: string; apiKey: string; ownerKey: string }> {
   const id = uuid();
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
-  sqlite
-    .query(
+  yield* run(
       `INSERT INTO agents (id, name, owner_name, owner_email, description, capabilities, webhook_url, webhook_secret,
          api_key_hash, owner_key_hash, score, rate_limit, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)`,
-    )
-    .run(
       id,
       input.name,
       input.ownerName,
@@ -93,29 +102,28 @@ export function registerAgent(input: Registration, webhookSecret: string | null)
       sha256Hex(apiKey),
       sha256Hex(ownerKey),
       clock.nowMs(),
-    );
-  openAgentAccounts(id);
-  const address = assignDepositAddress(id);
-  return { id, apiKey, ownerKey, address };
+  );
+  yield* openAgentAccounts(id);
+  return { id, apiKey, ownerKey };
 }
 
-/** Inside write(): replaces the agent's API key; the old one stops working at once. */
-export function rotateApiKey(agentId: string): string {
+/** A write op: replaces the agent's API key; the old one stops working at once. */
+export function* rotateApiKey(agentId: string): Query<string> {
   const apiKey = secret("pp_");
-  sqlite.query("UPDATE agents SET api_key_hash = ? WHERE id = ?").run(sha256Hex(apiKey), agentId);
+  yield* run("UPDATE agents SET api_key_hash = ? WHERE id = ?", sha256Hex(apiKey), agentId);
   return apiKey;
 }
 
-export function reputationView(agentId: string) {
-  const agent = getAgent(agentId);
+export function* reputationView(agentId: string) {
+  const agent = yield* getAgent(agentId);
   const score = Number(agent.score);
   const { tier, maxPerTransaction } = tierOf(score);
-  const events = sqlite
-    .query(
-      `SELECT reason, change, reference_type AS referenceType, reference_id AS referenceId, created_at AS createdAt
-       FROM score_events WHERE agent_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 20`,
-    )
-    .all(agentId) as { reason: string; change: bigint; referenceType: string | null; referenceId: string | null; createdAt: bigint }[];
+  // Score event ids are UUIDv7: their order is their time order.
+  const events = yield* all<{ reason: string; change: bigint; referenceType: string | null; referenceId: string | null; createdAt: bigint }>(
+    `SELECT reason, change, reference_type AS referenceType, reference_id AS referenceId, created_at AS createdAt
+     FROM score_events WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 20`,
+    agentId,
+  );
   return {
     agentId,
     score,

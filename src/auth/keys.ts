@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { findAgentByKeyHash, type AgentRow } from "../agents/service";
 import { config } from "../config";
+import { read } from "../db";
 import { ApiError, notFound } from "../errors";
 import { sha256Hex } from "../ids";
 
@@ -23,22 +24,22 @@ function wrongKind(key: string | null, wanted: string): ApiError {
 const AGENT_KEY = "the agent's API key (pp_…)";
 const OWNER_KEY = "the owner key (po_…)";
 
-export function agentFromHeader(header: string | undefined): AgentRow {
+export async function agentFromHeader(header: string | undefined): Promise<AgentRow> {
   const key = bearer(header);
   if (!key?.startsWith("pp_")) throw wrongKind(key, AGENT_KEY);
-  const agent = findAgentByKeyHash("api_key_hash", sha256Hex(key));
+  const agent = await read(findAgentByKeyHash("api_key_hash", sha256Hex(key)));
   if (!agent) throw unauthorized("invalid API key: it was rotated or never issued");
   return agent;
 }
 
 /** The agent whose owner key (po_…) this is. An agent key here is 403: only a human approves. */
-export function ownerFromHeader(header: string | undefined): AgentRow {
+export async function ownerFromHeader(header: string | undefined): Promise<AgentRow> {
   const key = bearer(header);
-  if (key?.startsWith("pp_") && findAgentByKeyHash("api_key_hash", sha256Hex(key))) {
+  if (key?.startsWith("pp_") && (await read(findAgentByKeyHash("api_key_hash", sha256Hex(key))))) {
     throw new ApiError("FORBIDDEN", "this action needs the owner key (po_...), not the agent key: only a human approves");
   }
   if (!key?.startsWith("po_")) throw wrongKind(key, OWNER_KEY);
-  const agent = findAgentByKeyHash("owner_key_hash", sha256Hex(key));
+  const agent = await read(findAgentByKeyHash("owner_key_hash", sha256Hex(key)));
   if (!agent) throw unauthorized("invalid owner key");
   return agent;
 }

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
 import { CurrencyCode, Enum, JsonObject, MaybeTimestamp, Model, Money, Nullable, NullableEnum, Page, Timestamp } from "../http/responses";
-import { ORACLE_TYPES, OUTCOMES } from "./service";
+import { ORACLE_TYPES, OUTCOMES } from "./oracles";
 
 const MaybeAgent = (description: string) => Nullable(t.String({ format: "uuid" }), { description });
 const Reported = (who: string) => NullableEnum(OUTCOMES, { description: `the outcome the ${who} reported; null until reported` });

@@ -10,7 +10,11 @@ import { invalid } from "../errors";
 import { logLine } from "../http/log";
 import { parseJson } from "../json";
 import { outboundFetch, readCapped } from "../net/outbound";
-import type { OracleType, Outcome } from "./service";
+
+export const ORACLE_TYPES = ["MANUAL", "API", "ORACLE_NET"] as const;
+export const OUTCOMES = ["MET", "NOT_MET", "VOID"] as const;
+export type OracleType = (typeof ORACLE_TYPES)[number];
+export type Outcome = (typeof OUTCOMES)[number];
 
 export const OPERATORS = ["eq", "ne", "gt", "gte", "lt", "lte"] as const;
 type Operator = (typeof OPERATORS)[number];

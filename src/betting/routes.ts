@@ -1,9 +1,11 @@
 import { Elysia, t } from "elysia";
+import { read } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { assertCallable } from "../net/outbound";
-import { acceptBet, createBet, getBet, myBets, openBets, ORACLE_TYPES, OUTCOMES, reportOutcome, settleDueBets } from "./service";
+import { ORACLE_TYPES, OUTCOMES } from "./oracles";
+import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome, settleDueBets } from "./service";
 import { answers } from "../http/responses";
 import { Bet, BetPage } from "./model";
 
@@ -41,7 +43,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/open",
     async ({ agent, query }) => {
       await settleDueBets();
-      return paged(query, (limit, offset) => openBets(agent.id, { currency: query.currency, limit, offset }));
+      return paged(query, (limit, offset) => read(openBets(agent.id, { currency: query.currency, limit, offset })));
     },
     {
       agent: true,
@@ -53,7 +55,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/my-bets",
     async ({ agent, query }) => {
       await settleDueBets();
-      return paged(query, (limit, offset) => myBets(agent.id, { limit, offset }));
+      return paged(query, (limit, offset) => read(myBets(agent.id, { limit, offset })));
     },
     { agent: true, query: PageQuery, ...answers(docs("Betting", "Bets the caller created or accepted, newest first", "agent"), { 200: BetPage }) },
   )
@@ -61,7 +63,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/:betId",
     async ({ agent, params }) => {
       await settleDueBets();
-      return getBet(agent.id, params.betId);
+      return read(getBet(agent.id, params.betId));
     },
     { agent: true, params: BetIdParam, ...answers(docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]), { 200: Bet }) },
   )

@@ -1,10 +1,9 @@
 // Bets: both stakes sit in the parties' held accounts (ledger/escrow.ts) until the bet is settled,
-// voided or expires. Every function here but settleDueBets runs inside write().
-import { and, desc, eq, lte, ne, or, sql, type SQL } from "drizzle-orm";
+// voided or expires. Every function here but settleDueBets is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { db, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -12,19 +11,62 @@ import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
-import { checkOracleSettings, consultOracle } from "./oracles";
-import { bets } from "./schema";
+import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
 
-export const ORACLE_TYPES = ["MANUAL", "API", "ORACLE_NET"] as const;
-export const OUTCOMES = ["MET", "NOT_MET", "VOID"] as const;
-export type OracleType = (typeof ORACLE_TYPES)[number];
-export type Outcome = (typeof OUTCOMES)[number];
-export type BetRow = typeof bets.$inferSelect;
+export { ORACLE_TYPES, OUTCOMES, type OracleType, type Outcome } from "./oracles";
+
+export type BetRow = {
+  id: string;
+  creatorId: string;
+  acceptorId: string | null;
+  description: string;
+  condition: string;
+  amount: bigint;
+  currency: string;
+  oracleType: string;
+  /** JSON text. */
+  oracle: string | null;
+  status: string;
+  creatorOutcome: string | null;
+  acceptorOutcome: string | null;
+  outcome: string | null;
+  winnerId: string | null;
+  resolvedBy: string | null;
+  expiresAt: bigint;
+  matchedAt: bigint | null;
+  closedAt: bigint | null;
+  createdAt: bigint;
+};
+
+const COLUMN: Record<keyof BetRow, string> = {
+  id: "id",
+  creatorId: "creator_id",
+  acceptorId: "acceptor_id",
+  description: "description",
+  condition: "condition",
+  amount: "amount",
+  currency: "currency",
+  oracleType: "oracle_type",
+  oracle: "oracle",
+  status: "status",
+  creatorOutcome: "creator_outcome",
+  acceptorOutcome: "acceptor_outcome",
+  outcome: "outcome",
+  winnerId: "winner_id",
+  resolvedBy: "resolved_by",
+  expiresAt: "expires_at",
+  matchedAt: "matched_at",
+  closedAt: "closed_at",
+  createdAt: "created_at",
+};
+const KEYS = Object.keys(COLUMN) as (keyof BetRow)[];
+const COLUMNS = KEYS.map((key) => (COLUMN[key] === key ? key : `${COLUMN[key]} AS ${key}`)).join(", ");
 
 const HOUR_MS = 3_600_000;
 
 const reference = (bet: { id: string }) => ({ type: "bet", id: bet.id });
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+const isoOrNull = (ms: bigint | null) => (ms === null ? null : iso(Number(ms)));
+const oracleOf = (row: BetRow) => (row.oracle === null ? null : (JSON.parse(row.oracle) as Record<string, unknown>));
 
 export function betView(row: BetRow) {
   const currency = row.currency as Currency;
@@ -37,31 +79,34 @@ export function betView(row: BetRow) {
     amount: toMajor(row.amount, currency),
     currency,
     oracleType: row.oracleType as OracleType,
-    oracle: row.oracle,
+    oracle: oracleOf(row),
     status: row.status,
     creatorOutcome: row.creatorOutcome,
     acceptorOutcome: row.acceptorOutcome,
     outcome: row.outcome,
     winnerId: row.winnerId,
     resolvedBy: row.resolvedBy,
-    expiresAt: iso(row.expiresAt),
+    expiresAt: iso(Number(row.expiresAt)),
     matchedAt: isoOrNull(row.matchedAt),
     closedAt: isoOrNull(row.closedAt),
-    createdAt: iso(row.createdAt),
+    createdAt: iso(Number(row.createdAt)),
   };
 }
 
-const findBet = (id: string): BetRow | undefined => db.select().from(bets).where(eq(bets.id, id)).get();
+const findBet = (id: string): Query<BetRow | null> => get<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE id = ?`, id);
+/** In a write op that changes the bet from what it read: the row, locked until the op commits. */
+const lockBet = (id: string): Query<BetRow | null> => get<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE id = ? ${FOR_UPDATE}`, id);
 
-function update(bet: BetRow, changes: Partial<BetRow>): BetRow {
-  db.update(bets).set(changes).where(eq(bets.id, bet.id)).run();
+function* update(bet: BetRow, changes: Partial<BetRow>): Query<BetRow> {
+  const keys = KEYS.filter((key) => changes[key] !== undefined);
+  yield* run(`UPDATE bets SET ${keys.map((key) => `${COLUMN[key]} = ?`).join(", ")} WHERE id = ?`, ...keys.map((key) => changes[key]), bet.id);
   return { ...bet, ...changes };
 }
 
 const isParty = (bet: BetRow, agentId: string) => bet.creatorId === agentId || bet.acceptorId === agentId;
-const isDue = (bet: BetRow, now: number) => bet.status === "OPEN" && bet.expiresAt <= now;
+const isDue = (bet: BetRow, now: number) => bet.status === "OPEN" && Number(bet.expiresAt) <= now;
 
-export function createBet(
+export function* createBet(
   creatorId: string,
   body: { description: string; condition: string; amount: number; currency: Currency; oracleType?: OracleType; oracle?: Record<string, unknown>; expiresInHours?: number },
 ) {
@@ -70,7 +115,7 @@ export function createBet(
   if (oracleType === "MANUAL" && body.oracle !== undefined) throw invalid("oracle settings apply only to API and ORACLE_NET bets");
   if (oracleType !== "MANUAL" && body.oracle === undefined) throw invalid(`an ${oracleType} bet needs its oracle settings`);
   if (oracleType !== "MANUAL") checkOracleSettings(oracleType, body.oracle!);
-  assertWithinTier(Number(getAgent(creatorId).score), amount, body.currency);
+  assertWithinTier(Number((yield* getAgent(creatorId)).score), amount, body.currency);
   const now = clock.nowMs();
   const row: BetRow = {
     id: prefixedId("bet"),
@@ -81,151 +126,153 @@ export function createBet(
     amount,
     currency: body.currency,
     oracleType,
-    oracle: body.oracle ?? null,
+    oracle: body.oracle === undefined ? null : JSON.stringify(body.oracle),
     status: "OPEN",
     creatorOutcome: null,
     acceptorOutcome: null,
     outcome: null,
     winnerId: null,
     resolvedBy: null,
-    expiresAt: now + Math.round((body.expiresInHours ?? 24) * HOUR_MS),
+    expiresAt: BigInt(now + Math.round((body.expiresInHours ?? 24) * HOUR_MS)),
     matchedAt: null,
     closedAt: null,
-    createdAt: now,
+    createdAt: BigInt(now),
   };
-  db.insert(bets).values(row).run();
-  hold(creatorId, amount, body.currency, reference(row));
+  yield* run(`INSERT INTO bets (${KEYS.map((key) => COLUMN[key]).join(", ")}) VALUES (${KEYS.map(() => "?").join(", ")})`, ...KEYS.map((key) => row[key]));
+  yield* hold(creatorId, amount, body.currency, reference(row));
   return betView(row);
 }
 
-export function acceptBet(agentId: string, betId: string) {
-  const bet = findBet(betId);
+export function* acceptBet(agentId: string, betId: string) {
+  const bet = yield* lockBet(betId);
   if (!bet) throw notFound("bet");
   if (bet.creatorId === agentId) throw invalid("you cannot accept your own bet");
-  assertNotBlockedBy(bet.creatorId, agentId);
+  yield* assertNotBlockedBy(bet.creatorId, agentId);
   // A bet past its expiry is treated as expired even before the job has marked it.
   const status = isDue(bet, clock.nowMs()) ? "EXPIRED" : bet.status;
   if (status !== "OPEN") throw invalidState(`the bet is ${status}, no longer open`);
   const currency = bet.currency as Currency;
-  assertWithinTier(Number(getAgent(agentId).score), bet.amount, currency);
-  hold(agentId, bet.amount, currency, reference(bet));
-  const matched = update(bet, { acceptorId: agentId, status: "MATCHED", matchedAt: clock.nowMs() });
+  assertWithinTier(Number((yield* getAgent(agentId)).score), bet.amount, currency);
+  yield* hold(agentId, bet.amount, currency, reference(bet));
+  const matched = yield* update(bet, { acceptorId: agentId, status: "MATCHED", matchedAt: BigInt(clock.nowMs()) });
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, creatorId: bet.creatorId, acceptorId: agentId, amount: stake, currency };
-  notifyFinancial(bet.creatorId, "bet.accepted", data, `Your bet was accepted: ${stake} ${currency} held from each side`);
-  notifyFinancial(agentId, "bet.accepted", data, `You accepted a bet: ${stake} ${currency} held`);
+  yield* notifyFinancial(bet.creatorId, "bet.accepted", data, `Your bet was accepted: ${stake} ${currency} held from each side`);
+  yield* notifyFinancial(agentId, "bet.accepted", data, `You accepted a bet: ${stake} ${currency} held`);
   return betView(matched);
 }
 
 /** A party's report. The same report from both settles the bet; different reports dispute it. */
-export function reportOutcome(agentId: string, betId: string, outcome: Outcome) {
-  const bet = findBet(betId);
+export function* reportOutcome(agentId: string, betId: string, outcome: Outcome) {
+  const bet = yield* lockBet(betId);
   if (!bet || !isParty(bet, agentId)) throw notFound("bet");
   if (bet.status !== "MATCHED") throw invalidState(`outcomes are reported on a MATCHED bet; this one is ${bet.status}`);
   const byCreator = bet.creatorId === agentId;
   if ((byCreator ? bet.creatorOutcome : bet.acceptorOutcome) !== null) throw invalidState("you have already reported an outcome");
-  const reported = update(bet, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
+  const reported = yield* update(bet, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
   const other = byCreator ? bet.acceptorOutcome : bet.creatorOutcome;
   if (other === null) return betView(reported);
-  if (other !== outcome) return betView(update(reported, { status: "DISPUTED" }));
-  return betView(settle(reported, outcome, "PARTIES"));
+  if (other !== outcome) return betView(yield* update(reported, { status: "DISPUTED" }));
+  return betView(yield* settle(reported, outcome, "PARTIES"));
 }
 
 /** The operator's decision on a MATCHED or DISPUTED bet (e.g. one whose oracle gave no usable answer). */
-export function operatorResolve(betId: string, outcome: Outcome) {
-  const bet = findBet(betId);
+export function* operatorResolve(betId: string, outcome: Outcome) {
+  const bet = yield* lockBet(betId);
   if (!bet) throw notFound("bet");
   if (bet.status !== "MATCHED" && bet.status !== "DISPUTED") throw invalidState(`only a MATCHED or DISPUTED bet can be resolved; this one is ${bet.status}`);
-  return betView(settle(bet, outcome, "OPERATOR"));
+  return betView(yield* settle(bet, outcome, "OPERATOR"));
 }
 
 /** MET: the creator wins the pot; NOT_MET: the acceptor; VOID: each stake goes back. */
-function settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): BetRow {
+function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): Query<BetRow> {
   const currency = bet.currency as Currency;
   const acceptorId = bet.acceptorId!;
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, outcome, resolvedBy, amount: stake, currency };
   if (outcome === "VOID") {
     for (const party of [bet.creatorId, acceptorId]) {
-      release({ holder: party, to: party, amount: bet.amount, currency, reference: reference(bet) });
-      notifyFinancial(party, "bet.settled", { ...data, winnerId: null }, `Bet void: your ${stake} ${currency} stake was returned`);
+      yield* release({ holder: party, to: party, amount: bet.amount, currency, reference: reference(bet) });
+      yield* notifyFinancial(party, "bet.settled", { ...data, winnerId: null }, `Bet void: your ${stake} ${currency} stake was returned`);
     }
-    return update(bet, { status: "VOID", outcome, resolvedBy, closedAt: clock.nowMs() });
+    return yield* update(bet, { status: "VOID", outcome, resolvedBy, closedAt: BigInt(clock.nowMs()) });
   }
   const [winner, loser] = outcome === "MET" ? [bet.creatorId, acceptorId] : [acceptorId, bet.creatorId];
-  release({ holder: winner, to: winner, amount: bet.amount, currency, reference: reference(bet) });
-  release({ holder: loser, to: winner, amount: bet.amount, currency, reference: reference(bet) });
-  adjustScore(winner, "BET_WON", reference(bet));
-  notifyFinancial(winner, "bet.settled", { ...data, winnerId: winner }, `Bet won: +${stake} ${currency} (pot ${toMajor(bet.amount * 2n, currency)})`);
-  notifyFinancial(loser, "bet.settled", { ...data, winnerId: winner }, `Bet lost: your ${stake} ${currency} stake went to the winner`);
-  return update(bet, { status: "SETTLED", outcome, winnerId: winner, resolvedBy, closedAt: clock.nowMs() });
+  yield* release({ holder: winner, to: winner, amount: bet.amount, currency, reference: reference(bet) });
+  yield* release({ holder: loser, to: winner, amount: bet.amount, currency, reference: reference(bet) });
+  yield* adjustScore(winner, "BET_WON", reference(bet));
+  yield* notifyFinancial(winner, "bet.settled", { ...data, winnerId: winner }, `Bet won: +${stake} ${currency} (pot ${toMajor(bet.amount * 2n, currency)})`);
+  yield* notifyFinancial(loser, "bet.settled", { ...data, winnerId: winner }, `Bet lost: your ${stake} ${currency} stake went to the winner`);
+  return yield* update(bet, { status: "SETTLED", outcome, winnerId: winner, resolvedBy, closedAt: BigInt(clock.nowMs()) });
 }
 
-function expire(bet: BetRow): void {
+function* expire(bet: BetRow): Query<void> {
   const currency = bet.currency as Currency;
-  release({ holder: bet.creatorId, to: bet.creatorId, amount: bet.amount, currency, reference: reference(bet) });
-  update(bet, { status: "EXPIRED", closedAt: bet.expiresAt });
+  yield* release({ holder: bet.creatorId, to: bet.creatorId, amount: bet.amount, currency, reference: reference(bet) });
+  yield* update(bet, { status: "EXPIRED", closedAt: bet.expiresAt });
   const stake = toMajor(bet.amount, currency);
-  notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);
+  yield* notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);
 }
 
 /** The oracle job: MATCHED API and ORACLE_NET bets whose resolveAt has come are settled by their oracle. */
 export async function resolveOracleBets(): Promise<void> {
-  const matched = db.select().from(bets).where(and(eq(bets.status, "MATCHED"), ne(bets.oracleType, "MANUAL"))).all();
+  const matched = await read(all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE status = 'MATCHED' AND oracle_type <> 'MANUAL'`));
   for (const bet of matched) {
-    const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle: bet.oracle as Record<string, unknown> });
+    const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle: oracleOf(bet) as Record<string, unknown> });
     if (verdict === "wait") continue;
-    await write(() => {
-      const current = findBet(bet.id);
+    await write(function* () {
+      const current = yield* lockBet(bet.id);
       if (current?.status !== "MATCHED") return;
-      if (verdict === "dispute") update(current, { status: "DISPUTED" });
-      else settle(current, verdict, "ORACLE");
+      if (verdict === "dispute") yield* update(current, { status: "DISPUTED" });
+      else yield* settle(current, verdict, "ORACLE");
     });
   }
 }
 
-const dueWhere = (now: number) => and(eq(bets.status, "OPEN"), lte(bets.expiresAt, now));
+const DUE_WHERE = "status = 'OPEN' AND expires_at <= ?";
 
 /** Expires up to `batch` OPEN bets whose time has come; returns how many. */
-export function expireDueBets(batch: number): number {
-  const due = db.select().from(bets).where(dueWhere(clock.nowMs())).limit(batch).all();
-  for (const bet of due) expire(bet);
+export function* expireDueBets(batch: number): Query<number> {
+  // Locked: a concurrent accept or job waits, and PostgreSQL then skips bets no longer due.
+  const due = yield* all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE ${DUE_WHERE} LIMIT ? ${FOR_UPDATE}`, clock.nowMs(), batch);
+  for (const bet of due) yield* expire(bet);
   return due.length;
 }
 
 /** The expiry job, also run before reads and actions so no one sees or acts on a stale OPEN bet. */
 export async function settleDueBets(): Promise<void> {
   const BATCH = 200;
-  while (db.select({ id: bets.id }).from(bets).where(dueWhere(clock.nowMs())).limit(1).get()) {
+  while (await read(get<{ id: string }>(`SELECT id FROM bets WHERE ${DUE_WHERE} LIMIT 1`, clock.nowMs()))) {
     if ((await write(() => expireDueBets(BATCH))) < BATCH) return;
   }
 }
 
 /** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly. */
-export function getBet(agentId: string, betId: string) {
-  const bet = findBet(betId);
+export function* getBet(agentId: string, betId: string) {
+  const bet = yield* findBet(betId);
   if (!bet || (!isParty(bet, agentId) && bet.status !== "OPEN")) throw notFound("bet");
   return betView(bet);
 }
 
-function pageOf(where: SQL | undefined, limit: number, offset: number) {
-  const [{ total }] = db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(bets).where(where).all() as [{ total: number }];
-  const rows = db.select().from(bets).where(where).orderBy(desc(bets.createdAt), desc(bets.id)).limit(limit).offset(offset).all();
-  return { data: rows.map(betView), total };
+function* pageOf(where: string, params: unknown[], limit: number, offset: number) {
+  const { total } = (yield* get<{ total: bigint }>(`SELECT COUNT(*) AS total FROM bets WHERE ${where}`, ...params))!;
+  const rows = yield* all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, ...params, limit, offset);
+  return { data: rows.map(betView), total: Number(total) };
 }
 
 /** OPEN bets the caller could accept: others' bets, not from creators who blocked the caller. */
-export function openBets(agentId: string, query: { currency?: Currency; limit: number; offset: number }) {
-  const where = and(
-    eq(bets.status, "OPEN"),
-    sql`${bets.expiresAt} > ${clock.nowMs()}`,
-    ne(bets.creatorId, agentId),
-    query.currency ? eq(bets.currency, query.currency) : undefined,
-    sql`NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = ${bets.creatorId} AND blocked_id = ${agentId})`,
-  );
-  return pageOf(where, query.limit, query.offset);
+export function* openBets(agentId: string, query: { currency?: Currency; limit: number; offset: number }) {
+  const where = [
+    "status = 'OPEN'",
+    "expires_at > ?",
+    "creator_id <> ?",
+    ...(query.currency ? ["currency = ?"] : []),
+    "NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = bets.creator_id AND blocked_id = ?)",
+  ];
+  const params = [clock.nowMs(), agentId, ...(query.currency ? [query.currency] : []), agentId];
+  return yield* pageOf(where.join(" AND "), params, query.limit, query.offset);
 }
 
-export function myBets(agentId: string, query: { limit: number; offset: number }) {
-  return pageOf(or(eq(bets.creatorId, agentId), eq(bets.acceptorId, agentId)), query.limit, query.offset);
+export function* myBets(agentId: string, query: { limit: number; offset: number }) {
+  return yield* pageOf("(creator_id = ? OR acceptor_id = ?)", [agentId, agentId], query.limit, query.offset);
 }

@@ -4,7 +4,7 @@ import { Elysia, t } from "elysia";
 import { isBlocked } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { sqlite, write } from "../db";
+import { all, get, read, run, write } from "../db";
 import { invalid, notFound } from "../errors";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery, Uuid } from "../http/models";
@@ -14,34 +14,33 @@ import { BlockPage, Blocked, Unblocked } from "./model";
 type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
 const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
 
-function block(blockerId: string, blockedId: string, reason: string | null) {
+function* block(blockerId: string, blockedId: string, reason: string | null) {
   if (blockerId === blockedId) throw invalid("you cannot block yourself");
-  const target = findAgent(blockedId);
+  const target = yield* findAgent(blockedId);
   if (!target) throw notFound("agent");
-  if (!isBlocked(blockerId, blockedId)) {
-    sqlite.query("INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?)").run(blockerId, blockedId, reason, clock.nowMs());
+  if (!(yield* isBlocked(blockerId, blockedId))) {
+    yield* run("INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?)", blockerId, blockedId, reason, clock.nowMs());
   }
-  const row = sqlite
-    .query("SELECT blocked_id AS blockedId, ? AS name, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?")
-    .get(target.name, blockerId, blockedId) as BlockRow;
-  return { ...view(row), blocked: true as const };
+  const row = (yield* get<Omit<BlockRow, "name">>("SELECT blocked_id AS blockedId, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId))!;
+  return { ...view({ ...row, name: target.name }), blocked: true as const };
 }
 
-function unblock(blockerId: string, blockedId: string) {
-  if (!isBlocked(blockerId, blockedId)) throw notFound("block");
-  sqlite.query("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?").run(blockerId, blockedId);
+function* unblock(blockerId: string, blockedId: string) {
+  if (!(yield* isBlocked(blockerId, blockedId))) throw notFound("block");
+  yield* run("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId);
   return { agentId: blockedId, blocked: false as const };
 }
 
-function blocksOf(blockerId: string, limit: number, offset: number) {
-  const total = sqlite.query("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?").get(blockerId) as { n: bigint };
-  const rows = sqlite
-    .query(
-      `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
-       FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
-       ORDER BY b.created_at DESC, b.rowid DESC LIMIT ? OFFSET ?`,
-    )
-    .all(blockerId, limit, offset) as BlockRow[];
+function* blocksOf(blockerId: string, limit: number, offset: number) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?", blockerId))!;
+  const rows = yield* all<BlockRow>(
+    `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
+     FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
+     ORDER BY b.created_at DESC, b.blocked_id DESC LIMIT ? OFFSET ?`,
+    blockerId,
+    limit,
+    offset,
+  );
   return { data: rows.map(view), total: Number(total.n) };
 }
 
@@ -59,6 +58,6 @@ export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking
   })
   .get(
     "/blocks",
-    ({ agent, query }) => paged(query, (limit, offset) => blocksOf(agent.id, limit, offset)),
+    ({ agent, query }) => paged(query, (limit, offset) => read(blocksOf(agent.id, limit, offset))),
     { agent: true, query: PageQuery, ...answers(docs("Agents", "Agents the caller has blocked", "agent"), { 200: BlockPage }) },
   );

@@ -1,27 +1,35 @@
 // Deposit addresses, assigned once at registration inside its write op.
-import { sqlite } from "../db";
+import { get, run, type Query } from "../db";
 import { addressAt } from "./keys";
 
-export function assignDepositAddress(agentId: string): string {
-  const { next } = sqlite.query("SELECT COALESCE(MAX(address_index), 0) + 1 AS next FROM deposit_addresses").get() as { next: bigint };
-  const address = addressAt(Number(next));
-  sqlite.query("INSERT INTO deposit_addresses (agent_id, address_index, address) VALUES (?, ?, ?)").run(agentId, next, address);
+const COUNTER = "next_address_index";
+
+export function* assignDepositAddress(agentId: string): Query<string> {
+  // A counter row, incremented in place: registrations at once (on several instances) wait for its row
+  // lock and each take the next index. Started from the addresses already handed out.
+  yield* run(
+    `INSERT INTO settings (key, value) SELECT ?, CAST(COALESCE(MAX(address_index), 0) + 1 AS TEXT) FROM deposit_addresses WHERE true
+     ON CONFLICT (key) DO NOTHING`,
+    COUNTER,
+  );
+  const { value } = (yield* get<{ value: string }>("UPDATE settings SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = ? RETURNING value", COUNTER))!;
+  const index = BigInt(value) - 1n;
+  const address = addressAt(Number(index));
+  yield* run("INSERT INTO deposit_addresses (agent_id, address_index, address) VALUES (?, ?, ?)", agentId, index, address);
   return address;
 }
 
-export function depositAddressOf(agentId: string): string | null {
-  const row = sqlite.query("SELECT address FROM deposit_addresses WHERE agent_id = ?").get(agentId) as { address: string } | null;
-  return row?.address ?? null;
+export function* depositAddressOf(agentId: string): Query<string | null> {
+  return (yield* get<{ address: string }>("SELECT address FROM deposit_addresses WHERE agent_id = ?", agentId))?.address ?? null;
 }
 
 /** The agent whose deposit address this is (checksummed, as stored). */
-export function agentIdAtAddress(address: string): string | null {
-  const row = sqlite.query("SELECT agent_id AS agentId FROM deposit_addresses WHERE address = ?").get(address) as { agentId: string } | null;
-  return row?.agentId ?? null;
+export function* agentIdAtAddress(address: string): Query<string | null> {
+  return (yield* get<{ agentId: string }>("SELECT agent_id AS agentId FROM deposit_addresses WHERE address = ?", address))?.agentId ?? null;
 }
 
 /** The lowest-index address handed out, to check at start that the mnemonic still derives it. */
-export function firstDepositAddress(): { index: number; address: string } | null {
-  const row = sqlite.query("SELECT address_index AS idx, address FROM deposit_addresses ORDER BY address_index LIMIT 1").get() as { idx: bigint; address: string } | null;
+export function* firstDepositAddress(): Query<{ index: number; address: string } | null> {
+  const row = yield* get<{ idx: bigint; address: string }>("SELECT address_index AS idx, address FROM deposit_addresses ORDER BY address_index LIMIT 1");
   return row ? { index: Number(row.idx), address: row.address } : null;
 }

@@ -1,6 +1,7 @@
 // Start-up of the chain side: keys always (every agent has a deposit address), the RPC check and the
 // deposit cursor when a chain is configured.
 import { config } from "../config";
+import { read } from "../db";
 import { chainSettings, verifyChain } from "./client";
 import { initWatchCursor } from "./watcher";
 import { firstDepositAddress } from "./addresses";
@@ -9,7 +10,7 @@ import { ChainStartError, initKeys } from "./keys";
 export { ChainStartError };
 
 export async function initChain(): Promise<void> {
-  initKeys(config.chain.mnemonic, config.databasePath, firstDepositAddress());
+  initKeys(config.chain.mnemonic, config.databaseUrl ? null : config.databasePath, await read(firstDepositAddress()));
   if (!config.chain.configured) return;
   try {
     await verifyChain();

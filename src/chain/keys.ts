@@ -13,8 +13,10 @@ export class ChainStartError extends Error {}
 
 let branch: HDKey | null = null;
 
-function loadMnemonic(configured: string | undefined, databasePath: string, hasAddresses: boolean): string {
+function loadMnemonic(configured: string | undefined, databasePath: string | null, hasAddresses: boolean): string {
   if (configured) return configured;
+  // Instances sharing PostgreSQL must all derive the same keys: the phrase cannot live beside one of them.
+  if (databasePath === null) throw new ChainStartError("with DATABASE_URL, set MASTER_MNEMONIC: every instance must derive the same treasury and deposit addresses");
   if (databasePath === ":memory:") return generateMnemonic(english);
   const file = join(dirname(databasePath), "agentbank.mnemonic");
   if (existsSync(file)) return readFileSync(file, "utf8").trim();
@@ -28,7 +30,7 @@ function loadMnemonic(configured: string | undefined, databasePath: string, hasA
 }
 
 /** Loads the key tree; `stored` is an address the database already holds, checked against it. */
-export function initKeys(configured: string | undefined, databasePath: string, stored: { index: number; address: string } | null): void {
+export function initKeys(configured: string | undefined, databasePath: string | null, stored: { index: number; address: string } | null): void {
   const mnemonic = loadMnemonic(configured, databasePath, stored !== null);
   if (!validateMnemonic(mnemonic, english)) throw new ChainStartError("MASTER_MNEMONIC: not a valid BIP-39 phrase (unknown word or wrong checksum)");
   // BIP-39 seed (PBKDF2-SHA512, 2048 rounds) once; each address is then one child derivation.

@@ -1,11 +1,12 @@
 // The chain's money movements, each one balanced entry through the ledger.
+import type { Query } from "../db";
 import { post } from "../ledger/ledger";
 
 const USDC = "USDC" as const;
 
 /** Debit at request time: the agent's available → withdrawals in flight. */
-export function debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): void {
-  post({
+export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+  yield* post({
     type: "WITHDRAWAL",
     reference: { type: "withdrawal", id: withdrawalId },
     postings: [
@@ -16,8 +17,8 @@ export function debitWithdrawal(agentId: string, amount: bigint, withdrawalId: s
 }
 
 /** Confirmed on chain: the money has left the service. */
-export function settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): void {
-  post({
+export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+  yield* post({
     type: "WITHDRAWAL_CONFIRMED",
     reference: { type: "withdrawal", id: withdrawalId },
     postings: [
@@ -28,8 +29,8 @@ export function settleWithdrawal(agentId: string, amount: bigint, withdrawalId: 
 }
 
 /** Failed on chain: the money goes back to the agent. */
-export function returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): void {
-  post({
+export function* returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+  yield* post({
     type: "WITHDRAWAL_RETURNED",
     reference: { type: "withdrawal", id: withdrawalId },
     postings: [

@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { erc20Abi, formatEther } from "viem";
 import { assertAdmin } from "../auth/keys";
 import { config } from "../config";
-import { write } from "../db";
+import { read, write } from "../db";
 import { notFound } from "../errors";
 import { auth } from "../http/auth";
 import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
@@ -19,7 +19,7 @@ import { Acknowledgement, BlockchainWallet, ChainStatus, Withdrawal, WithdrawalP
 
 async function blockchainView(agentId: string) {
   // Every agent gets its deposit address at registration (in the same write op).
-  const address = depositAddressOf(agentId)!;
+  const address = (await read(depositAddressOf(agentId)))!;
   if (!config.chain.configured) {
     return { address, network: null, chainId: null, usdcContract: null, onchainBalance: null, status: "not_configured" };
   }
@@ -60,10 +60,10 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
   )
   .get(
     "/withdrawals",
-    ({ agent, query }) => paged(query, (limit, offset) => listWithdrawals(agent.id, limit, offset)),
+    ({ agent, query }) => paged(query, (limit, offset) => read(listWithdrawals(agent.id, limit, offset))),
     { agent: true, query: PageQuery, ...answers(docs("Wallets", "The caller's withdrawals, newest first", "agent"), { 200: WithdrawalPage }) },
   )
-  .get("/withdrawals/:id", ({ agent, params }) => getWithdrawal(agent.id, params.id), {
+  .get("/withdrawals/:id", ({ agent, params }) => read(getWithdrawal(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     ...answers(docs("Wallets", "One of the caller's withdrawals", "agent", ["NOT_FOUND"]), { 200: Withdrawal }),
@@ -79,14 +79,14 @@ export const chainAdminRoutes = new Elysia({ prefix: "/admin", name: "chain-admi
       const [usdc, gas, latest] = await rpc((client) =>
         Promise.all([usdcBalanceOf(treasury), client.getBalance({ address: treasury }), client.getBlockNumber()]),
       );
-      const cursor = watchCursor()?.block ?? null;
+      const cursor = (await read(watchCursor()))?.block ?? null;
       return {
         network: networkName(chainId),
         chainId,
         usdcContract: usdcAddress,
         treasury: { address: treasury, usdc: toMajor(usdc, "USDC"), gas: formatEther(gas) },
         chainWatcher: { cursorBlock: cursor === null ? null : Number(cursor), latestBlock: Number(latest), lagBlocks: cursor === null ? null : Number(latest - cursor), confirmations },
-        withdrawalsInFlight: withdrawalsInFlight(),
+        withdrawalsInFlight: await read(withdrawalsInFlight()),
       };
     },
     { ...answers(docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]), { 200: ChainStatus }) },

@@ -1,35 +1,34 @@
-import { index, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { int, money, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /** Each agent's custodial deposit address: BIP-44 index from 1 upward (0 is the treasury), never reused. */
-export const depositAddresses = sqliteTable(
+export const depositAddresses = table(
   "deposit_addresses",
   {
-    agentId: text("agent_id").primaryKey().references(() => agents.id),
-    addressIndex: int("address_index").notNull(),
-    address: text("address").notNull(),
+    agentId: text().primaryKey().references(() => agents.columns.id),
+    addressIndex: integer().notNull(),
+    address: text().notNull(),
   },
-  (table) => [
-    uniqueIndex("deposit_addresses_index_idx").on(table.addressIndex),
-    uniqueIndex("deposit_addresses_address_idx").on(table.address),
+  (t) => [
+    uniqueIndex("deposit_addresses_index_idx").on(t.addressIndex),
+    uniqueIndex("deposit_addresses_address_idx").on(t.address),
   ],
 );
 
 /** USDC transfers credited to agents: the unique (txHash, logIndex) credits each log once. */
-export const chainDeposits = sqliteTable(
+export const chainDeposits = table(
   "chain_deposits",
   {
-    id: text("id").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    txHash: text("tx_hash").notNull(),
-    logIndex: int("log_index").notNull(),
-    blockNumber: int("block_number").notNull(),
-    fromAddress: text("from_address").notNull(),
-    amount: money("amount").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    txHash: text().notNull(),
+    logIndex: integer().notNull(),
+    blockNumber: integer().notNull(),
+    fromAddress: text().notNull(),
+    amount: integer().notNull(),
+    createdAt: integer().notNull(),
   },
-  (table) => [uniqueIndex("chain_deposits_log_idx").on(table.txHash, table.logIndex)],
+  (t) => [uniqueIndex("chain_deposits_log_idx").on(t.txHash, t.logIndex)],
 );
 
 /**
@@ -37,52 +36,52 @@ export const chainDeposits = sqliteTable(
  * CONFIRMED | FAILED (funds returned). rawTx is stored before the broadcast, so a restart sends the
  * same transaction again instead of a second one.
  */
-export const withdrawals = sqliteTable(
+export const withdrawals = table(
   "withdrawals",
   {
-    id: text("id").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    toAddress: text("to_address").notNull(),
-    amount: money("amount").notNull(),
-    currency: text("currency").notNull(),
-    status: text("status").notNull(),
-    nonce: int("nonce"),
-    txHash: text("tx_hash"),
-    rawTx: text("raw_tx"),
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    toAddress: text().notNull(),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    status: text().notNull(),
+    nonce: integer(),
+    txHash: text(),
+    rawTx: text(),
     /** The block of the successful receipt (CONFIRMED on chain). */
-    receiptBlock: int("receipt_block"),
+    receiptBlock: integer(),
     /** Set when toAddress is another agent's deposit address: settled in the ledger, no transaction. */
-    internalAgentId: text("internal_agent_id").references(() => agents.id),
-    error: text("error"),
-    createdAt: timestampMs("created_at").notNull(),
-    updatedAt: timestampMs("updated_at").notNull(),
+    internalAgentId: text().references(() => agents.columns.id),
+    error: text(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
   },
-  (table) => [
-    index("withdrawals_agent_id_idx").on(table.agentId, table.createdAt),
-    index("withdrawals_status_idx").on(table.status),
+  (t) => [
+    index("withdrawals_agent_id_idx").on(t.agentId, t.createdAt),
+    index("withdrawals_status_idx").on(t.status),
   ],
 );
 
 /** USDC moved into or out of the treasury, as the chain watcher saw it in confirmed blocks. */
-export const treasuryTransfers = sqliteTable(
+export const treasuryTransfers = table(
   "treasury_transfers",
   {
-    txHash: text("tx_hash").notNull(),
-    logIndex: int("log_index").notNull(),
-    blockNumber: int("block_number").notNull(),
+    txHash: text().notNull(),
+    logIndex: integer().notNull(),
+    blockNumber: integer().notNull(),
     /** "in" (funding, returns) or "out" (withdrawals, x402 settlements). */
-    direction: text("direction").notNull(),
-    counterparty: text("counterparty").notNull(),
-    amount: money("amount").notNull(),
+    direction: text().notNull(),
+    counterparty: text().notNull(),
+    amount: integer().notNull(),
     /** The operator's explanation of a movement the service did not make (POST /admin/chain/acknowledge). */
-    acknowledged: text("acknowledged"),
+    acknowledged: text(),
   },
-  (table) => [primaryKey({ columns: [table.txHash, table.logIndex] })],
+  (t) => [primaryKey(t.txHash, t.logIndex)],
 );
 
 /** The treasury's EIP-3009 authorizations seen used on chain (AuthorizationUsed), by nonce. */
-export const treasuryAuthorizations = sqliteTable("treasury_authorizations", {
-  nonce: text("nonce").primaryKey(),
-  txHash: text("tx_hash").notNull(),
-  blockNumber: int("block_number").notNull(),
+export const treasuryAuthorizations = table("treasury_authorizations", {
+  nonce: text().primaryKey(),
+  txHash: text().notNull(),
+  blockNumber: integer().notNull(),
 });

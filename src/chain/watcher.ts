@@ -10,7 +10,7 @@
 // that was not seen used up to it, can never be used.
 import { getAddress, parseAbiItem } from "viem";
 import { clock } from "../clock";
-import { sqlite, write } from "../db";
+import { get, read, run, write, type Query } from "../db";
 import { getSetting, setSetting } from "../db/settings";
 import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
@@ -32,27 +32,27 @@ const events = [
 ] as const;
 
 /** The last block scanned, and its timestamp (seconds), or null before the first start with a chain. */
-export function watchCursor(): { block: bigint; timestamp: bigint | null } | null {
-  const block = getSetting(CURSOR_KEY);
+export function* watchCursor(lock = false): Query<{ block: bigint; timestamp: bigint | null } | null> {
+  const block = yield* getSetting(CURSOR_KEY, lock);
   if (block === null) return null;
-  const timestamp = getSetting(CURSOR_TIME_KEY);
+  const timestamp = yield* getSetting(CURSOR_TIME_KEY);
   return { block: BigInt(block), timestamp: timestamp === null ? null : BigInt(timestamp) };
 }
 
 /** The treasury's USDC balance at the block the reconciliation starts from. */
-export function treasuryOpening(): { block: bigint; balance: bigint } | null {
-  const value = getSetting(OPENING_KEY);
+export function* treasuryOpening(): Query<{ block: bigint; balance: bigint } | null> {
+  const value = yield* getSetting(OPENING_KEY);
   if (value === null) return null;
   const [block, balance] = value.split(":");
   return { block: BigInt(block!), balance: BigInt(balance!) };
 }
 
-/** Inside write(): moves the cursor forward only (overlapping scans may commit out of order). */
-function advanceCursor(block: bigint, timestamp: bigint): void {
-  const current = watchCursor();
+/** A write op: moves the cursor forward only (overlapping scans may commit out of order). */
+function* advanceCursor(block: bigint, timestamp: bigint): Query<void> {
+  const current = yield* watchCursor(true);
   if (current !== null && current.block >= block) return;
-  setSetting(CURSOR_KEY, String(block));
-  setSetting(CURSOR_TIME_KEY, String(timestamp));
+  yield* setSetting(CURSOR_KEY, String(block));
+  yield* setSetting(CURSOR_TIME_KEY, String(timestamp));
 }
 
 /**
@@ -61,62 +61,74 @@ function advanceCursor(block: bigint, timestamp: bigint): void {
  */
 export async function initWatchCursor(): Promise<void> {
   const client = publicClient();
-  const cursor = watchCursor();
+  const cursor = await read(watchCursor());
   const block = cursor?.block ?? (await client.getBlockNumber());
-  if (cursor !== null && cursor.timestamp !== null && treasuryOpening() !== null) return;
+  if (cursor !== null && cursor.timestamp !== null && (await read(treasuryOpening())) !== null) return;
   const [{ timestamp }, balance] = await Promise.all([client.getBlock({ blockNumber: block }), usdcBalanceOf(treasuryAccount().address, block)]);
-  await write(() => {
-    if (watchCursor() === null) advanceCursor(block, timestamp);
-    else if (watchCursor()!.timestamp === null) setSetting(CURSOR_TIME_KEY, String(timestamp));
-    if (treasuryOpening() === null) setSetting(OPENING_KEY, `${block}:${balance}`);
+  await write(function* () {
+    const current = yield* watchCursor(true);
+    if (current === null) yield* advanceCursor(block, timestamp);
+    else if (current.timestamp === null) yield* setSetting(CURSOR_TIME_KEY, String(timestamp));
+    if ((yield* treasuryOpening()) === null) yield* setSetting(OPENING_KEY, `${block}:${balance}`);
   });
 }
 
 type TransferLog = { transactionHash: `0x${string}`; logIndex: number; blockNumber: bigint; args: { from?: string; to?: string; value?: bigint } };
 type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; args: { authorizer?: string; nonce?: string } };
 
-/** Inside write(): one Transfer log. */
-function recordTransfer(log: TransferLog, treasury: string): void {
+/** A write op: one Transfer log. */
+function* recordTransfer(log: TransferLog, treasury: string): Query<void> {
   const from = getAddress(log.args.from!);
   const to = getAddress(log.args.to!);
   const value = log.args.value!;
   if (from === treasury || to === treasury) {
-    sqlite
-      .query(
-        `INSERT INTO treasury_transfers (tx_hash, log_index, block_number, direction, counterparty, amount)
-         VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
-      )
-      .run(log.transactionHash, log.logIndex, log.blockNumber, from === treasury ? "out" : "in", from === treasury ? to : from, value);
+    yield* run(
+      `INSERT INTO treasury_transfers (tx_hash, log_index, block_number, direction, counterparty, amount)
+       VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+      log.transactionHash,
+      log.logIndex,
+      log.blockNumber,
+      from === treasury ? "out" : "in",
+      from === treasury ? to : from,
+      value,
+    );
   }
   // USDC the treasury sends to an agent's address (an x402 payment to that agent, credited in the
   // ledger when it settled) moves between the service's own addresses: not a deposit.
-  const agentId = agentIdAtAddress(to);
+  const agentId = yield* agentIdAtAddress(to);
   if (!agentId || value === 0n || from === treasury) return;
   const id = uuid();
-  const inserted = sqlite
-    .query(
-      `INSERT INTO chain_deposits (id, agent_id, tx_hash, log_index, block_number, from_address, amount, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
-    )
-    .run(id, agentId, log.transactionHash, log.logIndex, log.blockNumber, from, value, clock.nowMs());
-  if (inserted.changes === 0) return;
-  deposit(agentId, value, "USDC", { type: "chain_deposit", id });
+  const inserted = yield* run(
+    `INSERT INTO chain_deposits (id, agent_id, tx_hash, log_index, block_number, from_address, amount, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tx_hash, log_index) DO NOTHING`,
+    id,
+    agentId,
+    log.transactionHash,
+    log.logIndex,
+    log.blockNumber,
+    from,
+    value,
+    clock.nowMs(),
+  );
+  if (inserted === 0) return;
+  yield* deposit(agentId, value, "USDC", { type: "chain_deposit", id });
   const amount = toMajor(value, "USDC");
-  notifyFinancial(agentId, "deposit.credited", { depositId: id, amount, currency: "USDC", txHash: log.transactionHash, logIndex: log.logIndex, from }, `Deposit credited: ${amount} USDC`);
+  yield* notifyFinancial(agentId, "deposit.credited", { depositId: id, amount, currency: "USDC", txHash: log.transactionHash, logIndex: log.logIndex, from }, `Deposit credited: ${amount} USDC`);
 }
 
-/** Inside write(): an EIP-3009 authorization of the treasury was used. */
-function recordAuthorization(log: AuthorizationLog): void {
-  sqlite
-    .query("INSERT INTO treasury_authorizations (nonce, tx_hash, block_number) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING")
-    .run(log.args.nonce!.toLowerCase(), log.transactionHash, log.blockNumber);
+/** A write op: an EIP-3009 authorization of the treasury was used. */
+function* recordAuthorization(log: AuthorizationLog): Query<void> {
+  yield* run(
+    "INSERT INTO treasury_authorizations (nonce, tx_hash, block_number) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING",
+    log.args.nonce!.toLowerCase(),
+    log.transactionHash,
+    log.blockNumber,
+  );
 }
 
 /** The block and transaction in which the treasury's authorization `nonce` was used, as the watcher saw it. */
-export function authorizationUse(nonce: string): { txHash: string; blockNumber: bigint } | null {
-  return sqlite
-    .query("SELECT tx_hash AS txHash, block_number AS blockNumber FROM treasury_authorizations WHERE nonce = ?")
-    .get(nonce.toLowerCase()) as { txHash: string; blockNumber: bigint } | null;
+export function* authorizationUse(nonce: string): Query<{ txHash: string; blockNumber: bigint } | null> {
+  return yield* get<{ txHash: string; blockNumber: bigint }>("SELECT tx_hash AS txHash, block_number AS blockNumber FROM treasury_authorizations WHERE nonce = ?", nonce.toLowerCase());
 }
 
 export async function watchChain(): Promise<void> {
@@ -124,7 +136,7 @@ export async function watchChain(): Promise<void> {
   await initWatchCursor();
   const settings = chainSettings();
   const client = publicClient();
-  let cursor = watchCursor()!.block;
+  let cursor = (await read(watchCursor()))!.block;
   const tip = (await client.getBlockNumber()) - BigInt(settings.confirmations - 1);
   const treasury = treasuryAccount().address;
   while (cursor < tip) {
@@ -138,18 +150,18 @@ export async function watchChain(): Promise<void> {
     }
     if (span < MAX_BLOCKS_PER_SCAN) span *= 2n;
     const { timestamp } = await client.getBlock({ blockNumber: toBlock });
-    await write(() => {
+    await write(function* () {
       for (const log of logs) {
-        if (log.eventName === "Transfer") recordTransfer(log as TransferLog, treasury);
-        else if (getAddress((log as AuthorizationLog).args.authorizer!) === treasury) recordAuthorization(log as AuthorizationLog);
+        if (log.eventName === "Transfer") yield* recordTransfer(log as TransferLog, treasury);
+        else if (getAddress((log as AuthorizationLog).args.authorizer!) === treasury) yield* recordAuthorization(log as AuthorizationLog);
       }
-      advanceCursor(toBlock, timestamp);
+      yield* advanceCursor(toBlock, timestamp);
     });
     cursor = toBlock;
   }
 }
 
-/** Inside write(): the operator explains a treasury movement the service did not make; false if unknown. */
-export function acknowledgeTransfer(txHash: string, logIndex: number, reason: string): boolean {
-  return sqlite.query("UPDATE treasury_transfers SET acknowledged = ? WHERE tx_hash = ? AND log_index = ?").run(reason, txHash.toLowerCase(), logIndex).changes > 0;
+/** A write op: the operator explains a treasury movement the service did not make; false if unknown. */
+export function* acknowledgeTransfer(txHash: string, logIndex: number, reason: string): Query<boolean> {
+  return (yield* run("UPDATE treasury_transfers SET acknowledged = ? WHERE tx_hash = ? AND log_index = ?", reason, txHash.toLowerCase(), logIndex)) > 0;
 }

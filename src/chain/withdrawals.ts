@@ -6,7 +6,7 @@
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256, zeroAddress, type Hex } from "viem";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { onCommit, sqlite, write } from "../db";
+import { afterCommit, all, exclusive, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { getSetting, setSetting } from "../db/settings";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -61,7 +61,9 @@ export function withdrawalView(row: WithdrawalRow) {
   };
 }
 
-const find = (id: string) => sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE id = ?`).get(id) as WithdrawalRow | null;
+const find = (id: string) => get<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = ?`, id);
+/** In a write op that moves the withdrawal on: the row, locked until the op commits. */
+const lock = (id: string) => get<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE id = ? ${FOR_UPDATE}`, id);
 
 export function parseDestination(toAddress: string): `0x${string}` {
   // Mixed case must carry a valid EIP-55 checksum; all-lower or all-upper hex is accepted as is.
@@ -72,74 +74,81 @@ export function parseDestination(toAddress: string): `0x${string}` {
 }
 
 /**
- * Inside write(): debits the agent and records the withdrawal PENDING. To another agent's deposit
+ * A write op: debits the agent and records the withdrawal PENDING. To another agent's deposit
  * address it settles at once inside the ledger, with no chain transaction: the watcher does not
  * credit what the treasury sends to agent addresses, so an on-chain transfer there would vanish.
  */
-export function requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }) {
+export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }) {
   chainSettings();
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);
   const amount = toMinor(body.amount, "USDC");
-  assertWithinTier(Number(findAgent(agentId)!.score), amount, "USDC");
+  assertWithinTier(Number((yield* findAgent(agentId))!.score), amount, "USDC");
   if (toAddress === treasuryAccount().address) throw invalid("toAddress is the service's own treasury");
-  const internalAgentId = agentIdAtAddress(toAddress);
+  const internalAgentId = yield* agentIdAtAddress(toAddress);
   if (internalAgentId === agentId) throw invalid("toAddress is your own deposit address");
   const id = uuid();
   const now = clock.nowMs();
-  if (internalAgentId) return settleInternally({ id, agentId, internalAgentId, toAddress, amount, now });
-  debitWithdrawal(agentId, amount, id);
-  sqlite
-    .query(`INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'USDC', 'PENDING', ?, ?)`)
-    .run(id, agentId, toAddress, amount, now, now);
-  onCommit(wakeSender);
-  return withdrawalView(find(id)!);
+  if (internalAgentId) return yield* settleInternally({ id, agentId, internalAgentId, toAddress, amount, now });
+  yield* debitWithdrawal(agentId, amount, id);
+  yield* run(`INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, created_at, updated_at) VALUES (?, ?, ?, ?, 'USDC', 'PENDING', ?, ?)`, id, agentId, toAddress, amount, now, now);
+  yield* afterCommit(wakeSender);
+  return withdrawalView((yield* find(id))!);
 }
 
-function settleInternally(args: { id: string; agentId: string; internalAgentId: string; toAddress: string; amount: bigint; now: number }) {
+function* settleInternally(args: { id: string; agentId: string; internalAgentId: string; toAddress: string; amount: bigint; now: number }) {
   const { id, agentId, internalAgentId, toAddress, amount, now } = args;
-  assertNotBlockedBy(internalAgentId, agentId);
-  transfer({ from: agentId, to: internalAgentId, amount, currency: "USDC", reference: { type: "withdrawal", id }, entryType: "WITHDRAWAL_INTERNAL", sentAs: "WITHDRAWAL", receivedAs: "DEPOSIT" });
-  sqlite
-    .query(
-      `INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, internal_agent_id, created_at, updated_at)
-       VALUES (?, ?, ?, ?, 'USDC', 'CONFIRMED', ?, ?, ?)`,
-    )
-    .run(id, agentId, toAddress, amount, internalAgentId, now, now);
+  yield* assertNotBlockedBy(internalAgentId, agentId);
+  yield* transfer({ from: agentId, to: internalAgentId, amount, currency: "USDC", reference: { type: "withdrawal", id }, entryType: "WITHDRAWAL_INTERNAL", sentAs: "WITHDRAWAL", receivedAs: "DEPOSIT" });
+  yield* run(
+    `INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, internal_agent_id, created_at, updated_at)
+     VALUES (?, ?, ?, ?, 'USDC', 'CONFIRMED', ?, ?, ?)`,
+    id,
+    agentId,
+    toAddress,
+    amount,
+    internalAgentId,
+    now,
+    now,
+  );
   const major = toMajor(amount, "USDC");
-  notifyFinancial(agentId, "withdrawal.confirmed", { withdrawalId: id, amount: major, currency: "USDC", toAddress, txHash: null, internalAgentId, error: null }, `Withdrawal of ${major} USDC confirmed (to another agent's deposit address, settled internally)`);
-  notifyFinancial(internalAgentId, "deposit.credited", { withdrawalId: id, amount: major, currency: "USDC", fromAgentId: agentId, internal: true }, `Deposit credited: ${major} USDC`);
-  return withdrawalView(find(id)!);
+  yield* notifyFinancial(agentId, "withdrawal.confirmed", { withdrawalId: id, amount: major, currency: "USDC", toAddress, txHash: null, internalAgentId, error: null }, `Withdrawal of ${major} USDC confirmed (to another agent's deposit address, settled internally)`);
+  yield* notifyFinancial(internalAgentId, "deposit.credited", { withdrawalId: id, amount: major, currency: "USDC", fromAgentId: agentId, internal: true }, `Deposit credited: ${major} USDC`);
+  return withdrawalView((yield* find(id))!);
 }
 
-export function getWithdrawal(agentId: string, id: string) {
-  const row = find(id);
+export function* getWithdrawal(agentId: string, id: string) {
+  const row = yield* find(id);
   if (!row || row.agentId !== agentId) throw notFound("withdrawal");
   return withdrawalView(row);
 }
 
-export function listWithdrawals(agentId: string, limit: number, offset: number) {
-  const total = sqlite.query("SELECT COUNT(*) AS n FROM withdrawals WHERE agent_id = ?").get(agentId) as { n: bigint };
-  const rows = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(agentId, limit, offset) as WithdrawalRow[];
+export function* listWithdrawals(agentId: string, limit: number, offset: number) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM withdrawals WHERE agent_id = ?", agentId))!;
+  const rows = yield* all<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, agentId, limit, offset);
   return { data: rows.map(withdrawalView), total: Number(total.n) };
 }
 
-export function withdrawalsInFlight() {
-  const rows = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED') ORDER BY created_at`).all() as WithdrawalRow[];
+export function* withdrawalsInFlight() {
+  const rows = yield* all<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED') ORDER BY created_at`);
   return rows.map(withdrawalView);
 }
 
-function storedNonce(): bigint | null {
-  const value = getSetting(NONCE_KEY);
+function* storedNonce(): Query<bigint | null> {
+  const value = yield* getSetting(NONCE_KEY);
   return value === null ? null : BigInt(value);
 }
 
 let sending: Promise<void> | null = null;
 
-/** Signs and broadcasts PENDING withdrawals one at a time (nonces are sequential). */
+/**
+ * Signs and broadcasts PENDING withdrawals one at a time (nonces are sequential), under a lock shared
+ * by every instance: one sender for the treasury, whichever instance woke it.
+ */
 export function wakeSender(): void {
   if (!config.chain.configured) return;
-  sending ??= sendPending()
+  sending ??= exclusive("withdrawals.sender", false, sendPending)
+    .then(() => {})
     .catch((error) => logLine({ level: "warn", msg: "withdrawal sender stopped", error: String((error as Error).message ?? error).split("\n")[0] }))
     .finally(() => (sending = null));
 }
@@ -150,10 +159,10 @@ async function sendPending(): Promise<void> {
   const client = publicClient();
   const treasury = treasuryAccount();
   for (;;) {
-    const row = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1`).get() as WithdrawalRow | null;
+    const row = await read(get<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1`));
     if (!row) return;
     const onChain = BigInt(await client.getTransactionCount({ address: treasury.address, blockTag: "pending" }));
-    const stored = storedNonce();
+    const stored = await read(storedNonce());
     const nonce = stored !== null && stored > onChain ? stored : onChain;
     const fees = await client.estimateFeesPerGas();
     const raw = await treasury.signTransaction({
@@ -167,13 +176,11 @@ async function sendPending(): Promise<void> {
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
     });
     const hash = keccak256(raw);
-    const recorded = await write(() => {
-      const current = find(row.id);
+    const recorded = await write(function* () {
+      const current = yield* lock(row.id);
       if (!current || current.status !== "PENDING") return false;
-      sqlite
-        .query("UPDATE withdrawals SET status = 'SUBMITTED', nonce = ?, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?")
-        .run(nonce, hash, raw, clock.nowMs(), row.id);
-      setSetting(NONCE_KEY, String(nonce + 1n));
+      yield* run("UPDATE withdrawals SET status = 'SUBMITTED', nonce = ?, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?", nonce, hash, raw, clock.nowMs(), row.id);
+      yield* setSetting(NONCE_KEY, String(nonce + 1n));
       return true;
     });
     if (recorded) await broadcast(raw);
@@ -200,14 +207,14 @@ async function receiptOf(hash: Hex) {
 }
 
 async function finish(row: WithdrawalRow, outcome: "CONFIRMED" | "FAILED", error: string | null, receiptBlock: bigint | null = null): Promise<void> {
-  await write(() => {
-    const current = find(row.id);
+  await write(function* () {
+    const current = yield* lock(row.id);
     if (!current || current.status !== "SUBMITTED") return;
-    if (outcome === "CONFIRMED") settleWithdrawal(row.agentId, row.amount, row.id);
-    else returnWithdrawal(row.agentId, row.amount, row.id);
-    sqlite.query("UPDATE withdrawals SET status = ?, error = ?, receipt_block = ?, updated_at = ? WHERE id = ?").run(outcome, error, receiptBlock, clock.nowMs(), row.id);
+    if (outcome === "CONFIRMED") yield* settleWithdrawal(row.agentId, row.amount, row.id);
+    else yield* returnWithdrawal(row.agentId, row.amount, row.id);
+    yield* run("UPDATE withdrawals SET status = ?, error = ?, receipt_block = ?, updated_at = ? WHERE id = ?", outcome, error, receiptBlock, clock.nowMs(), row.id);
     const amount = toMajor(row.amount, "USDC");
-    notifyFinancial(
+    yield* notifyFinancial(
       row.agentId,
       outcome === "CONFIRMED" ? "withdrawal.confirmed" : "withdrawal.failed",
       { withdrawalId: row.id, amount, currency: "USDC", toAddress: row.toAddress, txHash: row.txHash, error },
@@ -224,7 +231,7 @@ export async function processWithdrawals(): Promise<void> {
   await verifyChain();
   const settings = chainSettings();
   const client = publicClient();
-  const submitted = sqlite.query(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'SUBMITTED' ORDER BY nonce`).all() as WithdrawalRow[];
+  const submitted = await read(all<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'SUBMITTED' ORDER BY nonce`));
   if (submitted.length === 0) return;
   const latest = await client.getBlockNumber();
   for (const row of submitted) {

@@ -6,7 +6,7 @@ import { Elysia, t } from "elysia";
 import { balancesView, findAgentByKeyHash, rotateApiKey } from "../agents/service";
 import { myBets } from "../betting/service";
 import { myContracts } from "../contracts/service";
-import { sqlite, write } from "../db";
+import { all, read, write } from "../db";
 import { ApiError } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { historyOf } from "../ledger/history";
@@ -46,13 +46,14 @@ const money = (row: { amount: number; currency: string }) => `${row.amount} ${ro
 export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .get(
     "",
-    ({ request, query }) => {
-      const session = sessionOf(request);
+    async ({ request, query }) => {
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request);
       const pageNumber = Math.max(1, Math.min(100_000, Number(query.page ?? 1) || 1));
-      const { data, total } = historyOf(session.agentId, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE);
+      const { data, total } = await read(historyOf(session.agentId, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE));
+      const balances = await read(balancesView(session.agentId));
       const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
-      const body = html`<section><h2>Balances</h2>${raw(table(["Currency", "Available", "Held in escrow"], balancesView(session.agentId).map((b) => [b.currency, b.available, b.held])))}</section>
+      const body = html`<section><h2>Balances</h2>${raw(table(["Currency", "Available", "Held in escrow"], balances.map((b) => [b.currency, b.available, b.held])))}</section>
 <section><h2>History</h2>${raw(table(["When", "Type", "Amount", "Counterparty", "Reference"], data.map((e) => [e.createdAt, e.type, `${e.amount} ${e.currency}`, e.counterpartyId ?? "", `${e.reference.type} ${e.reference.id}`])))}
 <p>Page ${pageNumber} of ${last} ${pageNumber > 1 ? raw(html`<a href="/console?page=${pageNumber - 1}">← newer</a>`) : ""} ${pageNumber < last ? raw(html`<a href="/console?page=${pageNumber + 1}">older →</a>`) : ""}</p></section>`;
       return page(layout("Overview", body, true, session.csrfToken));
@@ -64,7 +65,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     async ({ request, body }) => {
       if (!sameToken(readCookie(request, LOGIN_CSRF_COOKIE), field(body, "csrf"))) return forbidden("The form expired or did not come from this console. Reload and try again.");
       const ownerKey = field(body, "ownerKey") ?? "";
-      const agent = ownerKey.startsWith("po_") ? findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey)) : null;
+      const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey))) : null;
       if (!agent) return signInPage(request, "That owner key is not valid.", 401);
       const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
       return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
@@ -74,7 +75,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .post(
     "/logout",
     async ({ request, body }) => {
-      const session = sessionOf(request);
+      const session = await read(sessionOf(request));
       if (session && !sameToken(session.csrfToken, field(body, "csrf"))) return forbidden("Missing or wrong CSRF token.");
       await write(() => closeSession(request));
       return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, "", request, 0) });
@@ -84,7 +85,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .get(
     "/approvals",
     async ({ request }) => {
-      const session = sessionOf(request);
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request);
       const { data } = await listNegotiations(session.agentId, { status: "AWAITING_HUMAN_APPROVAL", limit: 100, offset: 0 });
       const items = data.map(
@@ -99,7 +100,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .post(
     "/approve/:id",
     async ({ request, params, body }) => {
-      const session = sessionOf(request);
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request, "Sign in first.", 401);
       if (!sameToken(session.csrfToken, field(body, "csrf"))) return forbidden("Missing or wrong CSRF token.");
       try {
@@ -115,12 +116,12 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .get(
     "/activity",
     async ({ request }) => {
-      const session = sessionOf(request);
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request);
       const all = { limit: 100, offset: 0 };
       const loans = (await myLoans(session.agentId, all)).data;
-      const bets = myBets(session.agentId, all).data;
-      const contracts = myContracts(session.agentId, all).data;
+      const bets = (await read(myBets(session.agentId, all))).data;
+      const contracts = (await read(myContracts(session.agentId, all))).data;
       const subscriptions = (await listSubscriptions(session.agentId, all)).data;
       const body = html`<section><h2>Loans</h2>${raw(table(["Loan", "Status", "Principal", "Outstanding", "Due"], loans.map((l) => [l.id, l.status, `${l.principal} ${l.currency}`, `${l.outstanding} ${l.currency}`, l.dueAt])))}</section>
 <section><h2>Bets</h2>${raw(table(["Bet", "Status", "Stake", "Condition", "Outcome"], bets.map((b) => [b.id, b.status, money(b), b.condition, b.outcome ?? ""])))}</section>
@@ -132,12 +133,15 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   )
   .get(
     "/webhooks",
-    ({ request }) => {
-      const session = sessionOf(request);
+    async ({ request }) => {
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request);
-      const rows = sqlite
-        .query("SELECT event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC LIMIT 50")
-        .all(session.agentId) as { event: string; url: string; outcome: string; httpStatus: bigint | null; error: string | null; durationMs: bigint; createdAt: bigint }[];
+      const rows = await read(
+        all<{ event: string; url: string; outcome: string; httpStatus: bigint | null; error: string | null; durationMs: bigint; createdAt: bigint }>(
+          "SELECT event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC LIMIT 50",
+          session.agentId,
+        ),
+      );
       const body = html`<section>${raw(table(["When", "Event", "Outcome", "Status", "ms", "URL", "Error"], rows.map((r) => [new Date(Number(r.createdAt)).toISOString(), r.event, r.outcome, r.httpStatus ?? "", r.durationMs, r.url, r.error ?? ""])))}</section>`;
       return page(layout("Webhook deliveries", body, true, session.csrfToken));
     },
@@ -145,8 +149,8 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   )
   .get(
     "/security",
-    ({ request }) => {
-      const session = sessionOf(request);
+    async ({ request }) => {
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request);
       const body = html`<section><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once.</p>
 <form method="post" action="/console/rotate"><input type="hidden" name="csrf" value="${session.csrfToken}"><button type="submit">Rotate the API key</button></form></section>`;
@@ -157,7 +161,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .post(
     "/rotate",
     async ({ request, body }) => {
-      const session = sessionOf(request);
+      const session = await read(sessionOf(request));
       if (!session) return signInPage(request, "Sign in first.", 401);
       if (!sameToken(session.csrfToken, field(body, "csrf"))) return forbidden("Missing or wrong CSRF token.");
       const apiKey = await write(() => rotateApiKey(session.agentId));

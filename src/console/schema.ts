@@ -1,16 +1,15 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /** A signed-in owner: the cookie holds a random token, stored here only as its SHA-256. */
-export const consoleSessions = sqliteTable(
+export const consoleSessions = table(
   "console_sessions",
   {
-    tokenHash: text("token_hash").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    csrfToken: text("csrf_token").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
-    expiresAt: timestampMs("expires_at").notNull(),
+    tokenHash: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    csrfToken: text().notNull(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
   },
-  (table) => [index("console_sessions_agent_id_idx").on(table.agentId)],
+  (t) => [index("console_sessions_agent_id_idx").on(t.agentId)],
 );

@@ -3,7 +3,7 @@
 // double-submit cookie does the same job).
 import { timingSafeEqual } from "node:crypto";
 import { clock } from "../clock";
-import { sqlite } from "../db";
+import { get, run, type Query } from "../db";
 import { secret, sha256Hex } from "../ids";
 
 export const SESSION_COOKIE = "agentbank_session";
@@ -28,28 +28,34 @@ export function readCookie(request: Request, name: string): string | null {
 export const sameToken = (a: string | undefined | null, b: string | undefined | null) =>
   !!a && !!b && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** Inside write(): a new session for the owner of `agentId`; returns the cookie token. */
-export function openSession(agentId: string): { token: string; maxAgeSeconds: number } {
+/** A write op: a new session for the owner of `agentId`; returns the cookie token. */
+export function* openSession(agentId: string): Query<{ token: string; maxAgeSeconds: number }> {
   const token = secret("cs_");
   const now = clock.nowMs();
-  sqlite
-    .query("INSERT INTO console_sessions (token_hash, agent_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)")
-    .run(sha256Hex(token), agentId, secret(""), now, now + SESSION_TTL_MS);
+  yield* run(
+    "INSERT INTO console_sessions (token_hash, agent_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
+    sha256Hex(token),
+    agentId,
+    secret(""),
+    now,
+    now + SESSION_TTL_MS,
+  );
   return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
-export function sessionOf(request: Request): Session | null {
+export function* sessionOf(request: Request): Query<Session | null> {
   const token = readCookie(request, SESSION_COOKIE);
   if (!token) return null;
-  const row = sqlite
-    .query("SELECT agent_id AS agentId, csrf_token AS csrfToken, expires_at AS expiresAt FROM console_sessions WHERE token_hash = ?")
-    .get(sha256Hex(token)) as { agentId: string; csrfToken: string; expiresAt: bigint } | null;
+  const row = yield* get<{ agentId: string; csrfToken: string; expiresAt: bigint }>(
+    "SELECT agent_id AS agentId, csrf_token AS csrfToken, expires_at AS expiresAt FROM console_sessions WHERE token_hash = ?",
+    sha256Hex(token),
+  );
   if (!row || Number(row.expiresAt) <= clock.nowMs()) return null;
   return { agentId: row.agentId, csrfToken: row.csrfToken };
 }
 
-/** Inside write(). */
-export function closeSession(request: Request): void {
+/** A write op. */
+export function* closeSession(request: Request): Query<void> {
   const token = readCookie(request, SESSION_COOKIE);
-  if (token) sqlite.query("DELETE FROM console_sessions WHERE token_hash = ?").run(sha256Hex(token));
+  if (token) yield* run("DELETE FROM console_sessions WHERE token_hash = ?", sha256Hex(token));
 }

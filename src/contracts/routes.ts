@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { read } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -46,7 +47,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     "/mine",
     async ({ agent, query }) => {
       await settleDueContracts();
-      return paged(query, (limit, offset) => myContracts(agent.id, { limit, offset }));
+      return paged(query, (limit, offset) => read(myContracts(agent.id, { limit, offset })));
     },
     { agent: true, query: PageQuery, ...answers(docs("Contracts", "Contracts the caller is a party to, newest first", "agent"), { 200: ContractPage }) },
   )
@@ -54,7 +55,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     "/:id",
     async ({ agent, params }) => {
       await settleDueContracts();
-      return getContract(agent.id, params.id);
+      return read(getContract(agent.id, params.id));
     },
     { agent: true, params: IdParam, ...answers(docs("Contracts", "A contract the caller is a party to", "agent", ["NOT_FOUND"]), { 200: Contract }) },
   )

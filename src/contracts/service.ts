@@ -1,11 +1,10 @@
 // Conditional contracts: the creator's escrow sits in its held account (ledger/escrow.ts) until every
 // condition is confirmed (paid to the counterparty) or the contract ends otherwise (returned).
-// Every function here but settleDueContracts runs inside write().
-import { and, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
+// Every function here but settleDueContracts runs inside a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { db, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -13,14 +12,53 @@ import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
-import { contracts, type ContractCondition } from "./schema";
+import type { ContractCondition } from "./schema";
 
-export type ContractRow = typeof contracts.$inferSelect;
+export type ContractRow = {
+  id: string;
+  creatorId: string;
+  counterpartyId: string;
+  title: string;
+  description: string;
+  escrowAmount: bigint;
+  currency: string;
+  conditions: ContractCondition[];
+  deadlineDays: number;
+  deadlineAt: number;
+  status: string;
+  signedAt: number | null;
+  closedAt: number | null;
+  createdAt: number;
+};
+/** As stored: every INTEGER arrives as a bigint, the conditions as JSON text. */
+type StoredContract = Omit<ContractRow, "conditions" | "deadlineDays" | "deadlineAt" | "signedAt" | "closedAt" | "createdAt"> & {
+  conditions: string;
+  deadlineDays: bigint;
+  deadlineAt: bigint;
+  signedAt: bigint | null;
+  closedAt: bigint | null;
+  createdAt: bigint;
+};
 type ConditionInput = Omit<ContractCondition, "fulfilledAt">;
 
 const DAY_MS = 86_400_000;
 const reference = (contract: { id: string }) => ({ type: "contract", id: contract.id });
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
+const numberOrNull = (value: bigint | null) => (value === null ? null : Number(value));
+
+const COLUMNS = `id, creator_id AS creatorId, counterparty_id AS counterpartyId, title, description, escrow_amount AS escrowAmount,
+  currency, conditions, deadline_days AS deadlineDays, deadline_at AS deadlineAt, status, signed_at AS signedAt,
+  closed_at AS closedAt, created_at AS createdAt`;
+
+const toContract = (row: StoredContract): ContractRow => ({
+  ...row,
+  conditions: JSON.parse(row.conditions) as ContractCondition[],
+  deadlineDays: Number(row.deadlineDays),
+  deadlineAt: Number(row.deadlineAt),
+  signedAt: numberOrNull(row.signedAt),
+  closedAt: numberOrNull(row.closedAt),
+  createdAt: Number(row.createdAt),
+});
 
 export function contractView(row: ContractRow) {
   const currency = row.currency as Currency;
@@ -49,16 +87,29 @@ export function contractView(row: ContractRow) {
   };
 }
 
-const findContract = (id: string): ContractRow | undefined => db.select().from(contracts).where(eq(contracts.id, id)).get();
+/** `lock`: in a write op that changes the contract from what it read (see db/postgres.ts). */
+function* findContract(id: string, lock = false): Query<ContractRow | undefined> {
+  const row = yield* get<StoredContract>(`SELECT ${COLUMNS} FROM contracts WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+  return row ? toContract(row) : undefined;
+}
 
-function update(contract: ContractRow, changes: Partial<ContractRow>): ContractRow {
-  db.update(contracts).set(changes).where(eq(contracts.id, contract.id)).run();
-  return { ...contract, ...changes };
+/** The changes a contract goes through: its status, conditions, signedAt and closedAt. */
+function* update(contract: ContractRow, changes: Partial<ContractRow>): Query<ContractRow> {
+  const next = { ...contract, ...changes };
+  yield* run(
+    "UPDATE contracts SET status = ?, conditions = ?, signed_at = ?, closed_at = ? WHERE id = ?",
+    next.status,
+    JSON.stringify(next.conditions),
+    next.signedAt,
+    next.closedAt,
+    contract.id,
+  );
+  return next;
 }
 
 /** The contract if the caller is one of its parties; 404 for anyone else (existence is not revealed). */
-function partyContract(agentId: string, id: string): ContractRow {
-  const contract = findContract(id);
+function* partyContract(agentId: string, id: string, lock = false): Query<ContractRow> {
+  const contract = yield* findContract(id, lock);
   if (!contract || (contract.creatorId !== agentId && contract.counterpartyId !== agentId)) throw notFound("contract");
   return contract;
 }
@@ -70,25 +121,25 @@ function statusAt(contract: ContractRow, now: number): string {
   return contract.status === "ACTIVE" ? "BREACHED" : contract.status;
 }
 
-function notifyBoth(contract: ContractRow, kind: string, summary: string, extra: Record<string, unknown> = {}): void {
+function* notifyBoth(contract: ContractRow, kind: string, summary: string, extra: Record<string, unknown> = {}): Query<void> {
   const currency = contract.currency as Currency;
   const data = { contractId: contract.id, creatorId: contract.creatorId, counterpartyId: contract.counterpartyId, escrowAmount: toMajor(contract.escrowAmount, currency), currency, ...extra };
-  for (const party of [contract.creatorId, contract.counterpartyId]) notifyFinancial(party, kind, data, `${summary}: ${contract.title}`);
+  for (const party of [contract.creatorId, contract.counterpartyId]) yield* notifyFinancial(party, kind, data, `${summary}: ${contract.title}`);
 }
 
-const returnEscrow = (contract: ContractRow) =>
+const returnEscrow = (contract: ContractRow): Query<void> =>
   release({ holder: contract.creatorId, to: contract.creatorId, amount: contract.escrowAmount, currency: contract.currency as Currency, reference: reference(contract) });
 
-export function createContract(
+export function* createContract(
   creatorId: string,
   body: { counterpartyId: string; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
 ) {
   if (body.counterpartyId === creatorId) throw invalid("you cannot make a contract with yourself");
   if (new Set(body.conditions.map((condition) => condition.id)).size !== body.conditions.length) throw invalid("condition ids must be unique");
   const amount = toMinor(body.escrowAmount, body.currency, "escrowAmount");
-  if (!findAgent(body.counterpartyId)) throw notFound("counterparty agent");
-  assertNotBlockedBy(body.counterpartyId, creatorId);
-  assertWithinTier(Number(getAgent(creatorId).score), amount, body.currency);
+  if (!(yield* findAgent(body.counterpartyId))) throw notFound("counterparty agent");
+  yield* assertNotBlockedBy(body.counterpartyId, creatorId);
+  assertWithinTier(Number((yield* getAgent(creatorId)).score), amount, body.currency);
   const now = clock.nowMs();
   const deadlineDays = body.deadlineDays ?? 30;
   const row: ContractRow = {
@@ -107,26 +158,43 @@ export function createContract(
     closedAt: null,
     createdAt: now,
   };
-  db.insert(contracts).values(row).run();
-  hold(creatorId, amount, body.currency, reference(row));
+  yield* run(
+    `INSERT INTO contracts (id, creator_id, counterparty_id, title, description, escrow_amount, currency, conditions, deadline_days, deadline_at, status, signed_at, closed_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.creatorId,
+    row.counterpartyId,
+    row.title,
+    row.description,
+    row.escrowAmount,
+    row.currency,
+    JSON.stringify(row.conditions),
+    row.deadlineDays,
+    row.deadlineAt,
+    row.status,
+    row.signedAt,
+    row.closedAt,
+    row.createdAt,
+  );
+  yield* hold(creatorId, amount, body.currency, reference(row));
   // Not a movement of the counterparty's money, but its only way to learn it has something to sign.
-  notifyFinancial(body.counterpartyId, "contract.proposed", { contractId: row.id, creatorId, escrowAmount: body.escrowAmount, currency: body.currency }, `Contract to sign: ${row.title}`);
+  yield* notifyFinancial(body.counterpartyId, "contract.proposed", { contractId: row.id, creatorId, escrowAmount: body.escrowAmount, currency: body.currency }, `Contract to sign: ${row.title}`);
   return contractView(row);
 }
 
-export function signContract(agentId: string, id: string) {
-  const contract = partyContract(agentId, id);
+export function* signContract(agentId: string, id: string) {
+  const contract = yield* partyContract(agentId, id, true);
   if (contract.counterpartyId !== agentId) throw forbidden("only the counterparty signs a contract");
-  assertNotBlockedBy(contract.creatorId, agentId);
+  yield* assertNotBlockedBy(contract.creatorId, agentId);
   const status = statusAt(contract, clock.nowMs());
   if (status !== "PENDING_SIGNATURE") throw invalidState(`only a PENDING_SIGNATURE contract can be signed; this one is ${status}`);
-  const signed = update(contract, { status: "ACTIVE", signedAt: clock.nowMs() });
-  notifyBoth(signed, "contract.signed", "Contract signed and active");
+  const signed = yield* update(contract, { status: "ACTIVE", signedAt: clock.nowMs() });
+  yield* notifyBoth(signed, "contract.signed", "Contract signed and active");
   return contractView(signed);
 }
 
-export function fulfillCondition(agentId: string, id: string, conditionId: string) {
-  const contract = partyContract(agentId, id);
+export function* fulfillCondition(agentId: string, id: string, conditionId: string) {
+  const contract = yield* partyContract(agentId, id, true);
   if (contract.creatorId !== agentId) throw forbidden("only the creator confirms a condition");
   const now = clock.nowMs();
   const status = statusAt(contract, now);
@@ -135,60 +203,67 @@ export function fulfillCondition(agentId: string, id: string, conditionId: strin
   if (!condition) throw notFound("condition");
   if (condition.fulfilledAt !== null) throw invalidState("this condition is already confirmed");
   const conditions = contract.conditions.map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
-  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(update(contract, { conditions }));
-  release({ holder: contract.creatorId, to: contract.counterpartyId, amount: contract.escrowAmount, currency: contract.currency as Currency, reference: reference(contract) });
-  adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
-  const fulfilled = update(contract, { conditions, status: "FULFILLED", closedAt: now });
-  notifyBoth(fulfilled, "contract.fulfilled", "Contract fulfilled, escrow paid to the counterparty");
+  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contract, { conditions }));
+  yield* release({ holder: contract.creatorId, to: contract.counterpartyId, amount: contract.escrowAmount, currency: contract.currency as Currency, reference: reference(contract) });
+  yield* adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
+  const fulfilled = yield* update(contract, { conditions, status: "FULFILLED", closedAt: now });
+  yield* notifyBoth(fulfilled, "contract.fulfilled", "Contract fulfilled, escrow paid to the counterparty");
   return contractView(fulfilled);
 }
 
-export function cancelContract(agentId: string, id: string) {
-  const contract = partyContract(agentId, id);
+export function* cancelContract(agentId: string, id: string) {
+  const contract = yield* partyContract(agentId, id, true);
   if (contract.creatorId !== agentId) throw forbidden("only the creator cancels a contract");
   const status = statusAt(contract, clock.nowMs());
   if (status !== "PENDING_SIGNATURE") throw invalidState(`only a PENDING_SIGNATURE contract can be cancelled; this one is ${status}`);
-  returnEscrow(contract);
-  const cancelled = update(contract, { status: "CANCELLED", closedAt: clock.nowMs() });
-  notifyBoth(cancelled, "contract.cancelled", "Contract cancelled, escrow returned to the creator");
+  yield* returnEscrow(contract);
+  const cancelled = yield* update(contract, { status: "CANCELLED", closedAt: clock.nowMs() });
+  yield* notifyBoth(cancelled, "contract.cancelled", "Contract cancelled, escrow returned to the creator");
   return contractView(cancelled);
 }
 
 /** At the deadline: unsigned → EXPIRED, signed with open conditions → BREACHED; the escrow goes back. */
-function applyDeadline(contract: ContractRow): void {
-  returnEscrow(contract);
+function* applyDeadline(contract: ContractRow): Query<void> {
+  yield* returnEscrow(contract);
   if (contract.status === "PENDING_SIGNATURE") {
-    notifyBoth(update(contract, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
+    yield* notifyBoth(yield* update(contract, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
     return;
   }
-  adjustScore(contract.counterpartyId, "CONTRACT_BREACHED", reference(contract));
-  notifyBoth(update(contract, { status: "BREACHED", closedAt: contract.deadlineAt }), "contract.breached", "Contract breached at its deadline, escrow returned to the creator");
+  yield* adjustScore(contract.counterpartyId, "CONTRACT_BREACHED", reference(contract));
+  yield* notifyBoth(yield* update(contract, { status: "BREACHED", closedAt: contract.deadlineAt }), "contract.breached", "Contract breached at its deadline, escrow returned to the creator");
 }
 
-const dueWhere = (now: number) => and(inArray(contracts.status, ["PENDING_SIGNATURE", "ACTIVE"]), lte(contracts.deadlineAt, now));
+const DUE = "status IN ('PENDING_SIGNATURE', 'ACTIVE') AND deadline_at <= ?";
 
 /** Applies the deadline of up to `batch` due contracts; returns how many. */
-export function applyDueDeadlines(batch: number): number {
-  const due = db.select().from(contracts).where(dueWhere(clock.nowMs())).limit(batch).all();
-  for (const contract of due) applyDeadline(contract);
+export function* applyDueDeadlines(batch: number): Query<number> {
+  // Locked: a concurrent action or job waits, and PostgreSQL then skips contracts no longer due.
+  const due = (yield* all<StoredContract>(`SELECT ${COLUMNS} FROM contracts WHERE ${DUE} LIMIT ? ${FOR_UPDATE}`, clock.nowMs(), batch)).map(toContract);
+  for (const contract of due) yield* applyDeadline(contract);
   return due.length;
 }
 
 /** The deadline job, also run before reads and actions so no one sees or acts on a stale contract. */
 export async function settleDueContracts(): Promise<void> {
   const BATCH = 200;
-  while (db.select({ id: contracts.id }).from(contracts).where(dueWhere(clock.nowMs())).limit(1).get()) {
+  while (await read(get<{ id: string }>(`SELECT id FROM contracts WHERE ${DUE} LIMIT 1`, clock.nowMs()))) {
     if ((await write(() => applyDueDeadlines(BATCH))) < BATCH) return;
   }
 }
 
-export function getContract(agentId: string, id: string) {
-  return contractView(partyContract(agentId, id));
+export function* getContract(agentId: string, id: string) {
+  return contractView(yield* partyContract(agentId, id));
 }
 
-export function myContracts(agentId: string, query: { limit: number; offset: number }) {
-  const where: SQL | undefined = or(eq(contracts.creatorId, agentId), eq(contracts.counterpartyId, agentId));
-  const [{ total }] = db.select({ total: sql<number>`count(*)`.mapWith(Number) }).from(contracts).where(where).all() as [{ total: number }];
-  const rows = db.select().from(contracts).where(where).orderBy(desc(contracts.createdAt), desc(contracts.id)).limit(query.limit).offset(query.offset).all();
-  return { data: rows.map(contractView), total };
+export function* myContracts(agentId: string, query: { limit: number; offset: number }) {
+  const where = "creator_id = ? OR counterparty_id = ?";
+  const { total } = (yield* get<{ total: bigint }>(`SELECT COUNT(*) AS total FROM contracts WHERE ${where}`, agentId, agentId))!;
+  const rows = yield* all<StoredContract>(
+    `SELECT ${COLUMNS} FROM contracts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    agentId,
+    agentId,
+    query.limit,
+    query.offset,
+  );
+  return { data: rows.map(toContract).map(contractView), total: Number(total) };
 }

@@ -1,7 +1,11 @@
+// drizzle-kit, once per engine: `bun run db:generate` writes migrations/sqlite and migrations/pg from
+// the same table declarations (src/db/tables.ts), then embeds both (embed-migrations.ts).
 import { defineConfig } from "drizzle-kit";
 
+const engine = process.env.DRIZZLE_ENGINE === "pg" ? "pg" : "sqlite";
+
 export default defineConfig({
-  dialect: "sqlite",
-  schema: "./src/**/schema.ts",
-  out: "./migrations",
+  dialect: engine === "pg" ? "postgresql" : "sqlite",
+  schema: `./src/db/schema.${engine}.ts`,
+  out: `./migrations/${engine}`,
 });

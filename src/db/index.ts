@@ -1,68 +1,65 @@
-// The database: one SQLite file in WAL mode, opened once per process.
-// Reads use `db` directly. Every write goes through `write()`, which serializes it and commits it in a
-// group with the other writes that arrived in the same turn of the event loop (one fsync per group).
-import { Database } from "bun:sqlite";
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from "node:fs";
-import { dirname } from "node:path";
-import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
-import { runMigrations } from "./migrate";
-import { GroupCommitWriter } from "./writer";
+// The database the service runs on: the embedded SQLite file (DATABASE_PATH), or PostgreSQL when
+// DATABASE_URL is set. Features use only what this module exports (and query.ts's statements); which
+// engine runs them is known here and in the two engines alone.
+import type { MigrationMeta } from "drizzle-orm/migrator";
+import type { Engine } from "./engine";
+import { pgMigrations, sqliteMigrations } from "./migrations.generated";
+import { PostgresEngine } from "./postgres";
+import type { Query } from "./query";
+import { SqliteEngine } from "./sqlite";
 
-export let sqlite: Database;
-export let db: BunSQLiteDatabase;
-let writer: GroupCommitWriter;
+export { afterCommit, all, FOR_UPDATE, get, run, SKIP_LOCKED, type Query } from "./query";
 
-/**
- * The database holds key hashes and webhook secrets: owner-only (0600). SQLite gives the -wal and -shm
- * files the main file's mode; files from older versions are tightened too.
- */
-function restrictFiles(path: string): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  if (!existsSync(path)) closeSync(openSync(path, "a", 0o600));
-  for (const file of [path, `${path}-wal`, `${path}-shm`]) if (existsSync(file)) chmodSync(file, 0o600);
+let engine: Engine;
+
+const metas = (migrations: { sql: string; breakpoints: boolean; when: number }[]): MigrationMeta[] =>
+  migrations.map((migration) => ({
+    sql: migration.sql.split("--> statement-breakpoint"),
+    bps: migration.breakpoints,
+    folderMillis: migration.when,
+    hash: new Bun.CryptoHasher("sha256").update(migration.sql).digest("hex"),
+  }));
+
+export type DatabaseSettings = { databasePath: string; databaseUrl?: string; dbSynchronous: "FULL" | "NORMAL"; dbPoolSize: number };
+
+/** Opens the database and applies the embedded migrations. */
+export async function openDatabase(settings: DatabaseSettings): Promise<void> {
+  engine = settings.databaseUrl
+    ? await PostgresEngine.open(settings.databaseUrl, settings.dbPoolSize, metas(pgMigrations))
+    : new SqliteEngine(settings.databasePath, settings.dbSynchronous, metas(sqliteMigrations));
 }
 
-export function openDatabase(path: string, synchronous: "FULL" | "NORMAL"): void {
-  if (path !== ":memory:") restrictFiles(path);
-  sqlite = new Database(path, { create: true, safeIntegers: true, strict: true });
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec(`PRAGMA synchronous = ${synchronous}`);
-  sqlite.exec("PRAGMA foreign_keys = ON");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
-  sqlite.exec("PRAGMA cache_size = -65536");
-  // Each write op runs in a savepoint; its sub-journal in a temp file doubled the cost of every op.
-  sqlite.exec("PRAGMA temp_store = MEMORY");
-  db = drizzle({ client: sqlite });
-  runMigrations(db);
-  writer = new GroupCommitWriter(sqlite);
+export const databaseKind = () => engine.kind;
+
+/**
+ * Runs a write op as one transaction and resolves after its commit is durable. The op is a generator
+ * function (see query.ts): its statements cannot await anything else, so no network call can sit
+ * inside a transaction. It may run more than once on PostgreSQL (a serialization conflict is retried).
+ */
+export function write<T>(op: () => Query<T>): Promise<T> {
+  return engine.write(op);
+}
+
+/** Runs a read on committed state. */
+export function read<T>(query: Query<T>): Promise<T> {
+  return engine.read(query);
+}
+
+/** See Engine.exclusive: a lock across every instance on the database. */
+export function exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
+  return engine.exclusive(name, wait, fn);
+}
+
+/** Whether the database answers a query (for /health). */
+export function databaseAnswers(): Promise<boolean> {
+  return engine.ping();
 }
 
 export async function closeDatabase(): Promise<void> {
-  await writer?.drain();
-  sqlite?.close();
+  await engine?.close();
 }
 
-/**
- * Runs `op` inside the serialized write transaction and resolves after its commit is on disk.
- * `op` must be synchronous: bun:sqlite transactions cannot span an await, and no network call
- * belongs inside one (queue it with onCommit or the outbox instead).
- */
-export function write<T>(op: () => T extends Promise<unknown> ? never : T): Promise<T> {
-  return writer.submit(op);
-}
-
-/** Inside a write op: run `fn` after the group commits (skipped if this op rolls back). */
-export function onCommit(fn: () => void): void {
-  writer.onCommit(fn);
-}
-
-
-/** Whether the database answers a query (for /health). */
-export function databaseAnswers(): boolean {
-  try {
-    sqlite.query("SELECT 1").get();
-    return true;
-  } catch {
-    return false;
-  }
+/** The SQLite engine, for what only a file can do (backups); null on PostgreSQL. */
+export function sqliteEngine(): SqliteEngine | null {
+  return engine instanceof SqliteEngine ? engine : null;
 }

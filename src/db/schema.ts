@@ -1,7 +1,7 @@
-import { sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { primaryKey, table, text } from "../db/tables";
 
 /** Small service-wide values that must survive a restart (e.g. the test clock's offset). */
-export const settings = sqliteTable("settings", {
-  key: text("key").primaryKey(),
-  value: text("value").notNull(),
+export const settings = table("settings", {
+  key: text().primaryKey(),
+  value: text().notNull(),
 });

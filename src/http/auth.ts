@@ -17,8 +17,8 @@ function caller(request: Request): AgentRow {
 
 export const auth = new Elysia({ name: "auth" }).macro({
   agent: {
-    transform({ headers, request, set }) {
-      const agent = agentFromHeader(headers.authorization);
+    async transform({ headers, request, set }) {
+      const agent = await agentFromHeader(headers.authorization);
       const limit = agent.rateLimit === null ? config.rateLimitDefault : Number(agent.rateLimit);
       consume(`agent:${agent.id}`, limit, set.headers as Record<string, string | number>);
       callers.set(request, agent);
@@ -26,8 +26,8 @@ export const auth = new Elysia({ name: "auth" }).macro({
     resolve: ({ request }) => ({ agent: caller(request) }),
   },
   owner: {
-    transform({ headers, request }) {
-      callers.set(request, ownerFromHeader(headers.authorization));
+    async transform({ headers, request }) {
+      callers.set(request, await ownerFromHeader(headers.authorization));
     },
     resolve: ({ request }) => ({ owner: caller(request) }),
   },

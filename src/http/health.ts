@@ -20,8 +20,8 @@ const Ready = t.Object({ ready: t.Boolean(), reason: t.Union([t.String(), t.Null
 export const healthRoutes = new Elysia({ name: "health" })
   .get(
     "/health",
-    ({ set }) => {
-      const database = databaseAnswers();
+    async ({ set }) => {
+      const database = await databaseAnswers();
       if (!database) set.status = 503;
       return { status: database ? "ok" : "degraded", protocol: PROTOCOL, version: VERSION, timestamp: iso(clock.nowMs()), database: database ? "ok" : "unreachable" } as const;
     },
@@ -29,8 +29,8 @@ export const healthRoutes = new Elysia({ name: "health" })
   )
   .get(
     "/health/ready",
-    ({ set }) => {
-      const reason = isDraining() ? "stopping" : databaseAnswers() ? null : "the database does not answer";
+    async ({ set }) => {
+      const reason = isDraining() ? "stopping" : (await databaseAnswers()) ? null : "the database does not answer";
       if (reason) set.status = 503;
       return { ready: reason === null, reason };
     },

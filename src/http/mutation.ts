@@ -1,6 +1,6 @@
-// Every POST that moves money or creates a resource runs through here: one serialized write,
-// honouring Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true).
-import { write } from "../db";
+// Every POST that moves money or creates a resource runs through here: one write op, honouring
+// Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true).
+import { write, type Query } from "../db";
 import { once, validateKey } from "../idempotency/idempotency";
 import { pathOf } from "./log";
 
@@ -12,7 +12,7 @@ type Request = {
   set: { status?: number | string; headers: Record<string, unknown> };
 };
 
-export async function mutation<T>(req: Request, status: number, effect: () => T): Promise<T> {
+export async function mutation<T>(req: Request, status: number, effect: () => Query<T>): Promise<T> {
   const key = req.headers["idempotency-key"];
   validateKey(key);
   const route = `${req.request.method} ${pathOf(req.request.url)}`;

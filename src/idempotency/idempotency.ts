@@ -1,7 +1,7 @@
 // Idempotency-Key (CONTRACT.md §4): the key and the stored answer are written in the same write op as
 // the effect, so a retry after a crash or a timeout can never apply it twice.
 import { clock } from "../clock";
-import { sqlite } from "../db";
+import { get, run, type Query } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
@@ -29,10 +29,12 @@ export function validateKey(key: string | undefined): void {
 const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${canonicalJson(scope.body ?? null)}`);
 
 /** The stored answer for this key, or null; a key used with another request is 409. */
-export function storedOutcome(scope: IdempotencyScope & { key: string }): Outcome | null {
-  const stored = sqlite
-    .query("SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?")
-    .get(scope.agentId, scope.key) as { requestHash: string; status: bigint; body: string; createdAt: bigint } | null;
+export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
+  const stored = yield* get<{ requestHash: string; status: bigint; body: string; createdAt: bigint }>(
+    "SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?",
+    scope.agentId,
+    scope.key,
+  );
   if (!stored || Number(stored.createdAt) + TTL_MS <= clock.nowMs()) return null;
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
@@ -40,25 +42,44 @@ export function storedOutcome(scope: IdempotencyScope & { key: string }): Outcom
   return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
 }
 
-/** Inside write(): keeps the answer for this key, in the same op as the effect. */
-export function storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): void {
-  sqlite
-    .query("INSERT OR REPLACE INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)")
-    .run(scope.agentId, scope.key, requestHashOf(scope), status, JSON.stringify(body), clock.nowMs());
+/**
+ * A write op: keeps the answer for this key, in the same op as the effect. A plain insert: if another
+ * transaction stored this key meanwhile (another instance, the same retry twice), the op collides with
+ * it and runs again, and then finds that answer instead of applying the effect a second time.
+ */
+export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
+  yield* run(
+    "INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+    scope.agentId,
+    scope.key,
+    requestHashOf(scope),
+    status,
+    JSON.stringify(body),
+    clock.nowMs(),
+  );
 }
 
-/** Runs `effect` once per (agent, key); must be called inside write(). */
-export function once(scope: IdempotencyScope, status: number, effect: () => unknown): Outcome {
-  if (scope.key === undefined) return { status, body: effect(), replayed: false };
+/** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */
+export function* replaceOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
+  yield* run("UPDATE idempotency_keys SET status = ?, body = ? WHERE agent_id = ? AND key = ?", status, JSON.stringify(body), scope.agentId, scope.key);
+}
+
+/**
+ * A write op that runs `effect` once per (agent, key). The key is unique in the database, so two
+ * instances receiving the same key at once apply it once: the second transaction conflicts, is run
+ * again, and then finds the first one's answer.
+ */
+export function* once<T>(scope: IdempotencyScope, status: number, effect: () => Query<T>): Query<Outcome> {
+  if (scope.key === undefined) return { status, body: yield* effect(), replayed: false };
   const keyed = { ...scope, key: scope.key };
-  const stored = storedOutcome(keyed);
+  const stored = yield* storedOutcome(keyed);
   if (stored) return stored;
-  const body = effect();
-  storeOutcome(keyed, status, body);
+  const body = yield* effect();
+  yield* storeOutcome(keyed, status, body);
   return { status, body, replayed: false };
 }
 
-/** Drops keys older than 24 h (a scheduler job). */
-export function purgeExpiredKeys(): void {
-  sqlite.query("DELETE FROM idempotency_keys WHERE created_at < ?").run(clock.nowMs() - TTL_MS);
+/** Drops keys older than 24 h (a scheduler job's write op). */
+export function* purgeExpiredKeys(): Query<void> {
+  yield* run("DELETE FROM idempotency_keys WHERE created_at < ?", clock.nowMs() - TTL_MS);
 }

@@ -1,16 +1,15 @@
-import { primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { int, timestampMs } from "../db/columns";
+import { integer, primaryKey, table, text } from "../db/tables";
 
 /** The stored answer to a request made with an Idempotency-Key, kept 24 hours. */
-export const idempotencyKeys = sqliteTable(
+export const idempotencyKeys = table(
   "idempotency_keys",
   {
-    agentId: text("agent_id").notNull(),
-    key: text("key").notNull(),
-    requestHash: text("request_hash").notNull(),
-    status: int("status").notNull(),
-    body: text("body").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    agentId: text().notNull(),
+    key: text().notNull(),
+    requestHash: text().notNull(),
+    status: integer().notNull(),
+    body: text().notNull(),
+    createdAt: integer().notNull(),
   },
-  (table) => [primaryKey({ columns: [table.agentId, table.key] })],
+  (t) => [primaryKey(t.agentId, t.key)],
 );

@@ -1,39 +1,46 @@
 // The ledger's invariants, checked from the raw tables: every entry balances per currency, every
 // account's balance (and posting count) equals what its postings say, no agent account is negative.
-import { sqlite } from "../db";
+import { all, get, type Query } from "../db";
 import { toMajor, type Currency } from "../money";
 
-export function checkLedger() {
-  const unbalancedEntries = sqlite
-    .query("SELECT entry_id AS entryId, currency, SUM(amount) AS sum FROM postings GROUP BY entry_id, currency HAVING SUM(amount) != 0")
-    .all() as { entryId: bigint; currency: Currency; sum: bigint }[];
-  const mismatchedAccounts = sqlite
-    .query(
-      `SELECT a.id AS accountId, a.balance AS balance, COALESCE(p.total, 0) AS postings
-       FROM accounts a LEFT JOIN (SELECT account_id, SUM(amount) AS total, COUNT(*) AS n FROM postings GROUP BY account_id) p
-         ON p.account_id = a.id
-       WHERE a.balance != COALESCE(p.total, 0) OR a.posting_count != COALESCE(p.n, 0)`,
-    )
-    .all() as { accountId: bigint; balance: bigint; postings: bigint }[];
-  const negativeAccounts = sqlite
-    .query("SELECT id AS accountId, agent_id AS agentId, kind, currency, balance FROM accounts WHERE agent_id IS NOT NULL AND balance < 0")
-    .all() as { accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }[];
-  const currencyMismatches = sqlite
-    .query("SELECT COUNT(*) AS n FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.currency != p.currency")
-    .get() as { n: bigint };
-  const totals = sqlite
-    .query(
-      `SELECT currency,
-              SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'available' THEN balance ELSE 0 END) AS available,
-              SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'held' THEN balance ELSE 0 END) AS held,
-              SUM(CASE WHEN agent_id IS NULL THEN balance ELSE 0 END) AS system
-       FROM accounts GROUP BY currency`,
-    )
-    .all() as { currency: Currency; available: bigint; held: bigint; system: bigint }[];
-  const counts = sqlite
-    .query("SELECT (SELECT COUNT(*) FROM journal_entries) AS entries, (SELECT COUNT(*) FROM postings) AS postings, (SELECT COUNT(*) FROM accounts) AS accounts")
-    .get() as { entries: bigint; postings: bigint; accounts: bigint };
+export type LedgerCheck = ReturnType<typeof ledgerCheckOf>;
 
+/** The ledger's invariants, from the raw tables (a read). */
+export function* checkLedger(): Query<LedgerCheck> {
+  const unbalancedEntries = yield* all<{ entryId: bigint; currency: Currency; sum: bigint }>(
+    "SELECT entry_id AS entryId, currency, CAST(SUM(amount) AS BIGINT) AS sum FROM postings GROUP BY entry_id, currency HAVING SUM(amount) != 0",
+  );
+  const mismatchedAccounts = yield* all<{ accountId: bigint; balance: bigint; postings: bigint }>(
+    `SELECT a.id AS accountId, a.balance AS balance, COALESCE(p.total, 0) AS postings
+     FROM accounts a LEFT JOIN (SELECT account_id, CAST(SUM(amount) AS BIGINT) AS total, COUNT(*) AS n FROM postings GROUP BY account_id) p
+       ON p.account_id = a.id
+     WHERE a.balance != COALESCE(p.total, 0) OR a.posting_count != COALESCE(p.n, 0)`,
+  );
+  const negativeAccounts = yield* all<{ accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }>(
+    "SELECT id AS accountId, agent_id AS agentId, kind, currency, balance FROM accounts WHERE agent_id IS NOT NULL AND balance < 0",
+  );
+  const currencyMismatches = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.currency != p.currency"))!;
+  const totals = yield* all<{ currency: Currency; available: bigint; held: bigint; system: bigint }>(
+    `SELECT currency,
+            CAST(SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'available' THEN balance ELSE 0 END) AS BIGINT) AS available,
+            CAST(SUM(CASE WHEN agent_id IS NOT NULL AND kind = 'held' THEN balance ELSE 0 END) AS BIGINT) AS held,
+            CAST(SUM(CASE WHEN agent_id IS NULL THEN balance ELSE 0 END) AS BIGINT) AS system
+     FROM accounts GROUP BY currency ORDER BY currency`,
+  );
+  const counts = (yield* get<{ entries: bigint; postings: bigint; accounts: bigint }>(
+    "SELECT (SELECT COUNT(*) FROM journal_entries) AS entries, (SELECT COUNT(*) FROM postings) AS postings, (SELECT COUNT(*) FROM accounts) AS accounts",
+  ))!;
+  return ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, totals, counts });
+}
+
+function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, totals, counts }: {
+  unbalancedEntries: { entryId: bigint; currency: Currency; sum: bigint }[];
+  mismatchedAccounts: { accountId: bigint; balance: bigint; postings: bigint }[];
+  negativeAccounts: { accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }[];
+  currencyMismatches: { n: bigint };
+  totals: { currency: Currency; available: bigint; held: bigint; system: bigint }[];
+  counts: { entries: bigint; postings: bigint; accounts: bigint };
+}) {
   const ok =
     unbalancedEntries.length === 0 &&
     mismatchedAccounts.length === 0 &&

@@ -2,12 +2,13 @@
 // hold moves money from an agent's available into its held account; release moves held money to
 // any agent's available (the holder itself for a return). Both are single balanced entries.
 import type { Currency } from "../money";
+import type { Query } from "../db";
 import { post, type HistoryType } from "./ledger";
 
 type Reference = { type: string; id: string };
 
-export function hold(agentId: string, amount: bigint, currency: Currency, reference: Reference): void {
-  post({
+export function* hold(agentId: string, amount: bigint, currency: Currency, reference: Reference): Query<void> {
+  yield* post({
     type: "ESCROW_HOLD",
     reference,
     postings: [
@@ -18,16 +19,16 @@ export function hold(agentId: string, amount: bigint, currency: Currency, refere
 }
 
 /** Held money of `holder` → available of `to` (`to === holder` returns it). */
-export function release(args: {
+export function* release(args: {
   holder: string;
   to: string;
   amount: bigint;
   currency: Currency;
   reference: Reference;
   historyType?: HistoryType;
-}): void {
+}): Query<void> {
   const returned = args.holder === args.to;
-  post({
+  yield* post({
     type: returned ? "ESCROW_RETURN" : "ESCROW_PAYOUT",
     reference: args.reference,
     postings: [

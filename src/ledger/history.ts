@@ -1,21 +1,21 @@
 // An agent's history is the postings on its available accounts, newest first: one index range.
-import { sqlite } from "../db";
+import { all, get, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 
-export function historyOf(agentId: string, limit: number, offset: number) {
-  const total = sqlite
-    .query("SELECT COALESCE(SUM(posting_count), 0) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'")
-    .get(agentId) as { n: bigint };
-  const rows = sqlite
-    .query(
-      `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
-              e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
-       FROM postings p JOIN journal_entries e ON e.id = p.entry_id
-       WHERE p.history_agent_id = ?
-       ORDER BY p.id DESC LIMIT ? OFFSET ?`,
-    )
-    .all(agentId, limit, offset) as {
+export type HistoryEntry = {
+  id: string;
+  type: string;
+  amount: number;
+  currency: Currency;
+  counterpartyId: string | null;
+  reference: { type: string; id: string };
+  createdAt: string;
+};
+
+export function* historyOf(agentId: string, limit: number, offset: number): Query<{ total: number; data: HistoryEntry[] }> {
+  const total = (yield* get<{ n: bigint }>("SELECT CAST(COALESCE(SUM(posting_count), 0) AS BIGINT) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'", agentId))!;
+  const rows = yield* all<{
     id: bigint;
     type: string;
     amount: bigint;
@@ -24,7 +24,16 @@ export function historyOf(agentId: string, limit: number, offset: number) {
     referenceType: string;
     referenceId: string;
     createdAt: bigint;
-  }[];
+  }>(
+      `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
+              e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
+       FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+       WHERE p.history_agent_id = ?
+       ORDER BY p.id DESC LIMIT ? OFFSET ?`,
+    agentId,
+    limit,
+    offset,
+  );
   return {
     total: Number(total.n),
     data: rows.map((row) => ({

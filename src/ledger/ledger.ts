@@ -1,9 +1,8 @@
 // The only writer of money. Every movement is one journal entry whose postings sum to zero per
 // currency; agent accounts are checked non-negative in the same transaction, before it commits.
-// Call these only inside write() (see db/index.ts).
-import type { Statement } from "bun:sqlite";
+// These are write ops (see db/query.ts): yield* them inside write().
 import { clock } from "../clock";
-import { sqlite } from "../db";
+import { all, get, run, type Query } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 
@@ -43,62 +42,28 @@ export type Entry = {
   postings: Posting[];
 };
 
-type Statements = {
-  agentAccount: Statement;
-  systemAccount: Statement;
-  createAccount: Statement;
-  createSystemAccount: Statement;
-  insertEntry: Statement;
-  insertPosting: Statement;
-  applyToBalance: Statement;
-};
-
-let prepared: { for: unknown; statements: Statements } | null = null;
-
-function statements(): Statements {
-  if (prepared?.for !== sqlite) {
-    prepared = {
-      for: sqlite,
-      statements: {
-        agentAccount: sqlite.prepare("SELECT id FROM accounts WHERE agent_id = ? AND kind = ? AND currency = ?"),
-        systemAccount: sqlite.prepare("SELECT id FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = ?"),
-        createAccount: sqlite.prepare(
-          "INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, ?, ?, 0) RETURNING id",
-        ),
-        createSystemAccount: sqlite.prepare(
-          "INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (NULL, ?, ?, 0) RETURNING id",
-        ),
-        insertEntry: sqlite.prepare(
-          "INSERT INTO journal_entries (type, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?) RETURNING id",
-        ),
-        insertPosting: sqlite.prepare(
-          "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-        ),
-        applyToBalance: sqlite.prepare(
-          "UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? RETURNING balance",
-        ),
-      },
-    };
-  }
-  return prepared.statements;
-}
-
 /** Creates an agent's available and held accounts in every currency (at registration). */
-export function openAgentAccounts(agentId: string): void {
-  const { createAccount } = statements();
+export function* openAgentAccounts(agentId: string): Query<void> {
   for (const currency of CURRENCIES) {
-    createAccount.get(agentId, "available", currency);
-    createAccount.get(agentId, "held", currency);
+    yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'available', ?, 0)", agentId, currency);
+    yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'held', ?, 0)", agentId, currency);
   }
 }
 
-function accountId(ref: AccountRef): bigint {
-  const s = statements();
+function* accountId(ref: AccountRef): Query<bigint> {
   if (ref.agentId === null) {
-    const row = s.systemAccount.get(ref.kind, ref.currency) as { id: bigint } | null;
-    return row?.id ?? (s.createSystemAccount.get(ref.kind, ref.currency) as { id: bigint }).id;
+    const select = () => get<{ id: bigint }>("SELECT id FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = ?", ref.kind, ref.currency);
+    const row = yield* select();
+    if (row) return row.id;
+    // Created on first use; the partial unique index makes two instances doing so at once one account.
+    yield* run(
+      "INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (NULL, ?, ?, 0) ON CONFLICT (kind, currency) WHERE agent_id IS NULL DO NOTHING",
+      ref.kind,
+      ref.currency,
+    );
+    return (yield* select())!.id;
   }
-  const row = s.agentAccount.get(ref.agentId, ref.kind, ref.currency) as { id: bigint } | null;
+  const row = yield* get<{ id: bigint }>("SELECT id FROM accounts WHERE agent_id = ? AND kind = ? AND currency = ?", ref.agentId, ref.kind, ref.currency);
   if (!row) throw new Error(`ledger: no ${ref.kind} ${ref.currency} account for agent ${ref.agentId}`);
   return row.id;
 }
@@ -118,7 +83,7 @@ function insufficient(posting: Posting, balanceAfter: bigint): ApiError {
  * Posts one balanced entry. Throws INSUFFICIENT_BALANCE when an agent account would go negative;
  * the caller's write op then rolls back as a whole, so nothing of the movement remains.
  */
-export function post(entry: Entry): void {
+export function* post(entry: Entry): Query<void> {
   const sums = new Map<string, bigint>();
   for (const posting of entry.postings) {
     if (posting.amount === 0n) throw new Error("ledger: zero posting");
@@ -128,12 +93,18 @@ export function post(entry: Entry): void {
   for (const [currency, sum] of sums) {
     if (sum !== 0n) throw new Error(`ledger: entry ${entry.type} does not balance in ${currency} (${sum})`);
   }
-  const s = statements();
   const now = clock.nowMs();
-  const { id: entryId } = s.insertEntry.get(entry.type, entry.reference.type, entry.reference.id, now) as { id: bigint };
+  const { id: entryId } = (yield* get<{ id: bigint }>(
+    "INSERT INTO journal_entries (type, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?) RETURNING id",
+    entry.type,
+    entry.reference.type,
+    entry.reference.id,
+    now,
+  ))!;
   for (const posting of entry.postings) {
-    const account = accountId(posting.account);
-    s.insertPosting.run(
+    const account = yield* accountId(posting.account);
+    yield* run(
+      "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       entryId,
       account,
       posting.amount,
@@ -143,15 +114,13 @@ export function post(entry: Entry): void {
       posting.account.kind === "available" ? posting.account.agentId : null,
       now,
     );
-    const { balance } = s.applyToBalance.get(posting.amount, account) as { balance: bigint };
+    const { balance } = (yield* get<{ balance: bigint }>("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? RETURNING balance", posting.amount, account))!;
     if (balance < 0n && posting.account.agentId !== null) throw insufficient(posting, balance);
   }
 }
 
-export function balancesOf(agentId: string): { currency: Currency; available: bigint; held: bigint }[] {
-  const rows = sqlite
-    .query("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?")
-    .all(agentId) as { kind: AgentAccountKind; currency: Currency; balance: bigint }[];
+export function* balancesOf(agentId: string): Query<{ currency: Currency; available: bigint; held: bigint }[]> {
+  const rows = yield* all<{ kind: AgentAccountKind; currency: Currency; balance: bigint }>("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?", agentId);
   return CURRENCIES.map((currency) => ({
     currency,
     available: rows.find((row) => row.currency === currency && row.kind === "available")?.balance ?? 0n,

@@ -1,11 +1,12 @@
 // The movements the products use, each one balanced entry through post().
 import type { Currency } from "../money";
+import type { Query } from "../db";
 import { post, type HistoryType } from "./ledger";
 
 type Reference = { type: string; id: string };
 
 /** available → available between two agents. */
-export function transfer(args: {
+export function* transfer(args: {
   from: string;
   to: string;
   amount: bigint;
@@ -14,8 +15,8 @@ export function transfer(args: {
   entryType?: string;
   sentAs?: HistoryType;
   receivedAs?: HistoryType;
-}): void {
-  post({
+}): Query<void> {
+  yield* post({
     type: args.entryType ?? "PAYMENT",
     reference: args.reference,
     postings: [
@@ -26,8 +27,8 @@ export function transfer(args: {
 }
 
 /** Money from the outside world (operator deposit, on-chain deposit) into an agent's available. */
-export function deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): void {
-  post({
+export function* deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): Query<void> {
+  yield* post({
     type: "DEPOSIT",
     reference,
     postings: [

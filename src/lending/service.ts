@@ -2,11 +2,10 @@
 // and pays the principal out of the lender's escrow; repayments go to the lender, and full repayment
 // returns the collateral. OPEN offers EXPIRE (amount back), ACTIVE loans DEFAULT at dueAt
 // (collateral to the lender). Due transitions run in a job and before every read or action.
-import { and, desc, eq, lte, or, sql, type SQL } from "drizzle-orm";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { db, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -15,10 +14,72 @@ import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { assertWithinTier } from "../reputation/tiers";
 import { notifyFinancial } from "../webhooks/outbox";
-import { loanOffers, loans } from "./schema";
 
-type OfferRow = typeof loanOffers.$inferSelect;
-type LoanRow = typeof loans.$inferSelect;
+type OfferRow = {
+  id: string;
+  lenderId: string;
+  amount: bigint;
+  currency: string;
+  interestBps: number;
+  durationDays: number;
+  collateralBps: number;
+  status: string;
+  expiresAt: number;
+  createdAt: number;
+  updatedAt: number;
+};
+
+type LoanRow = {
+  id: string;
+  offerId: string;
+  lenderId: string;
+  borrowerId: string;
+  principal: bigint;
+  currency: string;
+  interestBps: number;
+  amountDue: bigint;
+  amountRepaid: bigint;
+  collateral: bigint;
+  dueAt: number;
+  status: string;
+  createdAt: number;
+  closedAt: number | null;
+};
+
+// As stored: every INTEGER arrives as a bigint; rates, days and times are turned into numbers here.
+type StoredOffer = Omit<OfferRow, "interestBps" | "durationDays" | "collateralBps" | "expiresAt" | "createdAt" | "updatedAt"> & {
+  interestBps: bigint;
+  durationDays: bigint;
+  collateralBps: bigint;
+  expiresAt: bigint;
+  createdAt: bigint;
+  updatedAt: bigint;
+};
+type StoredLoan = Omit<LoanRow, "interestBps" | "dueAt" | "createdAt" | "closedAt"> & { interestBps: bigint; dueAt: bigint; createdAt: bigint; closedAt: bigint | null };
+
+const OFFER_COLUMNS = `id, lender_id AS lenderId, amount, currency, interest_bps AS interestBps, duration_days AS durationDays,
+  collateral_bps AS collateralBps, status, expires_at AS expiresAt, created_at AS createdAt, updated_at AS updatedAt`;
+const LOAN_COLUMNS = `id, offer_id AS offerId, lender_id AS lenderId, borrower_id AS borrowerId, principal, currency,
+  interest_bps AS interestBps, amount_due AS amountDue, amount_repaid AS amountRepaid, collateral, due_at AS dueAt, status,
+  created_at AS createdAt, closed_at AS closedAt`;
+
+const toOffer = (row: StoredOffer): OfferRow => ({
+  ...row,
+  interestBps: Number(row.interestBps),
+  durationDays: Number(row.durationDays),
+  collateralBps: Number(row.collateralBps),
+  expiresAt: Number(row.expiresAt),
+  createdAt: Number(row.createdAt),
+  updatedAt: Number(row.updatedAt),
+});
+
+const toLoan = (row: StoredLoan): LoanRow => ({
+  ...row,
+  interestBps: Number(row.interestBps),
+  dueAt: Number(row.dueAt),
+  createdAt: Number(row.createdAt),
+  closedAt: row.closedAt === null ? null : Number(row.closedAt),
+});
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
@@ -71,53 +132,131 @@ export function loanView(row: LoanRow) {
   };
 }
 
-const findOffer = (id: string) => db.select().from(loanOffers).where(eq(loanOffers.id, id)).get();
-const findLoan = (id: string) => db.select().from(loans).where(eq(loans.id, id)).get();
+/** `lock`: in a write op that changes the offer from what it read (see db/postgres.ts). */
+function* findOffer(id: string, lock = false): Query<OfferRow | undefined> {
+  const row = yield* get<StoredOffer>(`SELECT ${OFFER_COLUMNS} FROM loan_offers WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+  return row ? toOffer(row) : undefined;
+}
+
+function* findLoan(id: string, lock = false): Query<LoanRow | undefined> {
+  const row = yield* get<StoredLoan>(`SELECT ${LOAN_COLUMNS} FROM loans WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+  return row ? toLoan(row) : undefined;
+}
 const offerRef = (row: { id: string }) => ({ type: "loan_offer", id: row.id });
 const loanRef = (row: { id: string }) => ({ type: "loan", id: row.id });
 
-function setOffer(row: OfferRow, changes: Partial<OfferRow>): OfferRow {
+function* setOffer(row: OfferRow, changes: Partial<OfferRow>): Query<OfferRow> {
   const next = { ...row, ...changes, updatedAt: clock.nowMs() };
-  db.update(loanOffers).set(next).where(eq(loanOffers.id, row.id)).run();
+  yield* run(
+    `UPDATE loan_offers SET lender_id = ?, amount = ?, currency = ?, interest_bps = ?, duration_days = ?, collateral_bps = ?, status = ?,
+       expires_at = ?, created_at = ?, updated_at = ? WHERE id = ?`,
+    next.lenderId,
+    next.amount,
+    next.currency,
+    next.interestBps,
+    next.durationDays,
+    next.collateralBps,
+    next.status,
+    next.expiresAt,
+    next.createdAt,
+    next.updatedAt,
+    row.id,
+  );
   return next;
 }
 
-function setLoan(row: LoanRow, changes: Partial<LoanRow>): LoanRow {
+function* setLoan(row: LoanRow, changes: Partial<LoanRow>): Query<LoanRow> {
   const next = { ...row, ...changes };
-  db.update(loans).set(next).where(eq(loans.id, row.id)).run();
+  yield* run(
+    `UPDATE loans SET offer_id = ?, lender_id = ?, borrower_id = ?, principal = ?, currency = ?, interest_bps = ?, amount_due = ?,
+       amount_repaid = ?, collateral = ?, due_at = ?, status = ?, created_at = ?, closed_at = ? WHERE id = ?`,
+    next.offerId,
+    next.lenderId,
+    next.borrowerId,
+    next.principal,
+    next.currency,
+    next.interestBps,
+    next.amountDue,
+    next.amountRepaid,
+    next.collateral,
+    next.dueAt,
+    next.status,
+    next.createdAt,
+    next.closedAt,
+    row.id,
+  );
   return next;
 }
 
-/** Inside write(): an OPEN offer past expiresAt becomes EXPIRED and its amount returns to the lender. */
-function expireOfferIfDue(row: OfferRow): OfferRow {
+function* insertOffer(row: OfferRow): Query<void> {
+  yield* run(
+    `INSERT INTO loan_offers (id, lender_id, amount, currency, interest_bps, duration_days, collateral_bps, status, expires_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.lenderId,
+    row.amount,
+    row.currency,
+    row.interestBps,
+    row.durationDays,
+    row.collateralBps,
+    row.status,
+    row.expiresAt,
+    row.createdAt,
+    row.updatedAt,
+  );
+}
+
+function* insertLoan(row: LoanRow): Query<void> {
+  yield* run(
+    `INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at, closed_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.offerId,
+    row.lenderId,
+    row.borrowerId,
+    row.principal,
+    row.currency,
+    row.interestBps,
+    row.amountDue,
+    row.amountRepaid,
+    row.collateral,
+    row.dueAt,
+    row.status,
+    row.createdAt,
+    row.closedAt,
+  );
+}
+
+/** A write op: an OPEN offer past expiresAt becomes EXPIRED and its amount returns to the lender. */
+function* expireOfferIfDue(row: OfferRow): Query<OfferRow> {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
-  release({ holder: row.lenderId, to: row.lenderId, amount: row.amount, currency: row.currency as Currency, reference: offerRef(row) });
-  const next = setOffer(row, { status: "EXPIRED" });
-  notifyFinancial(row.lenderId, "loan_offer.expired", { offerId: row.id, amount: toMajor(row.amount, row.currency as Currency), currency: row.currency }, "Your loan offer expired; the amount is back in your balance");
+  yield* release({ holder: row.lenderId, to: row.lenderId, amount: row.amount, currency: row.currency as Currency, reference: offerRef(row) });
+  const next = yield* setOffer(row, { status: "EXPIRED" });
+  yield* notifyFinancial(row.lenderId, "loan_offer.expired", { offerId: row.id, amount: toMajor(row.amount, row.currency as Currency), currency: row.currency }, "Your loan offer expired; the amount is back in your balance");
   return next;
 }
 
-/** Inside write(): an ACTIVE loan past dueAt defaults: collateral to the lender, −10 to the borrower. */
-function defaultLoanIfDue(row: LoanRow): LoanRow {
+/** A write op: an ACTIVE loan past dueAt defaults: collateral to the lender, −10 to the borrower. */
+function* defaultLoanIfDue(row: LoanRow): Query<LoanRow> {
   if (row.status !== "ACTIVE" || row.dueAt > clock.nowMs()) return row;
   const currency = row.currency as Currency;
-  if (row.collateral > 0n) release({ holder: row.borrowerId, to: row.lenderId, amount: row.collateral, currency, reference: loanRef(row) });
-  adjustScore(row.borrowerId, "LOAN_DEFAULT", loanRef(row));
-  const next = setLoan(row, { status: "DEFAULTED", closedAt: clock.nowMs() });
+  if (row.collateral > 0n) yield* release({ holder: row.borrowerId, to: row.lenderId, amount: row.collateral, currency, reference: loanRef(row) });
+  yield* adjustScore(row.borrowerId, "LOAN_DEFAULT", loanRef(row));
+  const next = yield* setLoan(row, { status: "DEFAULTED", closedAt: clock.nowMs() });
   const data = { loanId: row.id, outstanding: toMajor(row.amountDue - row.amountRepaid, currency), collateral: toMajor(row.collateral, currency), currency };
-  notifyFinancial(row.lenderId, "loan.defaulted", data, "A loan you made defaulted; its collateral is yours");
-  notifyFinancial(row.borrowerId, "loan.defaulted", data, "Your loan defaulted; the collateral went to the lender");
+  yield* notifyFinancial(row.lenderId, "loan.defaulted", data, "A loan you made defaulted; its collateral is yours");
+  yield* notifyFinancial(row.borrowerId, "loan.defaulted", data, "Your loan defaulted; the collateral went to the lender");
   return next;
 }
 
-export function createOffer(
+export function* createOffer(
   lenderId: string,
   body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
 ) {
   const amount = toMinor(body.amount, body.currency);
   const interestBps = toBps(body.interestRate, "interestRate");
   const collateralBps = toBps(body.collateralPercent, "collateralPercent");
-  assertWithinTier(Number(findAgent(lenderId)!.score), amount, body.currency);
+  assertWithinTier(Number((yield* findAgent(lenderId))!.score), amount, body.currency);
   const now = clock.nowMs();
   const row: OfferRow = {
     id: prefixedId("lo"),
@@ -132,28 +271,28 @@ export function createOffer(
     createdAt: now,
     updatedAt: now,
   };
-  db.insert(loanOffers).values(row).run();
-  hold(lenderId, amount, body.currency, offerRef(row));
+  yield* insertOffer(row);
+  yield* hold(lenderId, amount, body.currency, offerRef(row));
   return offerView(row);
 }
 
-export function cancelOffer(lenderId: string, id: string) {
-  const found = findOffer(id);
+export function* cancelOffer(lenderId: string, id: string) {
+  const found = yield* findOffer(id, true);
   if (!found || found.lenderId !== lenderId) throw notFound("loan offer");
-  const row = expireOfferIfDue(found);
+  const row = yield* expireOfferIfDue(found);
   if (row.status !== "OPEN") throw invalidState(`the offer is ${row.status}`);
   const currency = row.currency as Currency;
-  release({ holder: lenderId, to: lenderId, amount: row.amount, currency, reference: offerRef(row) });
-  notifyFinancial(lenderId, "loan_offer.cancelled", { offerId: row.id, amount: toMajor(row.amount, currency), currency }, "Your loan offer was cancelled; the amount is back in your balance");
-  return offerView(setOffer(row, { status: "CANCELLED" }));
+  yield* release({ holder: lenderId, to: lenderId, amount: row.amount, currency, reference: offerRef(row) });
+  yield* notifyFinancial(lenderId, "loan_offer.cancelled", { offerId: row.id, amount: toMajor(row.amount, currency), currency }, "Your loan offer was cancelled; the amount is back in your balance");
+  return offerView(yield* setOffer(row, { status: "CANCELLED" }));
 }
 
-export function borrow(borrowerId: string, body: { offerId: string; collateral?: number }) {
-  const found = findOffer(body.offerId);
+export function* borrow(borrowerId: string, body: { offerId: string; collateral?: number }) {
+  const found = yield* findOffer(body.offerId, true);
   if (!found) throw notFound("loan offer");
-  const offer = expireOfferIfDue(found);
+  const offer = yield* expireOfferIfDue(found);
   if (offer.lenderId === borrowerId) throw invalid("you cannot borrow from your own offer");
-  assertNotBlockedBy(offer.lenderId, borrowerId);
+  yield* assertNotBlockedBy(offer.lenderId, borrowerId);
   if (offer.status !== "OPEN") throw invalidState(`the offer is ${offer.status}`);
   const currency = offer.currency as Currency;
   const collateral = ofBps(offer.amount, offer.collateralBps);
@@ -177,86 +316,107 @@ export function borrow(borrowerId: string, body: { offerId: string; collateral?:
     createdAt: now,
     closedAt: null,
   };
-  db.insert(loans).values(row).run();
-  if (collateral > 0n) hold(borrowerId, collateral, currency, loanRef(row));
-  release({ holder: offer.lenderId, to: borrowerId, amount: offer.amount, currency, reference: loanRef(row), historyType: "LOAN_DISBURSED" });
-  setOffer(offer, { status: "TAKEN" });
+  yield* insertLoan(row);
+  if (collateral > 0n) yield* hold(borrowerId, collateral, currency, loanRef(row));
+  yield* release({ holder: offer.lenderId, to: borrowerId, amount: offer.amount, currency, reference: loanRef(row), historyType: "LOAN_DISBURSED" });
+  yield* setOffer(offer, { status: "TAKEN" });
   const data = { loanId: row.id, offerId: offer.id, principal: toMajor(row.principal, currency), amountDue: toMajor(row.amountDue, currency), collateral: toMajor(collateral, currency), currency, dueAt: iso(row.dueAt) };
-  notifyFinancial(offer.lenderId, "loan.taken", { ...data, borrowerId }, `Your loan offer was taken: ${data.principal} ${currency}`);
-  notifyFinancial(borrowerId, "loan.disbursed", { ...data, lenderId: offer.lenderId }, `Loan received: ${data.principal} ${currency}, due ${data.dueAt}`);
+  yield* notifyFinancial(offer.lenderId, "loan.taken", { ...data, borrowerId }, `Your loan offer was taken: ${data.principal} ${currency}`);
+  yield* notifyFinancial(borrowerId, "loan.disbursed", { ...data, lenderId: offer.lenderId }, `Loan received: ${data.principal} ${currency}, due ${data.dueAt}`);
   return loanView(row);
 }
 
-export function repay(borrowerId: string, loanId: string, amountMajor: number) {
-  const found = findLoan(loanId);
+export function* repay(borrowerId: string, loanId: string, amountMajor: number) {
+  const found = yield* findLoan(loanId, true);
   if (!found || found.borrowerId !== borrowerId) throw notFound("loan");
-  const row = defaultLoanIfDue(found);
+  const row = yield* defaultLoanIfDue(found);
   if (row.status !== "ACTIVE") throw invalidState(`the loan is ${row.status}`);
   const currency = row.currency as Currency;
   const amount = toMinor(amountMajor, currency);
   const outstanding = row.amountDue - row.amountRepaid;
   if (amount > outstanding) throw invalid(`the outstanding amount is ${toMajor(outstanding, currency)} ${currency}`);
-  transfer({ from: borrowerId, to: row.lenderId, amount, currency, reference: loanRef(row), entryType: "LOAN_REPAYMENT", sentAs: "LOAN_REPAYMENT", receivedAs: "LOAN_REPAYMENT" });
+  yield* transfer({ from: borrowerId, to: row.lenderId, amount, currency, reference: loanRef(row), entryType: "LOAN_REPAYMENT", sentAs: "LOAN_REPAYMENT", receivedAs: "LOAN_REPAYMENT" });
   const repaid = row.amountRepaid + amount;
   const full = repaid === row.amountDue;
   if (full) {
-    if (row.collateral > 0n) release({ holder: borrowerId, to: borrowerId, amount: row.collateral, currency, reference: loanRef(row) });
-    adjustScore(borrowerId, "LOAN_REPAID_ON_TIME", loanRef(row));
+    if (row.collateral > 0n) yield* release({ holder: borrowerId, to: borrowerId, amount: row.collateral, currency, reference: loanRef(row) });
+    yield* adjustScore(borrowerId, "LOAN_REPAID_ON_TIME", loanRef(row));
   }
-  const next = setLoan(row, { amountRepaid: repaid, ...(full ? { status: "REPAID", closedAt: clock.nowMs() } : {}) });
+  const next = yield* setLoan(row, { amountRepaid: repaid, ...(full ? { status: "REPAID", closedAt: clock.nowMs() } : {}) });
   const data = { loanId: row.id, amount: toMajor(amount, currency), outstanding: toMajor(row.amountDue - repaid, currency), currency, status: next.status };
-  notifyFinancial(row.lenderId, full ? "loan.repaid" : "loan.repayment", data, full ? "A loan you made was repaid in full" : `Loan repayment received: ${data.amount} ${currency}`);
-  notifyFinancial(borrowerId, full ? "loan.repaid" : "loan.repayment", data, full ? "Loan repaid in full; your collateral is back" : `Repayment made: ${data.amount} ${currency}`);
+  yield* notifyFinancial(row.lenderId, full ? "loan.repaid" : "loan.repayment", data, full ? "A loan you made was repaid in full" : `Loan repayment received: ${data.amount} ${currency}`);
+  yield* notifyFinancial(borrowerId, full ? "loan.repaid" : "loan.repayment", data, full ? "Loan repaid in full; your collateral is back" : `Repayment made: ${data.amount} ${currency}`);
   return loanView(next);
 }
 
-const dueOffers = (now: number) => and(eq(loanOffers.status, "OPEN"), lte(loanOffers.expiresAt, now));
-const dueLoans = (now: number) => and(eq(loans.status, "ACTIVE"), lte(loans.dueAt, now));
+const DUE_OFFERS = "status = 'OPEN' AND expires_at <= ?";
+const DUE_LOANS = "status = 'ACTIVE' AND due_at <= ?";
 
-/** Inside write(): expires up to `batch` due offers and defaults up to `batch` due loans; returns how many. */
-function applyDue(batch: number): number {
+/** A write op: expires up to `batch` due offers and defaults up to `batch` due loans; returns how many. */
+function* applyDue(batch: number): Query<number> {
   const now = clock.nowMs();
-  const offers = db.select().from(loanOffers).where(dueOffers(now)).limit(batch).all();
-  const due = db.select().from(loans).where(dueLoans(now)).limit(batch).all();
-  for (const row of offers) expireOfferIfDue(row);
-  for (const row of due) defaultLoanIfDue(row);
+  // Locked: a concurrent action or job waits, and PostgreSQL then skips rows no longer due.
+  const offers = (yield* all<StoredOffer>(`SELECT ${OFFER_COLUMNS} FROM loan_offers WHERE ${DUE_OFFERS} LIMIT ? ${FOR_UPDATE}`, now, batch)).map(toOffer);
+  const due = (yield* all<StoredLoan>(`SELECT ${LOAN_COLUMNS} FROM loans WHERE ${DUE_LOANS} LIMIT ? ${FOR_UPDATE}`, now, batch)).map(toLoan);
+  for (const row of offers) yield* expireOfferIfDue(row);
+  for (const row of due) yield* defaultLoanIfDue(row);
   return Math.max(offers.length, due.length);
 }
 
 /** The job, also run before every read and action so no one sees or acts on a stale offer or loan. */
 export async function settleDueLending(): Promise<void> {
   const BATCH = 200;
-  const isDue = () => {
+  const isDue = function* () {
     const now = clock.nowMs();
-    return db.select({ id: loanOffers.id }).from(loanOffers).where(dueOffers(now)).limit(1).get() ?? db.select({ id: loans.id }).from(loans).where(dueLoans(now)).limit(1).get();
+    return (
+      (yield* get<{ id: string }>(`SELECT id FROM loan_offers WHERE ${DUE_OFFERS} LIMIT 1`, now)) ??
+      (yield* get<{ id: string }>(`SELECT id FROM loans WHERE ${DUE_LOANS} LIMIT 1`, now))
+    );
   };
-  while (isDue()) {
+  while (await read(isDue())) {
     if ((await write(() => applyDue(BATCH))) < BATCH) return;
   }
 }
 
+function* openOffers(filter: { currency?: Currency; limit: number; offset: number }) {
+  const where = filter.currency ? "status = 'OPEN' AND currency = ?" : "status = 'OPEN'";
+  const params = filter.currency ? [filter.currency] : [];
+  const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM loan_offers WHERE ${where}`, ...params))!.n);
+  const rows = yield* all<StoredOffer>(
+    `SELECT ${OFFER_COLUMNS} FROM loan_offers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ...params,
+    filter.limit,
+    filter.offset,
+  );
+  return { data: rows.map(toOffer).map(offerView), total };
+}
+
 export async function listOffers(filter: { currency?: Currency; limit: number; offset: number }) {
   await settleDueLending();
-  const conditions: SQL[] = [eq(loanOffers.status, "OPEN")];
-  if (filter.currency) conditions.push(eq(loanOffers.currency, filter.currency));
-  const where = and(...conditions);
-  const total = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(loanOffers).where(where).get()!.n;
-  const rows = db.select().from(loanOffers).where(where).orderBy(desc(loanOffers.createdAt), desc(loanOffers.id)).limit(filter.limit).offset(filter.offset).all();
-  return { data: rows.map(offerView), total };
+  return read(openOffers(filter));
+}
+
+function* loansOf(agentId: string, filter: { role?: "lender" | "borrower"; limit: number; offset: number }) {
+  const where = filter.role === "lender" ? "lender_id = ?" : filter.role === "borrower" ? "borrower_id = ?" : "(lender_id = ? OR borrower_id = ?)";
+  const params = filter.role ? [agentId] : [agentId, agentId];
+  const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM loans WHERE ${where}`, ...params))!.n);
+  const rows = yield* all<StoredLoan>(
+    `SELECT ${LOAN_COLUMNS} FROM loans WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ...params,
+    filter.limit,
+    filter.offset,
+  );
+  return { data: rows.map(toLoan).map(loanView), total };
 }
 
 export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower"; limit: number; offset: number }) {
   await settleDueLending();
-  const where =
-    filter.role === "lender" ? eq(loans.lenderId, agentId) : filter.role === "borrower" ? eq(loans.borrowerId, agentId) : or(eq(loans.lenderId, agentId), eq(loans.borrowerId, agentId))!;
-  const total = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(loans).where(where).get()!.n;
-  const rows = db.select().from(loans).where(where).orderBy(desc(loans.createdAt), desc(loans.id)).limit(filter.limit).offset(filter.offset).all();
-  return { data: rows.map(loanView), total };
+  return read(loansOf(agentId, filter));
 }
 
 export async function getLoan(agentId: string, id: string) {
   await settleDueLending();
-  const row = findLoan(id);
+  const row = await read(findLoan(id));
   if (!row || (row.lenderId !== agentId && row.borrowerId !== agentId)) throw notFound("loan");
   return loanView(row);
 }

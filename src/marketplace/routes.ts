@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { write } from "../db";
+import { read, write } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -29,7 +29,7 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
   )
   .get(
     "/discover",
-    ({ query }) => paged(query, (limit, offset) => discover({ ...query, limit, offset })),
+    ({ query }) => paged(query, (limit, offset) => read(discover({ ...query, limit, offset }))),
     {
       query: t.Object({
         ...PageQuery.properties,
@@ -41,7 +41,7 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
       ...answers(docs("Marketplace", "Active listings, newest first; price bounds are in each listing's currency", "public"), { 200: ServicePage }),
     },
   )
-  .get("/:id", ({ params }) => getService(params.id), {
+  .get("/:id", ({ params }) => read(getService(params.id)), {
     params: ServiceId,
     ...answers(docs("Marketplace", "One listing", "public", ["NOT_FOUND"]), { 200: Service }),
   })
@@ -87,14 +87,14 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
   )
   .get(
     "/bookings/mine",
-    ({ agent, query }) => paged(query, (limit, offset) => listBookings(agent.id, { role: query.role, limit, offset })),
+    ({ agent, query }) => paged(query, (limit, offset) => read(listBookings(agent.id, { role: query.role, limit, offset }))),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("buyer"), t.Literal("provider")])) }),
       ...answers(docs("Marketplace", "Bookings the caller made or received, newest first", "agent"), { 200: BookingPage }),
     },
   )
-  .get("/bookings/:id", ({ agent, params }) => getBooking(agent.id, params.id), {
+  .get("/bookings/:id", ({ agent, params }) => read(getBooking(agent.id, params.id)), {
     agent: true,
     params: ServiceId,
     ...answers(docs("Marketplace", "A booking the caller made or received", "agent", ["NOT_FOUND"]), { 200: Booking }),

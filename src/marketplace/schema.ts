@@ -1,67 +1,66 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { int, json, money, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 import { payments } from "../payments/schema";
 
-export const services = sqliteTable(
+export const services = table(
   "services",
   {
-    id: text("id").primaryKey(),
-    providerId: text("provider_id").notNull().references(() => agents.id),
-    name: text("name").notNull(),
-    description: text("description").notNull(),
-    category: text("category").notNull(),
-    price: money("price").notNull(),
-    currency: text("currency").notNull(),
-    pricingUnit: text("pricing_unit").notNull(),
-    active: int("active").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
-    updatedAt: timestampMs("updated_at").notNull(),
+    id: text().primaryKey(),
+    providerId: text().notNull().references(() => agents.columns.id),
+    name: text().notNull(),
+    description: text().notNull(),
+    category: text().notNull(),
+    price: integer().notNull(),
+    currency: text().notNull(),
+    pricingUnit: text().notNull(),
+    active: integer().notNull(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
   },
-  (table) => [
-    index("services_active_created_idx").on(table.active, table.createdAt),
-    index("services_provider_id_idx").on(table.providerId),
+  (t) => [
+    index("services_active_created_idx").on(t.active, t.createdAt),
+    index("services_provider_id_idx").on(t.providerId),
   ],
 );
 
 export type QuoteUnits = { nights?: number; guests?: number; hours?: number };
 
-export const quotes = sqliteTable(
+export const quotes = table(
   "quotes",
   {
-    id: text("id").primaryKey(),
-    serviceId: text("service_id").notNull().references(() => services.id),
-    providerId: text("provider_id").notNull().references(() => agents.id),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    amount: money("amount").notNull(),
-    currency: text("currency").notNull(),
-    units: json<QuoteUnits>()("units").notNull(),
-    breakdown: json<Record<string, unknown>>()("breakdown").notNull(),
-    expiresAt: timestampMs("expires_at").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    serviceId: text().notNull().references(() => services.columns.id),
+    providerId: text().notNull().references(() => agents.columns.id),
+    agentId: text().notNull().references(() => agents.columns.id),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    units: text().notNull(),
+    breakdown: text().notNull(),
+    expiresAt: integer().notNull(),
+    createdAt: integer().notNull(),
   },
-  (table) => [index("quotes_agent_id_idx").on(table.agentId)],
+  (t) => [index("quotes_agent_id_idx").on(t.agentId)],
 );
 
 /** quote_id is unique: a quote books once. */
-export const bookings = sqliteTable(
+export const bookings = table(
   "bookings",
   {
-    id: text("id").primaryKey(),
-    quoteId: text("quote_id").notNull().references(() => quotes.id),
-    serviceId: text("service_id").notNull().references(() => services.id),
-    providerId: text("provider_id").notNull().references(() => agents.id),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    amount: money("amount").notNull(),
-    currency: text("currency").notNull(),
-    rail: text("rail").notNull(),
-    status: text("status").notNull(),
-    paymentId: text("payment_id").notNull().references(() => payments.id),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    quoteId: text().notNull().references(() => quotes.columns.id),
+    serviceId: text().notNull().references(() => services.columns.id),
+    providerId: text().notNull().references(() => agents.columns.id),
+    agentId: text().notNull().references(() => agents.columns.id),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    rail: text().notNull(),
+    status: text().notNull(),
+    paymentId: text().notNull().references(() => payments.columns.id),
+    createdAt: integer().notNull(),
   },
-  (table) => [
-    uniqueIndex("bookings_quote_id_idx").on(table.quoteId),
-    index("bookings_agent_id_idx").on(table.agentId, table.createdAt),
-    index("bookings_provider_id_idx").on(table.providerId, table.createdAt),
+  (t) => [
+    uniqueIndex("bookings_quote_id_idx").on(t.quoteId),
+    index("bookings_agent_id_idx").on(t.agentId, t.createdAt),
+    index("bookings_provider_id_idx").on(t.providerId, t.createdAt),
   ],
 );

@@ -1,23 +1,65 @@
 // Listings, quotes and bookings. A booking pays the provider through pay() in the same write op that
 // records it, so a booking exists exactly when its payment does.
-import { and, desc, eq, gte, lte, or, sql, type SQL } from "drizzle-orm";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { db } from "../db";
+import { all, FOR_UPDATE, get, run, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { price, type PricingUnit } from "./pricing";
-import { bookings, quotes, services, type QuoteUnits } from "./schema";
+import type { QuoteUnits } from "./schema";
 
 export const QUOTE_TTL_MS = 15 * 60 * 1000;
 export const RAILS = ["INTERNAL"] as const;
 
-type ServiceRow = typeof services.$inferSelect;
-type QuoteRow = typeof quotes.$inferSelect;
-type BookingRow = typeof bookings.$inferSelect;
+type ServiceRow = {
+  id: string;
+  providerId: string;
+  name: string;
+  description: string;
+  category: string;
+  price: bigint;
+  currency: string;
+  pricingUnit: string;
+  active: bigint;
+  createdAt: bigint;
+  updatedAt: bigint;
+};
+/** units and breakdown are JSON text. */
+type QuoteRow = {
+  id: string;
+  serviceId: string;
+  providerId: string;
+  agentId: string;
+  amount: bigint;
+  currency: string;
+  units: string;
+  breakdown: string;
+  expiresAt: bigint;
+  createdAt: bigint;
+};
+type BookingRow = {
+  id: string;
+  quoteId: string;
+  serviceId: string;
+  providerId: string;
+  agentId: string;
+  amount: bigint;
+  currency: string;
+  rail: string;
+  status: string;
+  paymentId: string;
+  createdAt: bigint;
+};
+
+const SERVICE_COLUMNS = `id, provider_id AS providerId, name, description, category, price, currency, pricing_unit AS pricingUnit,
+  active, created_at AS createdAt, updated_at AS updatedAt`;
+const QUOTE_COLUMNS = `id, service_id AS serviceId, provider_id AS providerId, agent_id AS agentId, amount, currency, units, breakdown,
+  expires_at AS expiresAt, created_at AS createdAt`;
+const BOOKING_COLUMNS = `id, quote_id AS quoteId, service_id AS serviceId, provider_id AS providerId, agent_id AS agentId, amount, currency,
+  rail, status, payment_id AS paymentId, created_at AS createdAt`;
 
 export function serviceView(row: ServiceRow) {
   return {
@@ -29,9 +71,9 @@ export function serviceView(row: ServiceRow) {
     price: toMajor(row.price, row.currency as Currency),
     currency: row.currency,
     pricingUnit: row.pricingUnit,
-    active: row.active === 1,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
+    active: Number(row.active) === 1,
+    createdAt: iso(Number(row.createdAt)),
+    updatedAt: iso(Number(row.updatedAt)),
   };
 }
 
@@ -43,9 +85,9 @@ function quoteView(row: QuoteRow) {
     agentId: row.agentId,
     amount: toMajor(row.amount, row.currency as Currency),
     currency: row.currency,
-    breakdown: row.breakdown,
-    expiresAt: iso(row.expiresAt),
-    createdAt: iso(row.createdAt),
+    breakdown: JSON.parse(row.breakdown) as Record<string, unknown>,
+    expiresAt: iso(Number(row.expiresAt)),
+    createdAt: iso(Number(row.createdAt)),
   };
 }
 
@@ -61,16 +103,16 @@ function bookingView(row: BookingRow) {
     rail: row.rail,
     status: row.status,
     paymentId: row.paymentId,
-    createdAt: iso(row.createdAt),
+    createdAt: iso(Number(row.createdAt)),
   };
 }
 
-const findService = (id: string) => db.select().from(services).where(eq(services.id, id)).get();
+const findService = (id: string) => get<ServiceRow>(`SELECT ${SERVICE_COLUMNS} FROM services WHERE id = ?`, id);
 
 export type Listing = { name: string; description: string; category: string; price: number; currency: Currency; pricingUnit: PricingUnit };
 
-export function createService(providerId: string, body: Listing) {
-  const now = clock.nowMs();
+export function* createService(providerId: string, body: Listing) {
+  const now = BigInt(clock.nowMs());
   const row: ServiceRow = {
     id: prefixedId("svc"),
     providerId,
@@ -80,22 +122,37 @@ export function createService(providerId: string, body: Listing) {
     price: toMinor(body.price, body.currency, "price"),
     currency: body.currency,
     pricingUnit: body.pricingUnit,
-    active: 1,
+    active: 1n,
     createdAt: now,
     updatedAt: now,
   };
-  db.insert(services).values(row).run();
+  yield* run(
+    `INSERT INTO services (id, provider_id, name, description, category, price, currency, pricing_unit, active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.providerId,
+    row.name,
+    row.description,
+    row.category,
+    row.price,
+    row.currency,
+    row.pricingUnit,
+    row.active,
+    row.createdAt,
+    row.updatedAt,
+  );
   return serviceView(row);
 }
 
-function ownService(providerId: string, id: string): ServiceRow {
-  const row = findService(id);
+/** The provider's own listing, locked: an update writes every field from what it read. */
+function* ownService(providerId: string, id: string): Query<ServiceRow> {
+  const row = yield* get<ServiceRow>(`SELECT ${SERVICE_COLUMNS} FROM services WHERE id = ? ${FOR_UPDATE}`, id);
   if (!row || row.providerId !== providerId) throw notFound("service");
   return row;
 }
 
-export function updateService(providerId: string, id: string, changes: Partial<Listing> & { active?: boolean }) {
-  const row = ownService(providerId, id);
+export function* updateService(providerId: string, id: string, changes: Partial<Listing> & { active?: boolean }) {
+  const row = yield* ownService(providerId, id);
   const currency = changes.currency ?? (row.currency as Currency);
   const next: ServiceRow = {
     ...row,
@@ -110,43 +167,69 @@ export function updateService(providerId: string, id: string, changes: Partial<L
           ? toMinor(toMajor(row.price, row.currency as Currency), currency, "price")
           : row.price,
     pricingUnit: changes.pricingUnit ?? row.pricingUnit,
-    active: changes.active === undefined ? row.active : changes.active ? 1 : 0,
-    updatedAt: clock.nowMs(),
+    active: changes.active === undefined ? row.active : changes.active ? 1n : 0n,
+    updatedAt: BigInt(clock.nowMs()),
   };
-  db.update(services).set(next).where(eq(services.id, id)).run();
+  yield* run(
+    "UPDATE services SET name = ?, description = ?, category = ?, price = ?, currency = ?, pricing_unit = ?, active = ?, updated_at = ? WHERE id = ?",
+    next.name,
+    next.description,
+    next.category,
+    next.price,
+    next.currency,
+    next.pricingUnit,
+    next.active,
+    next.updatedAt,
+    id,
+  );
   return serviceView(next);
 }
 
 export const deactivateService = (providerId: string, id: string) => updateService(providerId, id, { active: false });
 
-export function getService(id: string) {
-  const row = findService(id);
+export function* getService(id: string) {
+  const row = yield* findService(id);
   if (!row) throw notFound("service");
   return serviceView(row);
 }
 
-export function discover(filter: { category?: string; currency?: Currency; minPrice?: number; maxPrice?: number; limit: number; offset: number }) {
-  const conditions: SQL[] = [eq(services.active, 1)];
-  if (filter.category) conditions.push(eq(services.category, filter.category));
-  if (filter.currency) conditions.push(eq(services.currency, filter.currency));
+export function* discover(filter: { category?: string; currency?: Currency; minPrice?: number; maxPrice?: number; limit: number; offset: number }) {
+  const conditions: string[] = ["active = 1"];
+  const params: unknown[] = [];
+  if (filter.category) {
+    conditions.push("category = ?");
+    params.push(filter.category);
+  }
+  if (filter.currency) {
+    conditions.push("currency = ?");
+    params.push(filter.currency);
+  }
   // Price bounds are in each listing's own currency, compared exactly in its minor units.
-  const bound = (value: number, round: "floor" | "ceil", compare: typeof gte) =>
-    or(...(filter.currency ? [filter.currency] : CURRENCIES).map((currency) => and(eq(services.currency, currency), compare(services.price, boundToMinor(value, currency, round)))))!;
-  if (filter.minPrice !== undefined) conditions.push(bound(filter.minPrice, "ceil", gte));
-  if (filter.maxPrice !== undefined) conditions.push(bound(filter.maxPrice, "floor", lte));
-  const where = and(...conditions);
-  const total = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(services).where(where).get()!.n;
-  const rows = db.select().from(services).where(where).orderBy(desc(services.createdAt), desc(services.id)).limit(filter.limit).offset(filter.offset).all();
-  return { data: rows.map(serviceView), total };
+  const bound = (value: number, round: "floor" | "ceil", compare: ">=" | "<=") => {
+    const currencies = filter.currency ? [filter.currency] : CURRENCIES;
+    conditions.push(`(${currencies.map(() => `(currency = ? AND price ${compare} ?)`).join(" OR ")})`);
+    for (const currency of currencies) params.push(currency, boundToMinor(value, currency, round));
+  };
+  if (filter.minPrice !== undefined) bound(filter.minPrice, "ceil", ">=");
+  if (filter.maxPrice !== undefined) bound(filter.maxPrice, "floor", "<=");
+  const where = conditions.join(" AND ");
+  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM services WHERE ${where}`, ...params))!;
+  const rows = yield* all<ServiceRow>(
+    `SELECT ${SERVICE_COLUMNS} FROM services WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ...params,
+    filter.limit,
+    filter.offset,
+  );
+  return { data: rows.map(serviceView), total: Number(total.n) };
 }
 
-export function createQuote(agentId: string, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
-  const service = findService(body.serviceId);
+export function* createQuote(agentId: string, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
+  const service = yield* findService(body.serviceId);
   if (!service) throw notFound("service");
-  if (service.active !== 1) throw invalidState("this service is no longer offered");
+  if (Number(service.active) !== 1) throw invalidState("this service is no longer offered");
   if (service.providerId === agentId) throw invalid("you cannot quote your own service");
   if (body.currency !== undefined && body.currency !== service.currency) throw invalid(`this service is priced in ${service.currency}`);
-  assertNotBlockedBy(service.providerId, agentId);
+  yield* assertNotBlockedBy(service.providerId, agentId);
   const currency = service.currency as Currency;
   const units: QuoteUnits = { nights: body.nights, guests: body.guests, hours: body.hours };
   const { amount, breakdown } = price(service.price, currency, service.pricingUnit as PricingUnit, units);
@@ -158,27 +241,40 @@ export function createQuote(agentId: string, body: { serviceId: string; currency
     agentId,
     amount,
     currency,
-    units: Object.fromEntries(Object.entries(units).filter(([, value]) => value !== undefined)),
-    breakdown,
-    expiresAt: now + QUOTE_TTL_MS,
-    createdAt: now,
+    units: JSON.stringify(Object.fromEntries(Object.entries(units).filter(([, value]) => value !== undefined))),
+    breakdown: JSON.stringify(breakdown),
+    expiresAt: BigInt(now + QUOTE_TTL_MS),
+    createdAt: BigInt(now),
   };
-  db.insert(quotes).values(row).run();
+  yield* run(
+    `INSERT INTO quotes (id, service_id, provider_id, agent_id, amount, currency, units, breakdown, expires_at, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.serviceId,
+    row.providerId,
+    row.agentId,
+    row.amount,
+    row.currency,
+    row.units,
+    row.breakdown,
+    row.expiresAt,
+    row.createdAt,
+  );
   return quoteView(row);
 }
 
-export function book(agentId: string, body: { quoteId: string; rail?: string }) {
+export function* book(agentId: string, body: { quoteId: string; rail?: string }) {
   const rail = body.rail ?? "INTERNAL";
   if (!(RAILS as readonly string[]).includes(rail)) throw invalid(`rail ${rail} is not supported; supported rails: ${RAILS.join(", ")}`);
-  const quote = db.select().from(quotes).where(eq(quotes.id, body.quoteId)).get();
+  const quote = yield* get<QuoteRow>(`SELECT ${QUOTE_COLUMNS} FROM quotes WHERE id = ?`, body.quoteId);
   if (!quote || quote.agentId !== agentId) throw notFound("quote");
-  if (db.select({ id: bookings.id }).from(bookings).where(eq(bookings.quoteId, quote.id)).get()) throw invalidState("this quote is already booked");
-  if (quote.expiresAt <= clock.nowMs()) throw invalidState("this quote has expired; ask for a new one");
-  const service = findService(quote.serviceId)!;
-  if (service.active !== 1) throw invalidState("this service is no longer offered");
+  if (yield* get<{ id: string }>("SELECT id FROM bookings WHERE quote_id = ?", quote.id)) throw invalidState("this quote is already booked");
+  if (Number(quote.expiresAt) <= clock.nowMs()) throw invalidState("this quote has expired; ask for a new one");
+  const service = (yield* findService(quote.serviceId))!;
+  if (Number(service.active) !== 1) throw invalidState("this service is no longer offered");
   const currency = quote.currency as Currency;
   const id = prefixedId("bk");
-  const payment = pay({
+  const payment = yield* pay({
     fromAgentId: agentId,
     toAgentId: quote.providerId,
     amount: quote.amount,
@@ -198,10 +294,24 @@ export function book(agentId: string, body: { quoteId: string; rail?: string }) 
     rail,
     status: "CONFIRMED",
     paymentId: payment.id,
-    createdAt: clock.nowMs(),
+    createdAt: BigInt(clock.nowMs()),
   };
-  db.insert(bookings).values(row).run();
-  notifyFinancial(
+  yield* run(
+    `INSERT INTO bookings (id, quote_id, service_id, provider_id, agent_id, amount, currency, rail, status, payment_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.quoteId,
+    row.serviceId,
+    row.providerId,
+    row.agentId,
+    row.amount,
+    row.currency,
+    row.rail,
+    row.status,
+    row.paymentId,
+    row.createdAt,
+  );
+  yield* notifyFinancial(
     quote.providerId,
     "booking.received",
     { bookingId: id, serviceId: service.id, agentId, amount: toMajor(quote.amount, currency), currency, paymentId: payment.id },
@@ -210,20 +320,25 @@ export function book(agentId: string, body: { quoteId: string; rail?: string }) 
   return bookingView(row);
 }
 
-export function listBookings(agentId: string, filter: { role?: "buyer" | "provider"; limit: number; offset: number }) {
-  const where =
+export function* listBookings(agentId: string, filter: { role?: "buyer" | "provider"; limit: number; offset: number }) {
+  const [where, params]: [string, unknown[]] =
     filter.role === "buyer"
-      ? eq(bookings.agentId, agentId)
+      ? ["agent_id = ?", [agentId]]
       : filter.role === "provider"
-        ? eq(bookings.providerId, agentId)
-        : or(eq(bookings.agentId, agentId), eq(bookings.providerId, agentId))!;
-  const total = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(bookings).where(where).get()!.n;
-  const rows = db.select().from(bookings).where(where).orderBy(desc(bookings.createdAt), desc(bookings.id)).limit(filter.limit).offset(filter.offset).all();
-  return { data: rows.map(bookingView), total };
+        ? ["provider_id = ?", [agentId]]
+        : ["(agent_id = ? OR provider_id = ?)", [agentId, agentId]];
+  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM bookings WHERE ${where}`, ...params))!;
+  const rows = yield* all<BookingRow>(
+    `SELECT ${BOOKING_COLUMNS} FROM bookings WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ...params,
+    filter.limit,
+    filter.offset,
+  );
+  return { data: rows.map(bookingView), total: Number(total.n) };
 }
 
-export function getBooking(agentId: string, id: string) {
-  const row = db.select().from(bookings).where(eq(bookings.id, id)).get();
+export function* getBooking(agentId: string, id: string) {
+  const row = yield* get<BookingRow>(`SELECT ${BOOKING_COLUMNS} FROM bookings WHERE id = ?`, id);
   if (!row || (row.agentId !== agentId && row.providerId !== agentId)) throw notFound("booking");
   return bookingView(row);
 }

@@ -33,7 +33,7 @@ export function mcpRoutes(app: App) {
   let tools: Tool[] | null = null;
   const handle = async ({ request, body, server }: { request: Request; body: unknown; server: { requestIP(request: Request): { address: string } | null } | null }) => {
     const authorization = request.headers.get("authorization") ?? undefined;
-    agentFromHeader(authorization);
+    await agentFromHeader(authorization);
     tools ??= buildCatalogue(TOOLS, app.routes);
     const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown"));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { write } from "../db";
+import { read, write } from "../db";
 import { auth } from "../http/auth";
 import { docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -31,7 +31,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
   )
   .get(
     "/inbox",
-    ({ agent, query }) => paged(query, (limit, offset) => inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset })),
+    ({ agent, query }) => paged(query, (limit, offset) => read(inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset }))),
     {
       agent: true,
       query: t.Object({
@@ -42,7 +42,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
       ...answers(docs("Messaging", "Messages and event notices the caller received, newest first", "agent"), { 200: MessagePage }),
     },
   )
-  .get("/unread-count", ({ agent }) => ({ unreadCount: unreadCount(agent.id) }), {
+  .get("/unread-count", async ({ agent }) => ({ unreadCount: await read(unreadCount(agent.id)) }), {
     agent: true,
     ...answers(docs("Messaging", "How many inbox items are unread", "agent"), { 200: UnreadCount }),
   })
@@ -51,7 +51,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
     params: t.Object({ messageId: Uuid }),
     ...answers(docs("Messaging", "Mark a received message read (recipient only)", "agent", ["NOT_FOUND"]), { 200: Message }),
   })
-  .get("/:id", ({ agent, params }) => getMessage(agent.id, params.id), {
+  .get("/:id", ({ agent, params }) => read(getMessage(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     ...answers(docs("Messaging", "A message the caller sent or received", "agent", ["NOT_FOUND"]), { 200: Message }),

@@ -1,28 +1,26 @@
-import { sql } from "drizzle-orm";
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { int, json, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
  * The inbox: direct messages (type "direct") and, as system messages (senderId null, type = event
  * name), every other event the agent receives, so the inbox is the fallback when webhooks fail.
  */
-export const messages = sqliteTable(
+export const messages = table(
   "messages",
   {
-    id: text("id").primaryKey(),
-    senderId: text("sender_id").references(() => agents.id),
-    recipientId: text("recipient_id").notNull().references(() => agents.id),
-    type: text("type").notNull(),
-    subject: text("subject").notNull(),
-    body: text("body").notNull(),
-    metadata: json<Record<string, unknown>>()("metadata"),
-    read: int("read").notNull().default(0),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    senderId: text().references(() => agents.columns.id),
+    recipientId: text().notNull().references(() => agents.columns.id),
+    type: text().notNull(),
+    subject: text().notNull(),
+    body: text().notNull(),
+    metadata: text(),
+    read: integer().notNull().default(0),
+    createdAt: integer().notNull(),
   },
-  (table) => [
-    index("messages_recipient_idx").on(table.recipientId, table.createdAt),
+  (t) => [
+    index("messages_recipient_idx").on(t.recipientId, t.createdAt),
     // Only direct messages have a sender; system messages (most rows) stay out of this index.
-    index("messages_pair_idx").on(table.senderId, table.recipientId, table.createdAt).where(sql`${table.senderId} IS NOT NULL`),
+    index("messages_pair_idx").on(t.senderId, t.recipientId, t.createdAt).where(`"messages"."sender_id" IS NOT NULL`),
   ],
 );

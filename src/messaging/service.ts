@@ -1,9 +1,9 @@
 // Direct messages and the inbox. Inbox items are direct messages (type "direct") and the system
 // messages emit() writes for every other event (senderId null, type = event name).
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
+import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { sqlite } from "../db";
+import { all, get, run, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { emit } from "../webhooks/outbox";
@@ -39,21 +39,24 @@ export function messageView(row: MessageRow) {
   };
 }
 
-/** Inside write(). */
-export function sendMessage(
+/** A write op. */
+export function* sendMessage(
   senderId: string,
   input: { recipientId: string; subject: string; body: string; metadata?: Record<string, unknown> },
 ) {
   if (input.recipientId === senderId) throw invalid("you cannot message yourself");
-  if (!findAgent(input.recipientId)) throw notFound("recipient agent");
-  assertNotBlockedBy(input.recipientId, senderId);
+  if (!(yield* findAgent(input.recipientId))) throw notFound("recipient agent");
+  yield* assertNotBlockedBy(input.recipientId, senderId);
+  // The hourly pair limit holds across instances: messages between the same two agents count one at a time.
+  yield* lockAgents([senderId, input.recipientId]);
   const now = clock.nowMs();
-  const window = sqlite
-    .query(
-      `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages
-       WHERE sender_id = ? AND recipient_id = ? AND type = 'direct' AND created_at > ?`,
-    )
-    .get(senderId, input.recipientId, now - HOUR_MS) as { n: bigint; oldest: bigint | null };
+  const window = (yield* get<{ n: bigint; oldest: bigint | null }>(
+    `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages
+     WHERE sender_id = ? AND recipient_id = ? AND type = 'direct' AND created_at > ?`,
+    senderId,
+    input.recipientId,
+    now - HOUR_MS,
+  ))!;
   if (window.n >= BigInt(PAIR_LIMIT_PER_HOUR)) {
     const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.oldest) + HOUR_MS - now) / 1000));
     throw new ApiError("PAIR_LIMIT_EXCEEDED", `at most ${PAIR_LIMIT_PER_HOUR} messages per hour to the same agent`, { retryAfterSeconds });
@@ -69,14 +72,22 @@ export function sendMessage(
     read: 0n,
     createdAt: BigInt(now),
   };
-  sqlite
-    .query(`INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`)
-    .run(row.id, row.senderId, row.recipientId, row.type, row.subject, row.body, row.metadata, row.createdAt);
-  emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
+  yield* run(
+    `INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`,
+    row.id,
+    row.senderId,
+    row.recipientId,
+    row.type,
+    row.subject,
+    row.body,
+    row.metadata,
+    row.createdAt,
+  );
+  yield* emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
   return messageView(row);
 }
 
-export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string; limit: number; offset: number }) {
+export function* inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string; limit: number; offset: number }) {
   const where = ["recipient_id = ?"];
   const params: (string | number)[] = [agentId];
   if (filter.unreadOnly) where.push("read = 0");
@@ -85,28 +96,31 @@ export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: st
     params.push(filter.type);
   }
   const clause = where.join(" AND ");
-  const total = sqlite.query(`SELECT COUNT(*) AS n FROM messages WHERE ${clause}`).get(...params) as { n: bigint };
-  const rows = sqlite
-    .query(`SELECT ${COLUMNS} FROM messages WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`)
-    .all(...params, filter.limit, filter.offset) as MessageRow[];
+  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM messages WHERE ${clause}`, ...params))!;
+  const rows = yield* all<MessageRow>(
+    `SELECT ${COLUMNS} FROM messages WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    ...params,
+    filter.limit,
+    filter.offset,
+  );
   return { data: rows.map(messageView), total: Number(total.n) };
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */
-export function getMessage(agentId: string, id: string) {
-  const row = sqlite.query(`SELECT ${COLUMNS} FROM messages WHERE id = ?`).get(id) as MessageRow | null;
+export function* getMessage(agentId: string, id: string) {
+  const row = yield* get<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id);
   if (!row || (row.recipientId !== agentId && row.senderId !== agentId)) throw notFound("message");
   return messageView(row);
 }
 
-/** Inside write(): only the recipient marks read (anyone else: 404); marking twice changes nothing. */
-export function markRead(agentId: string, id: string) {
-  const row = sqlite.query(`SELECT ${COLUMNS} FROM messages WHERE id = ?`).get(id) as MessageRow | null;
+/** A write op: only the recipient marks read (anyone else: 404); marking twice changes nothing. */
+export function* markRead(agentId: string, id: string) {
+  const row = yield* get<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id);
   if (!row || row.recipientId !== agentId) throw notFound("message");
-  sqlite.query("UPDATE messages SET read = 1 WHERE id = ?").run(id);
+  yield* run("UPDATE messages SET read = 1 WHERE id = ?", id);
   return messageView({ ...row, read: 1n });
 }
 
-export function unreadCount(agentId: string): number {
-  return Number((sqlite.query("SELECT COUNT(*) AS n FROM messages WHERE recipient_id = ? AND read = 0").get(agentId) as { n: bigint }).n);
+export function* unreadCount(agentId: string): Query<number> {
+  return Number((yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM messages WHERE recipient_id = ? AND read = 0", agentId))!.n);
 }

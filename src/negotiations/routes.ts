@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { write } from "../db";
+import { write, type Query } from "../db";
 import { auth } from "../http/auth";
 import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -16,7 +16,7 @@ const Offer = FreeForm({
 const STATUSES = NEGOTIATION_STATUSES;
 
 /** Due expiries are committed first, so a 409 on an expired negotiation leaves it stored as EXPIRED. */
-async function act<T>(op: () => T extends Promise<unknown> ? never : T): Promise<T> {
+async function act<T>(op: () => Query<T>): Promise<T> {
   await expireDue();
   return write(op);
 }

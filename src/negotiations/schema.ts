@@ -1,5 +1,4 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { json, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 export type HistoryItem = { by: string; offer: Record<string, unknown>; at: string };
@@ -9,34 +8,34 @@ export type HistoryItem = { by: string; offer: Record<string, unknown>; at: stri
  * current offer; the other party has the turn. acceptedOfferHash binds a human approval to exactly
  * the offer that was accepted.
  */
-export const negotiations = sqliteTable(
+export const negotiations = table(
   "negotiations",
   {
-    id: text("id").primaryKey(),
-    initiatorId: text("initiator_id").notNull().references(() => agents.id),
-    counterpartyId: text("counterparty_id").notNull().references(() => agents.id),
-    pairKey: text("pair_key").notNull(),
-    subject: text("subject").notNull(),
-    status: text("status").notNull(),
-    currentOffer: json<Record<string, unknown>>()("current_offer").notNull(),
-    offerBy: text("offer_by").notNull(),
-    history: json<HistoryItem[]>()("history").notNull(),
-    relatedEntityType: text("related_entity_type"),
-    relatedEntityId: text("related_entity_id"),
-    expiresAt: timestampMs("expires_at").notNull(),
-    acceptedOfferHash: text("accepted_offer_hash"),
-    acceptedBy: text("accepted_by"),
-    acceptedAt: timestampMs("accepted_at"),
-    approvedBy: text("approved_by"),
-    approvedAt: timestampMs("approved_at"),
-    lastCounterAt: timestampMs("last_counter_at"),
-    createdAt: timestampMs("created_at").notNull(),
-    updatedAt: timestampMs("updated_at").notNull(),
+    id: text().primaryKey(),
+    initiatorId: text().notNull().references(() => agents.columns.id),
+    counterpartyId: text().notNull().references(() => agents.columns.id),
+    pairKey: text().notNull(),
+    subject: text().notNull(),
+    status: text().notNull(),
+    currentOffer: text().notNull(),
+    offerBy: text().notNull(),
+    history: text().notNull(),
+    relatedEntityType: text(),
+    relatedEntityId: text(),
+    expiresAt: integer().notNull(),
+    acceptedOfferHash: text(),
+    acceptedBy: text(),
+    acceptedAt: integer(),
+    approvedBy: text(),
+    approvedAt: integer(),
+    lastCounterAt: integer(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
   },
-  (table) => [
-    index("negotiations_pair_key_idx").on(table.pairKey, table.status),
-    index("negotiations_initiator_id_idx").on(table.initiatorId, table.createdAt),
-    index("negotiations_counterparty_id_idx").on(table.counterpartyId, table.createdAt),
-    index("negotiations_status_expires_idx").on(table.status, table.expiresAt),
+  (t) => [
+    index("negotiations_pair_key_idx").on(t.pairKey, t.status),
+    index("negotiations_initiator_id_idx").on(t.initiatorId, t.createdAt),
+    index("negotiations_counterparty_id_idx").on(t.counterpartyId, t.createdAt),
+    index("negotiations_status_expires_idx").on(t.status, t.expiresAt),
   ],
 );

@@ -1,21 +1,71 @@
 // Negotiations: OPEN → (counter: the turn passes) → ACCEPTED | AWAITING_HUMAN_APPROVAL → ACCEPTED;
 // OPEN or AWAITING_HUMAN_APPROVAL → REJECTED; OPEN → EXPIRED at expiresAt. Only the party who did
 // not make the current offer may counter or accept; either may reject.
-import { and, desc, eq, inArray, lte, or, sql, type SQL } from "drizzle-orm";
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
+import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { db, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
 import { CURRENCIES, toMinor, usdValueExceeds, type Currency } from "../money";
 import { emit, notifyFinancial } from "../webhooks/outbox";
-import { negotiations } from "./schema";
+import type { HistoryItem } from "./schema";
 
-export type NegotiationRow = typeof negotiations.$inferSelect;
 type Offer = Record<string, unknown>;
+export type NegotiationRow = {
+  id: string;
+  initiatorId: string;
+  counterpartyId: string;
+  pairKey: string;
+  subject: string;
+  status: string;
+  currentOffer: Offer;
+  offerBy: string;
+  history: HistoryItem[];
+  relatedEntityType: string | null;
+  relatedEntityId: string | null;
+  expiresAt: number;
+  acceptedOfferHash: string | null;
+  acceptedBy: string | null;
+  acceptedAt: number | null;
+  approvedBy: string | null;
+  approvedAt: number | null;
+  lastCounterAt: number | null;
+  createdAt: number;
+  updatedAt: number;
+};
+/** As stored: JSON columns are text, integer columns arrive as bigint. */
+type StoredRow = Omit<NegotiationRow, "currentOffer" | "history" | "expiresAt" | "acceptedAt" | "approvedAt" | "lastCounterAt" | "createdAt" | "updatedAt"> & {
+  currentOffer: string;
+  history: string;
+  expiresAt: bigint;
+  acceptedAt: bigint | null;
+  approvedAt: bigint | null;
+  lastCounterAt: bigint | null;
+  createdAt: bigint;
+  updatedAt: bigint;
+};
+
+const COLUMNS = `id, initiator_id AS initiatorId, counterparty_id AS counterpartyId, pair_key AS pairKey, subject, status,
+  current_offer AS currentOffer, offer_by AS offerBy, history, related_entity_type AS relatedEntityType,
+  related_entity_id AS relatedEntityId, expires_at AS expiresAt, accepted_offer_hash AS acceptedOfferHash,
+  accepted_by AS acceptedBy, accepted_at AS acceptedAt, approved_by AS approvedBy, approved_at AS approvedAt,
+  last_counter_at AS lastCounterAt, created_at AS createdAt, updated_at AS updatedAt`;
+
+const maybeNumber = (value: bigint | null) => (value === null ? null : Number(value));
+const parsed = (row: StoredRow): NegotiationRow => ({
+  ...row,
+  currentOffer: JSON.parse(row.currentOffer) as Offer,
+  history: JSON.parse(row.history) as HistoryItem[],
+  expiresAt: Number(row.expiresAt),
+  acceptedAt: maybeNumber(row.acceptedAt),
+  approvedAt: maybeNumber(row.approvedAt),
+  lastCounterAt: maybeNumber(row.lastCounterAt),
+  createdAt: Number(row.createdAt),
+  updatedAt: Number(row.updatedAt),
+});
 
 export const MAX_OPEN_PER_PAIR = 3;
 export const COUNTER_COOLDOWN_MS = 30_000;
@@ -23,6 +73,7 @@ export const MAX_OFFER_BYTES = 16 * 1024;
 export const MAX_OFFER_DEPTH = 10;
 const HOUR_MS = 3_600_000;
 const LIVE = ["OPEN", "AWAITING_HUMAN_APPROVAL"];
+const LIVE_IN = `(${LIVE.map(() => "?").join(", ")})`;
 
 const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 const otherParty = (row: NegotiationRow, agentId: string) => (row.initiatorId === agentId ? row.counterpartyId : row.initiatorId);
@@ -71,46 +122,62 @@ function needsHuman(offer: Offer): boolean {
   return usdValueExceeds(toMinor(offer.amount, currency, "offer.amount"), currency, config.referenceRates[currency]!, config.negotiationApprovalThreshold);
 }
 
-const find = (id: string) => db.select().from(negotiations).where(eq(negotiations.id, id)).get();
+/** `lock`: in a write op that changes the negotiation from what it read (see db/postgres.ts). */
+function* find(id: string, lock = false): Query<NegotiationRow | null> {
+  const row = yield* get<StoredRow>(`SELECT ${COLUMNS} FROM negotiations WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+  return row && parsed(row);
+}
 
-function update(row: NegotiationRow, changes: Partial<NegotiationRow>, now = clock.nowMs()): NegotiationRow {
+/** The stored columns, in one order for INSERT and UPDATE (JSON fields as text). */
+const STORED = ["initiator_id", "counterparty_id", "pair_key", "subject", "status", "current_offer", "offer_by", "history", "related_entity_type",
+  "related_entity_id", "expires_at", "accepted_offer_hash", "accepted_by", "accepted_at", "approved_by", "approved_at", "last_counter_at",
+  "created_at", "updated_at"];
+const storedValues = (row: NegotiationRow) => [
+  row.initiatorId, row.counterpartyId, row.pairKey, row.subject, row.status, JSON.stringify(row.currentOffer), row.offerBy,
+  JSON.stringify(row.history), row.relatedEntityType, row.relatedEntityId, row.expiresAt, row.acceptedOfferHash, row.acceptedBy,
+  row.acceptedAt, row.approvedBy, row.approvedAt, row.lastCounterAt, row.createdAt, row.updatedAt,
+];
+
+function* update(row: NegotiationRow, changes: Partial<NegotiationRow>, now = clock.nowMs()): Query<NegotiationRow> {
   const next = { ...row, ...changes, updatedAt: now };
-  db.update(negotiations).set(next).where(eq(negotiations.id, row.id)).run();
+  yield* run(`UPDATE negotiations SET ${STORED.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`, ...storedValues(next), row.id);
   return next;
 }
 
-function notifyParties(row: NegotiationRow, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): void {
+function* notifyParties(row: NegotiationRow, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): Query<void> {
   for (const agentId of parties) {
-    notifyFinancial(agentId, kind, { negotiationId: row.id, status: row.status, subject: row.subject, offer: row.currentOffer }, summary);
+    yield* notifyFinancial(agentId, kind, { negotiationId: row.id, status: row.status, subject: row.subject, offer: row.currentOffer }, summary);
   }
 }
 
-/** Inside write(): OPEN past its expiry becomes EXPIRED (returns the row as it now is). */
-function expireIfDue(row: NegotiationRow): NegotiationRow {
+/** A write op: OPEN past its expiry becomes EXPIRED (returns the row as it now is). */
+function* expireIfDue(row: NegotiationRow): Query<NegotiationRow> {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
-  const expired = update(row, { status: "EXPIRED" });
-  notifyParties(expired, "negotiation.expired", `Negotiation "${row.subject}" expired`);
+  const expired = yield* update(row, { status: "EXPIRED" });
+  yield* notifyParties(expired, "negotiation.expired", `Negotiation "${row.subject}" expired`);
   return expired;
 }
 
 /** A negotiation as its party sees it (due expiry applied); anyone else gets 404. */
-function forParty(id: string, agentId: string): NegotiationRow {
-  const row = find(id);
+function* forParty(id: string, agentId: string): Query<NegotiationRow> {
+  const row = yield* find(id, true);
   if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("negotiation");
-  return expireIfDue(row);
+  return yield* expireIfDue(row);
 }
 
-export function createNegotiation(
+export function* createNegotiation(
   initiatorId: string,
   body: { counterpartyId: string; subject: string; offer: Offer; relatedEntityType?: string; relatedEntityId?: string; expiresInHours?: number },
 ) {
   if (body.counterpartyId === initiatorId) throw invalid("you cannot negotiate with yourself");
-  if (!findAgent(body.counterpartyId)) throw notFound("counterparty agent");
-  assertNotBlockedBy(body.counterpartyId, initiatorId);
+  if (!(yield* findAgent(body.counterpartyId))) throw notFound("counterparty agent");
+  yield* assertNotBlockedBy(body.counterpartyId, initiatorId);
   checkOffer(body.offer);
   const key = pairKey(initiatorId, body.counterpartyId);
-  for (const live of db.select().from(negotiations).where(and(eq(negotiations.pairKey, key), eq(negotiations.status, "OPEN"))).all()) expireIfDue(live);
-  const open = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(negotiations).where(and(eq(negotiations.pairKey, key), inArray(negotiations.status, LIVE))).get()!.n;
+  // The pair's limit holds across instances: creations for the same two agents run one at a time.
+  yield* lockAgents([initiatorId, body.counterpartyId]);
+  for (const live of yield* all<StoredRow>(`SELECT ${COLUMNS} FROM negotiations WHERE pair_key = ? AND status = 'OPEN' ${FOR_UPDATE}`, key)) yield* expireIfDue(parsed(live));
+  const open = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM negotiations WHERE pair_key = ? AND status IN ${LIVE_IN}`, key, ...LIVE))!.n);
   if (open >= MAX_OPEN_PER_PAIR) throw new ApiError("PAIR_LIMIT_EXCEEDED", `at most ${MAX_OPEN_PER_PAIR} open negotiations between two agents`);
   const now = clock.nowMs();
   const row: NegotiationRow = {
@@ -135,8 +202,8 @@ export function createNegotiation(
     createdAt: now,
     updatedAt: now,
   };
-  db.insert(negotiations).values(row).run();
-  emit(
+  yield* run(`INSERT INTO negotiations (id, ${STORED.join(", ")}) VALUES (?, ${STORED.map(() => "?").join(", ")})`, row.id, ...storedValues(row));
+  yield* emit(
     row.counterpartyId,
     "negotiation.received",
     { negotiationId: row.id, initiatorId, subject: row.subject, offer: row.currentOffer },
@@ -150,90 +217,102 @@ function assertTurn(row: NegotiationRow, agentId: string): void {
   if (row.offerBy === agentId) throw invalidState("it is the other party's turn: you made the current offer");
 }
 
-export function counter(agentId: string, id: string, offer: Offer) {
-  const row = forParty(id, agentId);
+export function* counter(agentId: string, id: string, offer: Offer) {
+  // The cooldown is per pair: the pair is locked first (in the order creation locks it), then the row.
+  const parties = yield* find(id);
+  if (parties) yield* lockAgents([parties.initiatorId, parties.counterpartyId]);
+  const row = yield* forParty(id, agentId);
   assertTurn(row, agentId);
-  assertNotBlockedBy(otherParty(row, agentId), agentId);
+  yield* assertNotBlockedBy(otherParty(row, agentId), agentId);
   checkOffer(offer);
   const now = clock.nowMs();
-  const last = db.select({ at: sql<number | null>`max(${negotiations.lastCounterAt})`.mapWith((v) => (v === null ? null : Number(v))) }).from(negotiations).where(eq(negotiations.pairKey, row.pairKey)).get()!.at;
+  const last = maybeNumber((yield* get<{ at: bigint | null }>("SELECT MAX(last_counter_at) AS at FROM negotiations WHERE pair_key = ?", row.pairKey))!.at);
   if (last !== null && now - last < COUNTER_COOLDOWN_MS) {
     const retryAfterSeconds = Math.ceil((last + COUNTER_COOLDOWN_MS - now) / 1000);
     throw new ApiError("PAIR_LIMIT_EXCEEDED", `wait ${retryAfterSeconds} s: at most one counter-offer per 30 s between two agents`, { retryAfterSeconds });
   }
-  const next = update(row, {
+  const next = yield* update(row, {
     currentOffer: offer,
     offerBy: agentId,
     history: [...row.history, { by: agentId, offer, at: iso(now) }],
     lastCounterAt: now,
   }, now);
-  notifyParties(next, "negotiation.countered", `Counter-offer on "${row.subject}"`, [otherParty(row, agentId)]);
+  yield* notifyParties(next, "negotiation.countered", `Counter-offer on "${row.subject}"`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
-export function accept(agentId: string, id: string) {
-  const row = forParty(id, agentId);
+export function* accept(agentId: string, id: string) {
+  const row = yield* forParty(id, agentId);
   assertTurn(row, agentId);
-  assertNotBlockedBy(otherParty(row, agentId), agentId);
+  yield* assertNotBlockedBy(otherParty(row, agentId), agentId);
   const now = clock.nowMs();
   const human = needsHuman(row.currentOffer);
-  const next = update(row, {
+  const next = yield* update(row, {
     status: human ? "AWAITING_HUMAN_APPROVAL" : "ACCEPTED",
     acceptedBy: agentId,
     acceptedAt: now,
     acceptedOfferHash: offerHash(row.currentOffer),
   }, now);
-  if (human) notifyParties(next, "negotiation.awaiting_approval", `"${row.subject}" was accepted and needs an owner's approval`);
-  else notifyParties(next, "negotiation.accepted", `"${row.subject}" was accepted`, [otherParty(row, agentId)]);
+  if (human) yield* notifyParties(next, "negotiation.awaiting_approval", `"${row.subject}" was accepted and needs an owner's approval`);
+  else yield* notifyParties(next, "negotiation.accepted", `"${row.subject}" was accepted`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
-export function reject(agentId: string, id: string) {
-  const row = forParty(id, agentId);
+export function* reject(agentId: string, id: string) {
+  const row = yield* forParty(id, agentId);
   if (!LIVE.includes(row.status)) throw invalidState(`the negotiation is ${row.status}`);
-  const next = update(row, { status: "REJECTED" });
-  notifyParties(next, "negotiation.rejected", `"${row.subject}" was rejected`, [otherParty(row, agentId)]);
+  const next = yield* update(row, { status: "REJECTED" });
+  yield* notifyParties(next, "negotiation.rejected", `"${row.subject}" was rejected`, [otherParty(row, agentId)]);
   return negotiationView(next);
 }
 
 /** The owner of either party approves exactly the offer that was accepted. */
-export function humanApprove(ownerAgentId: string, id: string) {
-  const row = find(id);
+export function* humanApprove(ownerAgentId: string, id: string) {
+  const row = yield* find(id, true);
   if (!row || (row.initiatorId !== ownerAgentId && row.counterpartyId !== ownerAgentId)) throw notFound("negotiation");
   if (row.status !== "AWAITING_HUMAN_APPROVAL") throw invalidState(`the negotiation is ${row.status}, not AWAITING_HUMAN_APPROVAL`);
   if (row.acceptedOfferHash !== offerHash(row.currentOffer)) throw invalidState("the offer changed since it was accepted");
   const now = clock.nowMs();
-  const next = update(row, { status: "ACCEPTED", approvedBy: ownerAgentId, approvedAt: now }, now);
-  notifyParties(next, "negotiation.approved", `"${row.subject}" was approved by an owner`);
+  const next = yield* update(row, { status: "ACCEPTED", approvedBy: ownerAgentId, approvedAt: now }, now);
+  yield* notifyParties(next, "negotiation.approved", `"${row.subject}" was approved by an owner`);
   return negotiationView(next);
 }
 
 /** Reads apply due expiries first (a write only when something is due). */
 export async function getNegotiation(agentId: string, id: string) {
   await expireDue();
-  const row = find(id);
+  const row = await read(find(id));
   if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("negotiation");
   return negotiationView(row);
 }
 
 export async function listNegotiations(agentId: string, filter: { status?: string; limit: number; offset: number }) {
   await expireDue();
-  const conditions: SQL[] = [or(eq(negotiations.initiatorId, agentId), eq(negotiations.counterpartyId, agentId))!];
-  if (filter.status) conditions.push(eq(negotiations.status, filter.status));
-  const where = and(...conditions);
-  const total = db.select({ n: sql<number>`count(*)`.mapWith(Number) }).from(negotiations).where(where).get()!.n;
-  const rows = db.select().from(negotiations).where(where).orderBy(desc(negotiations.createdAt), desc(negotiations.id)).limit(filter.limit).offset(filter.offset).all();
-  return { data: rows.map(negotiationView), total };
+  const where = filter.status ? "(initiator_id = ? OR counterparty_id = ?) AND status = ?" : "(initiator_id = ? OR counterparty_id = ?)";
+  const params = filter.status ? [agentId, agentId, filter.status] : [agentId, agentId];
+  const { total, rows } = await read(
+    (function* () {
+      const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM negotiations WHERE ${where}`, ...params))!.n);
+      const rows = yield* all<StoredRow>(
+        `SELECT ${COLUMNS} FROM negotiations WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+        ...params,
+        filter.limit,
+        filter.offset,
+      );
+      return { total, rows };
+    })(),
+  );
+  return { data: rows.map(parsed).map(negotiationView), total };
 }
 
 /** The job: every OPEN negotiation past its expiry becomes EXPIRED. */
 export async function expireDue(): Promise<void> {
-  const due = db.select({ id: negotiations.id }).from(negotiations).where(and(eq(negotiations.status, "OPEN"), lte(negotiations.expiresAt, clock.nowMs()))).all();
+  const due = await read(all<{ id: string }>("SELECT id FROM negotiations WHERE status = 'OPEN' AND expires_at <= ?", clock.nowMs()));
   if (due.length === 0) return;
-  await write(() => {
+  await write(function* () {
     for (const { id } of due) {
-      const row = find(id);
-      if (row) expireIfDue(row);
+      const row = yield* find(id, true);
+      if (row) yield* expireIfDue(row);
     }
   });
 }

@@ -1,4 +1,5 @@
 import { Elysia, t } from "elysia";
+import { read } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
@@ -49,7 +50,7 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
     },
     { agent: true, ...answers(docs("Payments", "The caller's per-transaction limit and every tier's", "agent"), { 200: Limits }) },
   )
-  .get("/:id", ({ agent, params }) => getPayment(agent.id, params.id), {
+  .get("/:id", ({ agent, params }) => read(getPayment(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     ...answers(docs("Payments", "A payment the caller sent or received", "agent", ["NOT_FOUND"]), { 200: Payment }),

@@ -1,19 +1,18 @@
-import { sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { json, money, timestampMs } from "../db/columns";
+import { integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 // No index by agent: payments are read by id; an agent's movements are read from its postings.
 // Each extra index is one more random page written per payment.
-export const payments = sqliteTable("payments", {
-  id: text("id").primaryKey(),
-  fromAgentId: text("from_agent_id").notNull().references(() => agents.id),
-  toAgentId: text("to_agent_id").notNull().references(() => agents.id),
-  amount: money("amount").notNull(),
-  currency: text("currency").notNull(),
-  reason: text("reason"),
-  metadata: json<Record<string, unknown>>()("metadata"),
+export const payments = table("payments", {
+  id: text().primaryKey(),
+  fromAgentId: text().notNull().references(() => agents.columns.id),
+  toAgentId: text().notNull().references(() => agents.columns.id),
+  amount: integer().notNull(),
+  currency: text().notNull(),
+  reason: text(),
+  metadata: text(),
   /** What caused it: a direct payment, a subscription charge, a booking, ... */
-  kind: text("kind").notNull(),
-  status: text("status").notNull(),
-  createdAt: timestampMs("created_at").notNull(),
+  kind: text().notNull(),
+  status: text().notNull(),
+  createdAt: integer().notNull(),
 });

@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { sqlite } from "../db";
+import { get, run, type Query } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { invalid, notFound } from "../errors";
@@ -45,7 +45,7 @@ export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING";
  * transfer an agent starts must pass (recipient exists, not self, not blocked, tier limit, funds),
  * +1 reputation to the payer and payment.received to the payee. Subscriptions and bookings use it too.
  */
-export function pay(args: {
+export function* pay(args: {
   fromAgentId: string;
   toAgentId: string;
   amount: bigint;
@@ -53,11 +53,11 @@ export function pay(args: {
   reason?: string | null;
   metadata?: Record<string, unknown> | null;
   kind: PaymentKind;
-}): PaymentRow {
+}): Query<PaymentRow> {
   if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
-  if (!findAgent(args.toAgentId)) throw notFound("recipient agent");
-  assertNotBlockedBy(args.toAgentId, args.fromAgentId);
-  const payer = findAgent(args.fromAgentId)!;
+  if (!(yield* findAgent(args.toAgentId))) throw notFound("recipient agent");
+  yield* assertNotBlockedBy(args.toAgentId, args.fromAgentId);
+  const payer = (yield* findAgent(args.fromAgentId))!;
   assertWithinTier(Number(payer.score), args.amount, args.currency);
   const row: PaymentRow = {
     id: uuid(),
@@ -71,16 +71,24 @@ export function pay(args: {
     status: "COMPLETED",
     createdAt: BigInt(clock.nowMs()),
   };
-  sqlite
-    .query(
-      `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
-    .run(row.id, row.fromAgentId, row.toAgentId, row.amount, row.currency, row.reason, row.metadata, row.kind, row.status, row.createdAt);
-  transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
-  adjustScore(row.fromAgentId, "PAYMENT_COMPLETED", { type: "payment", id: row.id });
+  yield* run(
+    `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    row.id,
+    row.fromAgentId,
+    row.toAgentId,
+    row.amount,
+    row.currency,
+    row.reason,
+    row.metadata,
+    row.kind,
+    row.status,
+    row.createdAt,
+  );
+  yield* transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
+  yield* adjustScore(row.fromAgentId, "PAYMENT_COMPLETED", { type: "payment", id: row.id });
   const amount = toMajor(row.amount, row.currency);
-  emit(
+  yield* emit(
     row.toAgentId,
     "payment.received",
     { paymentId: row.id, fromAgentId: row.fromAgentId, amount, currency: row.currency, reason: row.reason },
@@ -89,19 +97,18 @@ export function pay(args: {
   return row;
 }
 
-export function sendPayment(fromAgentId: string, body: { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> }) {
+export function* sendPayment(fromAgentId: string, body: { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> }) {
   const amount = toMinor(body.amount, body.currency);
-  return paymentView(pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT" }));
+  return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT" }));
 }
 
 /** A payment as seen by one of its parties; anyone else gets 404. */
-export function getPayment(agentId: string, id: string) {
-  const row = sqlite
-    .query(
-      `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, created_at AS createdAt
-       FROM payments WHERE id = ?`,
-    )
-    .get(id) as PaymentRow | null;
+export function* getPayment(agentId: string, id: string) {
+  const row = yield* get<PaymentRow>(
+    `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, created_at AS createdAt
+     FROM payments WHERE id = ?`,
+    id,
+  );
   if (!row || (row.fromAgentId !== agentId && row.toAgentId !== agentId)) throw notFound("payment");
   return paymentView(row);
 }

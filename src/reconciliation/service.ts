@@ -14,19 +14,22 @@ import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "../chain
 import { treasuryAccount } from "../chain/keys";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
-import { sqlite } from "../db";
+import { all, get, read, type Query } from "../db";
 import { toMajor } from "../money";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
 
-const sumOf = (sql: string, ...params: unknown[]) => (sqlite.query(sql).get(...(params as never[])) as { n: bigint | null }).n ?? 0n;
+/** A SUM as bigint (0 when there is nothing to sum): `sql` selects CAST(SUM(...) AS BIGINT) AS n. */
+function* sumOf(sql: string, ...params: unknown[]): Query<bigint> {
+  return (yield* get<{ n: bigint | null }>(sql, ...params))?.n ?? 0n;
+}
 
-export function checkInFlight() {
-  const system = (kind: string) => sumOf("SELECT SUM(balance) AS n FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = 'USDC'", kind);
-  const x402 = { ledger: system("x402_in_flight"), records: sumOf("SELECT SUM(amount) AS n FROM x402_payments WHERE status = 'PENDING'") };
+export function* checkInFlight() {
+  const system = (kind: string) => sumOf("SELECT CAST(SUM(balance) AS BIGINT) AS n FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = 'USDC'", kind);
+  const x402 = { ledger: yield* system("x402_in_flight"), records: yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM x402_payments WHERE status = 'PENDING'") };
   const withdrawals = {
-    ledger: system("withdrawals_in_flight"),
-    records: sumOf("SELECT SUM(amount) AS n FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED')"),
+    ledger: yield* system("withdrawals_in_flight"),
+    records: yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED')"),
   };
   const view = (pair: { ledger: bigint; records: bigint }) => ({ ledger: usdc(pair.ledger), openRecords: usdc(pair.records) });
   return {
@@ -39,10 +42,46 @@ export function checkInFlight() {
 type Transfer = { txHash: string; logIndex: bigint; counterparty: string; amount: bigint; acknowledged: string | null };
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
 
+/** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
+function* chainRecords(from: bigint, to: bigint, cursorTime: bigint) {
+  const inflow = yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, to);
+  const outs = yield* all<Transfer>(
+    `SELECT tx_hash AS txHash, log_index AS logIndex, counterparty, amount, acknowledged FROM treasury_transfers
+     WHERE direction = 'out' AND block_number > ? AND block_number <= ?`,
+    from,
+    to,
+  );
+  // What the ledger says left the treasury on chain up to B.
+  const movements = [
+    ...(yield* all<Movement>(
+      `SELECT 'withdrawal' AS kind, id, tx_hash AS txHash, to_address AS "to", amount FROM withdrawals
+       WHERE internal_agent_id IS NULL AND ((status = 'CONFIRMED' AND receipt_block > ? AND receipt_block <= ?)
+         OR (status = 'SUBMITTED' AND tx_hash IN (SELECT tx_hash FROM treasury_transfers WHERE direction = 'out' AND block_number <= ?)))`,
+      from,
+      to,
+      to,
+    )),
+    ...(yield* all<Movement>(
+      `SELECT 'x402' AS kind, p.id, a.tx_hash AS txHash, p.pay_to AS "to", p.amount FROM x402_payments p
+       JOIN treasury_authorizations a ON a.nonce = p.authorization_nonce
+       WHERE p.status != 'REFUNDED' AND a.block_number > ? AND a.block_number <= ?`,
+      from,
+      to,
+    )),
+  ];
+  // SETTLED, but the chain never used the authorization and no longer can.
+  const neverUsed = yield* all<Movement>(
+    `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
+     WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)`,
+    cursorTime,
+  );
+  return { inflow, outs, movements, neverUsed };
+}
+
 export async function reconcileChain() {
   if (!config.chain.configured) return { status: "not_configured" as const };
-  const cursor = watchCursor();
-  const opening = treasuryOpening();
+  const cursor = await read(watchCursor());
+  const opening = await read(treasuryOpening());
   if (!cursor || !opening) return { status: "not_started" as const };
   const treasury = treasuryAccount().address;
   let onchain: bigint;
@@ -54,40 +93,9 @@ export async function reconcileChain() {
   }
   const B = cursor.block;
   const from = opening.block;
-  const inflow = sumOf("SELECT SUM(amount) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, B);
-  const outs = sqlite
-    .query(
-      `SELECT tx_hash AS txHash, log_index AS logIndex, counterparty, amount, acknowledged FROM treasury_transfers
-       WHERE direction = 'out' AND block_number > ? AND block_number <= ?`,
-    )
-    .all(from, B) as Transfer[];
+  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n));
   // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
   const operatorOuts = outs.filter((out) => out.acknowledged !== null);
-  // What the ledger says left the treasury on chain up to B.
-  const movements = [
-    ...(sqlite
-      .query(
-        `SELECT 'withdrawal' AS kind, id, tx_hash AS txHash, to_address AS "to", amount FROM withdrawals
-         WHERE internal_agent_id IS NULL AND ((status = 'CONFIRMED' AND receipt_block > ? AND receipt_block <= ?)
-           OR (status = 'SUBMITTED' AND tx_hash IN (SELECT tx_hash FROM treasury_transfers WHERE direction = 'out' AND block_number <= ?)))`,
-      )
-      .all(from, B, B) as Movement[]),
-    ...(sqlite
-      .query(
-        `SELECT 'x402' AS kind, p.id, a.tx_hash AS txHash, p.pay_to AS "to", p.amount FROM x402_payments p
-         JOIN treasury_authorizations a ON a.nonce = p.authorization_nonce
-         WHERE p.status != 'REFUNDED' AND a.block_number > ? AND a.block_number <= ?`,
-      )
-      .all(from, B) as Movement[]),
-  ];
-  // SETTLED, but the chain never used the authorization and no longer can.
-  const neverUsed = sqlite
-    .query(
-      `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
-       WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)`,
-    )
-    .all(cursor.timestamp ?? 0n) as Movement[];
-
   const unmatched = outs.filter((out) => out.acknowledged === null);
   const missing: Movement[] = [...neverUsed];
   for (const movement of movements) {

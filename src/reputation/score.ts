@@ -1,5 +1,5 @@
-// Score changes (CONTRACT.md §4). Call inside write(): the change commits with the event causing it.
-import { sqlite } from "../db";
+// Score changes (CONTRACT.md §4). Write ops: the change commits with the event causing it.
+import { run, type Query } from "../db";
 import { clock } from "../clock";
 import { uuid } from "../ids";
 
@@ -14,15 +14,17 @@ export const SCORE_CHANGES = {
 
 export type ScoreReason = keyof typeof SCORE_CHANGES;
 
-export function adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): void {
+export function* adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): Query<void> {
   const change = SCORE_CHANGES[reason];
-  sqlite.query("UPDATE agents SET score = score + ? WHERE id = ?").run(change, agentId);
-  sqlite
-    .query("INSERT INTO score_events (id, agent_id, reason, change, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)")
-    .run(uuid(), agentId, reason, change, reference.type, reference.id, clock.nowMs());
-}
-
-export function scoreOf(agentId: string): number {
-  const row = sqlite.query("SELECT score FROM agents WHERE id = ?").get(agentId) as { score: bigint } | null;
-  return Number(row?.score ?? 0n);
+  yield* run("UPDATE agents SET score = score + ? WHERE id = ?", change, agentId);
+  yield* run(
+    "INSERT INTO score_events (id, agent_id, reason, change, reference_type, reference_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+    uuid(),
+    agentId,
+    reason,
+    change,
+    reference.type,
+    reference.id,
+    clock.nowMs(),
+  );
 }

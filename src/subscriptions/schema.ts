@@ -1,5 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { int, money, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 import { payments } from "../payments/schema";
 
@@ -7,42 +6,42 @@ import { payments } from "../payments/schema";
  * nextPeriod is the number of the next period to charge (period 0 is charged at creation); period n
  * is due at anchorAt + n periods. PAST_DUE: the charge of nextPeriod failed; retried at nextAttemptAt.
  */
-export const subscriptions = sqliteTable(
+export const subscriptions = table(
   "subscriptions",
   {
-    id: text("id").primaryKey(),
-    payerId: text("payer_id").notNull().references(() => agents.id),
-    recipientId: text("recipient_id").notNull().references(() => agents.id),
-    amount: money("amount").notNull(),
-    currency: text("currency").notNull(),
-    frequency: text("frequency").notNull(),
-    status: text("status").notNull(),
-    anchorAt: timestampMs("anchor_at").notNull(),
-    nextPeriod: int("next_period").notNull(),
-    failedAttempts: int("failed_attempts").notNull(),
-    nextAttemptAt: timestampMs("next_attempt_at"),
-    lastError: text("last_error"),
-    cancelledAt: timestampMs("cancelled_at"),
-    cancelReason: text("cancel_reason"),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    payerId: text().notNull().references(() => agents.columns.id),
+    recipientId: text().notNull().references(() => agents.columns.id),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    frequency: text().notNull(),
+    status: text().notNull(),
+    anchorAt: integer().notNull(),
+    nextPeriod: integer().notNull(),
+    failedAttempts: integer().notNull(),
+    nextAttemptAt: integer(),
+    lastError: text(),
+    cancelledAt: integer(),
+    cancelReason: text(),
+    createdAt: integer().notNull(),
   },
-  (table) => [
-    index("subscriptions_payer_id_idx").on(table.payerId, table.createdAt),
-    index("subscriptions_recipient_id_idx").on(table.recipientId, table.createdAt),
-    index("subscriptions_status_idx").on(table.status),
+  (t) => [
+    index("subscriptions_payer_id_idx").on(t.payerId, t.createdAt),
+    index("subscriptions_recipient_id_idx").on(t.recipientId, t.createdAt),
+    index("subscriptions_status_idx").on(t.status),
   ],
 );
 
 /** One row per charged period: the unique key makes a second charge of a period impossible. */
-export const subscriptionCharges = sqliteTable(
+export const subscriptionCharges = table(
   "subscription_charges",
   {
-    id: text("id").primaryKey(),
-    subscriptionId: text("subscription_id").notNull().references(() => subscriptions.id),
-    period: int("period").notNull(),
-    paymentId: text("payment_id").notNull().references(() => payments.id),
-    dueAt: timestampMs("due_at").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    subscriptionId: text().notNull().references(() => subscriptions.columns.id),
+    period: integer().notNull(),
+    paymentId: text().notNull().references(() => payments.columns.id),
+    dueAt: integer().notNull(),
+    createdAt: integer().notNull(),
   },
-  (table) => [uniqueIndex("subscription_charges_period_idx").on(table.subscriptionId, table.period)],
+  (t) => [uniqueIndex("subscription_charges_period_idx").on(t.subscriptionId, t.period)],
 );

@@ -1,22 +1,28 @@
 // Delivers PENDING outbox events after their commit: signed the Standard Webhooks way, 5 s timeout,
 // one attempt each (SPEC: not retried), every attempt recorded. Runs outside every transaction and
-// never delays a request. Events still PENDING at a crash are delivered after the restart, so a
-// receiver may see an event twice: it dedupes on webhook-id.
+// never delays a request. An instance claims the events it sends (PENDING → SENDING, FOR UPDATE SKIP
+// LOCKED on PostgreSQL, so instances sharing the outbox never take the same one); a claim older than a
+// minute belongs to an instance that died and is taken again. Around a crash an event may therefore
+// arrive twice: receivers dedupe on webhook-id.
 import { createHmac } from "node:crypto";
 import { clock, iso } from "../clock";
-import { sqlite, write } from "../db";
+import { all, get, read, run, SKIP_LOCKED, write, type Query } from "../db";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
+/** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
+const RECLAIM_AFTER_MS = 60_000;
 
 type PendingEvent = { id: string; agentId: string; event: string; data: string; createdAt: bigint };
 type Outcome = { outcome: "DELIVERED" | "FAILED" | "TIMEOUT" | "REFUSED" | "SKIPPED"; httpStatus: number | null; error: string | null };
 
 const inFlight = new Set<string>();
 let stopped = false;
+let claiming = false;
+let wokenWhileClaiming = false;
 
 /** Standard Webhooks signature: base64 HMAC-SHA256 of "id.timestamp.body", keyed by the secret's bytes. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
@@ -24,23 +30,47 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
+/** A write op: takes up to `limit` events to send. Wall-clock time: the test clock must not age claims. */
+function* claim(limit: number): Query<PendingEvent[]> {
+  const now = Date.now();
+  return yield* all<PendingEvent>(
+    `UPDATE webhook_events SET status = 'SENDING', claimed_at = ?
+     WHERE id IN (SELECT id FROM webhook_events WHERE status = 'PENDING' OR (status = 'SENDING' AND claimed_at < ?)
+                  ORDER BY created_at LIMIT ? ${SKIP_LOCKED})
+     RETURNING id, agent_id AS agentId, event, data, created_at AS createdAt`,
+    now,
+    now - RECLAIM_AFTER_MS,
+    limit,
+  );
+}
+
+/** Sends what is waiting, up to MAX_IN_FLIGHT at a time; called after every commit that queued an event. */
 export function wakeDispatcher(): void {
   if (stopped || inFlight.size >= MAX_IN_FLIGHT) return;
-  const events = sqlite
-    .query(
-      `SELECT id, agent_id AS agentId, event, data, created_at AS createdAt FROM webhook_events
-       WHERE status = 'PENDING' ORDER BY created_at LIMIT ?`,
-    )
-    .all(MAX_IN_FLIGHT * 2) as PendingEvent[];
-  for (const event of events) {
-    if (inFlight.size >= MAX_IN_FLIGHT) break;
-    if (inFlight.has(event.id)) continue;
-    inFlight.add(event.id);
-    void deliver(event).finally(() => {
-      inFlight.delete(event.id);
-      wakeDispatcher();
-    });
+  if (claiming) {
+    wokenWhileClaiming = true;
+    return;
   }
+  claiming = true;
+  void (async () => {
+    try {
+      do {
+        wokenWhileClaiming = false;
+        const events = await write(() => claim(MAX_IN_FLIGHT - inFlight.size));
+        for (const event of events) {
+          inFlight.add(event.id);
+          void deliver(event).finally(() => {
+            inFlight.delete(event.id);
+            wakeDispatcher();
+          });
+        }
+      } while (wokenWhileClaiming && !stopped && inFlight.size < MAX_IN_FLIGHT);
+    } catch (error) {
+      logLine({ level: "warn", msg: "webhook claim failed", error: String((error as Error).message ?? error) });
+    } finally {
+      claiming = false;
+    }
+  })();
 }
 
 export function stopDispatcher(): void {
@@ -79,24 +109,29 @@ async function attempt(url: string, secret: string, event: PendingEvent): Promis
 }
 
 async function deliver(event: PendingEvent): Promise<void> {
-  const target = sqlite.query("SELECT webhook_url AS url, webhook_secret AS secret FROM agents WHERE id = ?").get(event.agentId) as {
-    url: string | null;
-    secret: string | null;
-  } | null;
+  const target = await read(get<{ url: string | null; secret: string | null }>("SELECT webhook_url AS url, webhook_secret AS secret FROM agents WHERE id = ?", event.agentId));
   const started = performance.now();
   const result: Outcome =
     target?.url && target.secret ? await attempt(target.url, target.secret, event) : { outcome: "SKIPPED", httpStatus: null, error: "no webhook URL" };
   const durationMs = Math.round(performance.now() - started);
   if (stopped) return;
-  await write(() => {
-    sqlite.query("UPDATE webhook_events SET status = ? WHERE id = ?").run(result.outcome === "DELIVERED" ? "DELIVERED" : result.outcome === "SKIPPED" ? "SKIPPED" : "FAILED", event.id);
+  await write(function* () {
+    yield* run("UPDATE webhook_events SET status = ? WHERE id = ?", result.outcome === "DELIVERED" ? "DELIVERED" : result.outcome === "SKIPPED" ? "SKIPPED" : "FAILED", event.id);
     if (result.outcome === "SKIPPED") return;
-    sqlite
-      .query(
-        `INSERT INTO webhook_deliveries (id, event_id, agent_id, event, url, outcome, http_status, error, duration_ms, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(uuid(), event.id, event.agentId, event.event, target!.url, result.outcome, result.httpStatus, result.error, durationMs, clock.nowMs());
+    yield* run(
+      `INSERT INTO webhook_deliveries (id, event_id, agent_id, event, url, outcome, http_status, error, duration_ms, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      uuid(),
+      event.id,
+      event.agentId,
+      event.event,
+      target!.url,
+      result.outcome,
+      result.httpStatus,
+      result.error,
+      durationMs,
+      clock.nowMs(),
+    );
   });
   if (result.outcome !== "DELIVERED" && result.outcome !== "SKIPPED") {
     logLine({ level: "warn", msg: "webhook delivery failed", eventId: event.id, agentId: event.agentId, outcome: result.outcome, error: result.error });

@@ -2,35 +2,40 @@
 // it lands in the agent's inbox (as a system message unless it is a direct message) and, when the
 // agent has a webhook URL, in the outbox, which the dispatcher delivers after the commit.
 import { clock } from "../clock";
-import { onCommit, sqlite } from "../db";
+import { afterCommit, get, run, type Query } from "../db";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 
 export type EventName = "message.received" | "payment.received" | "negotiation.received" | "notification.financial";
 
-export function emit(
-  agentId: string,
-  event: EventName,
-  data: Record<string, unknown>,
-  inbox: { subject: string; body: string } | null,
-): void {
+export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
   const now = clock.nowMs();
   if (inbox) {
-    sqlite
-      .query(
-        "INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, NULL, ?, ?, ?, ?, ?, 0, ?)",
-      )
-      .run(uuid(), agentId, event, inbox.subject, inbox.body, JSON.stringify(data), now);
+    yield* run(
+      "INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, NULL, ?, ?, ?, ?, ?, 0, ?)",
+      uuid(),
+      agentId,
+      event,
+      inbox.subject,
+      inbox.body,
+      JSON.stringify(data),
+      now,
+    );
   }
-  const target = sqlite.query("SELECT webhook_url AS url FROM agents WHERE id = ?").get(agentId) as { url: string | null } | null;
+  const target = yield* get<{ url: string | null }>("SELECT webhook_url AS url FROM agents WHERE id = ?", agentId);
   if (!target?.url) return;
-  sqlite
-    .query("INSERT INTO webhook_events (id, agent_id, event, data, status, created_at) VALUES (?, ?, ?, ?, 'PENDING', ?)")
-    .run(`evt_${uuid().replaceAll("-", "")}`, agentId, event, JSON.stringify(data), now);
-  onCommit(wakeDispatcher);
+  yield* run(
+    "INSERT INTO webhook_events (id, agent_id, event, data, status, created_at) VALUES (?, ?, ?, ?, 'PENDING', ?)",
+    `evt_${uuid().replaceAll("-", "")}`,
+    agentId,
+    event,
+    JSON.stringify(data),
+    now,
+  );
+  yield* afterCommit(wakeDispatcher);
 }
 
 /** A money event for an agent: notification.financial with a `kind`, plus an inbox line. */
-export function notifyFinancial(agentId: string, kind: string, data: Record<string, unknown>, summary: string): void {
-  emit(agentId, "notification.financial", { kind, ...data }, { subject: kind, body: summary });
+export function* notifyFinancial(agentId: string, kind: string, data: Record<string, unknown>, summary: string): Query<void> {
+  yield* emit(agentId, "notification.financial", { kind, ...data }, { subject: kind, body: summary });
 }

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { WebhookUrl } from "../agents/model";
 import { iso } from "../clock";
-import { sqlite, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write } from "../db";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery } from "../http/models";
 import { webhookSecret } from "../ids";
@@ -24,27 +24,29 @@ type DeliveryRow = {
 /** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
 async function setWebhook(agentId: string, url: string | null) {
   if (url !== null) await assertCallable(url, "webhookUrl");
-  return write(() => {
-    const current = sqlite.query("SELECT webhook_secret AS secret FROM agents WHERE id = ?").get(agentId) as { secret: string | null };
-    const update = sqlite.query("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?");
+  const created = webhookSecret();
+  return write(function* () {
+    const current = (yield* get<{ secret: string | null }>(`SELECT webhook_secret AS secret FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+    const update = (webhookUrl: string | null, secret: string | null) => run("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?", webhookUrl, secret, agentId);
     if (url === null) {
-      update.run(null, current.secret, agentId);
+      yield* update(null, current.secret);
       return { agentId, webhookUrl: null };
     }
-    const secret = current.secret ?? webhookSecret();
-    update.run(url, secret, agentId);
+    const secret = current.secret ?? created;
+    yield* update(url, secret);
     return { agentId, webhookUrl: url, secret };
   });
 }
 
-function deliveriesOf(agentId: string, limit: number, offset: number) {
-  const total = sqlite.query("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?").get(agentId) as { n: bigint };
-  const rows = sqlite
-    .query(
-      `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
-       FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    )
-    .all(agentId, limit, offset) as DeliveryRow[];
+function* deliveriesOf(agentId: string, limit: number, offset: number) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?", agentId))!;
+  const rows = yield* all<DeliveryRow>(
+    `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
+     FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    agentId,
+    limit,
+    offset,
+  );
   const data = rows.map((row) => ({
     id: row.id,
     eventId: row.eventId,
@@ -68,6 +70,6 @@ export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks"
   })
   .get(
     "/webhook/deliveries",
-    ({ agent, query }) => paged(query, (limit, offset) => deliveriesOf(agent.id, limit, offset)),
+    ({ agent, query }) => paged(query, (limit, offset) => read(deliveriesOf(agent.id, limit, offset))),
     { agent: true, query: PageQuery, ...answers(docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent"), { 200: WebhookDeliveryPage }) },
   );

@@ -1,38 +1,39 @@
-import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
-import { int, json, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
  * The outbox: an event is written in the same transaction as its cause and delivered after commit.
- * status: PENDING → DELIVERED | FAILED | SKIPPED (no webhook URL at delivery time).
+ * status: PENDING → SENDING (claimed by an instance) → DELIVERED | FAILED | SKIPPED (no webhook URL at delivery time).
  */
-export const webhookEvents = sqliteTable(
+export const webhookEvents = table(
   "webhook_events",
   {
-    id: text("id").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    event: text("event").notNull(),
-    data: json<Record<string, unknown>>()("data").notNull(),
-    status: text("status").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    event: text().notNull(),
+    data: text().notNull(),
+    status: text().notNull(),
+    createdAt: integer().notNull(),
+    /** When (wall-clock ms) an instance took it for delivery (status SENDING). */
+    claimedAt: integer(),
   },
-  (table) => [index("webhook_events_status_idx").on(table.status, table.createdAt)],
+  (t) => [index("webhook_events_status_idx").on(t.status, t.createdAt)],
 );
 
 /** Every delivery attempt, as GET /agents/me/webhook/deliveries shows it. */
-export const webhookDeliveries = sqliteTable(
+export const webhookDeliveries = table(
   "webhook_deliveries",
   {
-    id: text("id").primaryKey(),
-    eventId: text("event_id").notNull().references(() => webhookEvents.id),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    event: text("event").notNull(),
-    url: text("url").notNull(),
-    outcome: text("outcome").notNull(),
-    httpStatus: int("http_status"),
-    error: text("error"),
-    durationMs: int("duration_ms").notNull(),
-    createdAt: timestampMs("created_at").notNull(),
+    id: text().primaryKey(),
+    eventId: text().notNull().references(() => webhookEvents.columns.id),
+    agentId: text().notNull().references(() => agents.columns.id),
+    event: text().notNull(),
+    url: text().notNull(),
+    outcome: text().notNull(),
+    httpStatus: integer(),
+    error: text(),
+    durationMs: integer().notNull(),
+    createdAt: integer().notNull(),
   },
-  (table) => [index("webhook_deliveries_agent_idx").on(table.agentId, table.createdAt)],
+  (t) => [index("webhook_deliveries_agent_idx").on(t.agentId, t.createdAt)],
 );

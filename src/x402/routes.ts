@@ -1,4 +1,5 @@
 import { Elysia, t, type Static } from "elysia";
+import { read } from "../db";
 import { auth } from "../http/auth";
 import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { validateKey } from "../idempotency/idempotency";
@@ -39,7 +40,7 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
       ),
     },
   )
-  .get("/payments", ({ agent, query }) => paged(query, (limit, offset) => listX402Payments(agent.id, limit, offset)), {
+  .get("/payments", ({ agent, query }) => paged(query, (limit, offset) => read(listX402Payments(agent.id, limit, offset))), {
     agent: true,
     query: PageQuery,
     ...answers(docs("x402", "The caller's x402 payments, newest first", "agent"), { 200: X402PaymentPage }),

@@ -1,5 +1,4 @@
-import { index, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
-import { int, money, timestampMs } from "../db/columns";
+import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
@@ -9,33 +8,33 @@ import { agents } from "../agents/schema";
  * was not used). What the resource answers never decides it. internalAgentId is set when payTo is
  * another agent's deposit address: settling credits that agent in the ledger.
  */
-export const x402Payments = sqliteTable(
+export const x402Payments = table(
   "x402_payments",
   {
-    id: text("id").primaryKey(),
-    agentId: text("agent_id").notNull().references(() => agents.id),
-    url: text("url").notNull(),
-    method: text("method").notNull(),
-    amount: money("amount").notNull(),
-    currency: text("currency").notNull(),
-    payTo: text("pay_to").notNull(),
-    internalAgentId: text("internal_agent_id").references(() => agents.id),
-    network: text("network").notNull(),
-    x402Version: int("x402_version").notNull(),
-    status: text("status").notNull(),
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    url: text().notNull(),
+    method: text().notNull(),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    payTo: text().notNull(),
+    internalAgentId: text().references(() => agents.columns.id),
+    network: text().notNull(),
+    x402Version: integer().notNull(),
+    status: text().notNull(),
     /** The EIP-3009 nonce (0x…, lowercase) of the treasury's authorization, and its validBefore (s). */
-    authorizationNonce: text("authorization_nonce"),
-    validBefore: int("valid_before"),
+    authorizationNonce: text(),
+    validBefore: integer(),
     /** The settlement transaction: what the server claimed, then what the chain watcher saw. */
-    transaction: text("transaction"),
-    resourceStatus: int("resource_status"),
-    error: text("error"),
-    createdAt: timestampMs("created_at").notNull(),
-    updatedAt: timestampMs("updated_at").notNull(),
+    transaction: text(),
+    resourceStatus: integer(),
+    error: text(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
   },
-  (table) => [
-    index("x402_payments_agent_id_idx").on(table.agentId, table.createdAt),
-    index("x402_payments_status_idx").on(table.status),
-    uniqueIndex("x402_payments_nonce_idx").on(table.authorizationNonce),
+  (t) => [
+    index("x402_payments_agent_id_idx").on(t.agentId, t.createdAt),
+    index("x402_payments_status_idx").on(t.status),
+    uniqueIndex("x402_payments_nonce_idx").on(t.authorizationNonce),
   ],
 );

@@ -17,10 +17,10 @@ import { treasuryAccount } from "../chain/keys";
 import { authorizationUse, watchCursor } from "../chain/watcher";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { sqlite, write } from "../db";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
-import { storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
 import { parseJson } from "../json";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
@@ -63,7 +63,9 @@ const COLUMNS = `id, agent_id AS agentId, url, method, amount, pay_to AS payTo, 
   x402_version AS x402Version, status, authorization_nonce AS authorizationNonce, valid_before AS validBefore,
   "transaction", resource_status AS resourceStatus, error, created_at AS createdAt, updated_at AS updatedAt`;
 
-const find = (id: string) => sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE id = ?`).get(id) as PaymentRow | null;
+const find = (id: string) => get<PaymentRow>(`SELECT ${COLUMNS} FROM x402_payments WHERE id = ?`, id);
+/** In a write op that decides the payment: the row, locked until the op commits. */
+const lock = (id: string) => get<PaymentRow>(`SELECT ${COLUMNS} FROM x402_payments WHERE id = ? ${FOR_UPDATE}`, id);
 
 export function paymentView(row: PaymentRow) {
   return {
@@ -136,18 +138,18 @@ function choose(offer: Offer, maxAmount: bigint): Requirement {
 
 type Signed = Awaited<ReturnType<typeof signTransferAuthorization>>;
 
-/** Inside write(): the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
-function debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null): PaymentRow | Outcome {
-  const stored = keyed && storedOutcome(keyed);
+/** A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
+function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null): Query<PaymentRow | Outcome> {
+  const stored = keyed && (yield* storedOutcome(keyed));
   if (stored) return stored;
-  assertWithinTier(Number(findAgent(agentId)!.score), chosen.amount, USDC);
+  assertWithinTier(Number((yield* findAgent(agentId))!.score), chosen.amount, USDC);
   if (chosen.payTo === getAddress(treasuryAccount().address)) throw invalid("payTo is the service's own treasury");
-  const internalAgentId = agentIdAtAddress(chosen.payTo);
+  const internalAgentId = yield* agentIdAtAddress(chosen.payTo);
   if (internalAgentId === agentId) throw invalid("payTo is your own deposit address");
-  if (internalAgentId) assertNotBlockedBy(internalAgentId, agentId);
+  if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);
   const id = uuid();
   const now = clock.nowMs();
-  post({
+  yield* post({
     type: "X402_PAYMENT",
     reference: { type: "x402", id },
     postings: [
@@ -155,27 +157,38 @@ function debit(agentId: string, request: PayRequest, method: string, chosen: Req
       { account: { agentId: null, kind: "x402_in_flight", currency: USDC }, amount: chosen.amount, historyType: "SYSTEM", counterpartyId: agentId },
     ],
   });
-  sqlite
-    .query(
-      `INSERT INTO x402_payments (id, agent_id, url, method, amount, currency, pay_to, internal_agent_id, network, x402_version, status,
-         authorization_nonce, valid_before, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, 'USDC', ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)`,
-    )
-    .run(id, agentId, request.url, method, chosen.amount, chosen.payTo, internalAgentId, chosen.network, chosen.version, signed.nonce.toLowerCase(), signed.validBefore, now, now);
-  const row = find(id)!;
+  yield* run(
+    `INSERT INTO x402_payments (id, agent_id, url, method, amount, currency, pay_to, internal_agent_id, network, x402_version, status,
+       authorization_nonce, valid_before, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, 'USDC', ?, ?, ?, ?, 'PENDING', ?, ?, ?, ?)`,
+    id,
+    agentId,
+    request.url,
+    method,
+    chosen.amount,
+    chosen.payTo,
+    internalAgentId,
+    chosen.network,
+    chosen.version,
+    signed.nonce.toLowerCase(),
+    signed.validBefore,
+    now,
+    now,
+  );
+  const row = (yield* find(id))!;
   // A retry with this key from now on replays this payment (PENDING) instead of paying again.
-  if (keyed) storeOutcome(keyed, 200, { payment: paymentView(row), resource: null });
+  if (keyed) yield* storeOutcome(keyed, 200, { payment: paymentView(row), resource: null });
   return row;
 }
 
 const setStatus = (row: PaymentRow, status: PaymentRow["status"], transaction: string | null) =>
-  sqlite.query(`UPDATE x402_payments SET status = ?, "transaction" = COALESCE(?, "transaction"), updated_at = ? WHERE id = ?`).run(status, transaction, clock.nowMs(), row.id);
+  run(`UPDATE x402_payments SET status = ?, "transaction" = COALESCE(?, "transaction"), updated_at = ? WHERE id = ?`, status, transaction, clock.nowMs(), row.id);
 
-/** Inside write(): the authorization was used on chain; the money leaves x402 in flight. */
-function settle(row: PaymentRow, transaction: string | null): void {
+/** A write op: the authorization was used on chain; the money leaves x402 in flight. */
+function* settle(row: PaymentRow, transaction: string | null): Query<void> {
   const reference = { type: "x402", id: row.id };
   const amount = toMajor(row.amount, USDC);
-  post({
+  yield* post({
     type: "X402_SETTLED",
     reference,
     postings: [
@@ -185,18 +198,18 @@ function settle(row: PaymentRow, transaction: string | null): void {
         : { account: { agentId: null, kind: "external", currency: USDC }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
     ],
   });
-  adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
-  setStatus(row, "SETTLED", transaction);
-  notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, transaction: transaction ?? row.transaction }, `x402 payment settled: ${amount} USDC`);
+  yield* adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
+  yield* setStatus(row, "SETTLED", transaction);
+  yield* notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, transaction: transaction ?? row.transaction }, `x402 payment settled: ${amount} USDC`);
   if (row.internalAgentId) {
-    notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, url: row.url }, `x402 payment received: ${amount} USDC`);
+    yield* notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, url: row.url }, `x402 payment received: ${amount} USDC`);
   }
 }
 
-/** Inside write(): the authorization can never be used; the money goes back to the agent. */
-function refund(row: PaymentRow, reason: string): void {
+/** A write op: the authorization can never be used; the money goes back to the agent. */
+function* refund(row: PaymentRow, reason: string): Query<void> {
   const amount = toMajor(row.amount, USDC);
-  post({
+  yield* post({
     type: "X402_REFUNDED",
     reference: { type: "x402", id: row.id },
     postings: [
@@ -204,9 +217,9 @@ function refund(row: PaymentRow, reason: string): void {
       { account: { agentId: row.agentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "X402_REFUND" },
     ],
   });
-  setStatus(row, "REFUNDED", null);
-  sqlite.query("UPDATE x402_payments SET error = COALESCE(error, ?) WHERE id = ?").run(reason, row.id);
-  notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, reason }, `x402 payment refunded: ${amount} USDC`);
+  yield* setStatus(row, "REFUNDED", null);
+  yield* run("UPDATE x402_payments SET error = COALESCE(error, ?) WHERE id = ?", reason, row.id);
+  yield* notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, reason }, `x402 payment refunded: ${amount} USDC`);
 }
 
 type KeyedScope = IdempotencyScope & { key: string };
@@ -228,7 +241,7 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
   const keyed = idempotency.key === undefined ? null : { ...idempotency, key: idempotency.key };
-  const stored = keyed && storedOutcome(keyed);
+  const stored = keyed && (await read(storedOutcome(keyed)));
   if (stored) return stored;
 
   const headers = new Headers(request.headers ?? {});
@@ -238,8 +251,10 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   if ("failure" in first) throw invalid(first.failure);
   if (first.response.status !== 402) {
     const answer = { payment: null, resource: resourceOf(first) };
-    if (keyed) await write(() => storeOutcome(keyed, 200, answer));
-    return { status: 200, body: answer, replayed: false };
+    if (!keyed) return { status: 200, body: answer, replayed: false };
+    return write(() => once(keyed, 200, function* () {
+      return answer;
+    }));
   }
   const offer = parseOffer(first.response.headers, first.text);
   if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
@@ -259,15 +274,21 @@ export async function payResource(agentId: string, request: PayRequest, idempote
     // The chain did not answer: the job decides later.
   }
   const resource = resourceOf(paid);
-  const row = await write(() => {
+  const problem = problemOf(paid);
+  const row = await write(function* () {
     // What the resource answered is kept even if the job has decided the payment meanwhile.
-    sqlite
-      .query(`UPDATE x402_payments SET resource_status = ?, error = COALESCE(error, ?), "transaction" = COALESCE("transaction", ?), updated_at = ? WHERE id = ?`)
-      .run(resource?.status ?? null, problemOf(paid), claim?.transaction ?? null, clock.nowMs(), debited.id);
-    const current = find(debited.id)!;
-    if (current.status === "PENDING" && used) settle(current, claim?.transaction ?? null);
-    const now = find(current.id)!;
-    if (keyed) storeOutcome(keyed, 200, { payment: paymentView(now), resource });
+    yield* run(
+      `UPDATE x402_payments SET resource_status = ?, error = COALESCE(error, ?), "transaction" = COALESCE("transaction", ?), updated_at = ? WHERE id = ?`,
+      resource?.status ?? null,
+      problem,
+      claim?.transaction ?? null,
+      clock.nowMs(),
+      debited.id,
+    );
+    const current = (yield* lock(debited.id))!;
+    if (current.status === "PENDING" && used) yield* settle(current, claim?.transaction ?? null);
+    const now = (yield* find(current.id))!;
+    if (keyed) yield* replaceOutcome(keyed, 200, { payment: paymentView(now), resource });
     return now;
   });
   return { status: 200, body: { payment: paymentView(row), resource }, replayed: false };
@@ -280,9 +301,9 @@ export async function payResource(agentId: string, request: PayRequest, idempote
  * latest block may settle it early. Compare-and-set on PENDING: the job, reads and the pay call agree.
  */
 async function resolve(row: PaymentRow, ask: boolean): Promise<void> {
-  const use = authorizationUse(row.authorizationNonce);
-  const cursor = watchCursor();
-  let decision: ((current: PaymentRow) => void) | null = null;
+  const use = await read(authorizationUse(row.authorizationNonce));
+  const cursor = await read(watchCursor());
+  let decision: ((current: PaymentRow) => Query<void>) | null = null;
   if (use) decision = (current) => settle(current, use.txHash);
   else if (cursor?.timestamp != null && cursor.timestamp >= row.validBefore) {
     decision = (current) => refund(current, "the authorization expired without being used");
@@ -290,28 +311,29 @@ async function resolve(row: PaymentRow, ask: boolean): Promise<void> {
     decision = (current) => settle(current, null);
   }
   if (!decision) return;
-  await write(() => {
-    const current = find(row.id);
-    if (current?.status === "PENDING") decision(current);
+  const decide = decision;
+  await write(function* () {
+    const current = yield* lock(row.id);
+    if (current?.status === "PENDING") yield* decide(current);
   });
 }
 
 /** The job: every PENDING payment, oldest first. */
 export async function resolvePending(): Promise<void> {
   if (!config.chain.configured) return;
-  const pending = sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE status = 'PENDING' ORDER BY created_at LIMIT 500`).all() as PaymentRow[];
+  const pending = await read(all<PaymentRow>(`SELECT ${COLUMNS} FROM x402_payments WHERE status = 'PENDING' ORDER BY created_at LIMIT 500`));
   for (const row of pending) await resolve(row, true);
 }
 
 export async function getX402Payment(agentId: string, id: string) {
-  const row = find(id);
+  const row = await read(find(id));
   if (!row || row.agentId !== agentId) throw notFound("x402 payment");
   if (row.status === "PENDING") await resolve(row, false);
-  return paymentView(find(id)!);
+  return paymentView((await read(find(id)))!);
 }
 
-export function listX402Payments(agentId: string, limit: number, offset: number) {
-  const total = sqlite.query("SELECT COUNT(*) AS n FROM x402_payments WHERE agent_id = ?").get(agentId) as { n: bigint };
-  const rows = sqlite.query(`SELECT ${COLUMNS} FROM x402_payments WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`).all(agentId, limit, offset) as PaymentRow[];
+export function* listX402Payments(agentId: string, limit: number, offset: number) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM x402_payments WHERE agent_id = ?", agentId))!;
+  const rows = yield* all<PaymentRow>(`SELECT ${COLUMNS} FROM x402_payments WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, agentId, limit, offset);
   return { data: rows.map(paymentView), total: Number(total.n) };
 }

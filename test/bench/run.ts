@@ -185,13 +185,13 @@ async function ledgerBench() {
   const { deposit } = await import("../../src/ledger/transfers");
   const { pay } = await import("../../src/payments/service");
   const config = initConfig();
-  openDatabase(config.databasePath, config.dbSynchronous);
+  await openDatabase(config);
   await (await import("../../src/chain")).initChain();
   const ids: string[] = [];
-  await write(() => {
+  await write(function* () {
     for (let i = 0; i < 100; i++) {
-      const { id } = registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
-      deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
+      const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
+      yield* deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
       ids.push(id);
     }
   });
@@ -199,7 +199,7 @@ async function ledgerBench() {
     const from = ids[Math.floor(Math.random() * ids.length)]!;
     let to = from;
     while (to === from) to = ids[Math.floor(Math.random() * ids.length)]!;
-    pay({ fromAgentId: from, toAgentId: to, amount: 10_000n, currency: "USDC", kind: "DIRECT" });
+    return pay({ fromAgentId: from, toAgentId: to, amount: 10_000n, currency: "USDC", kind: "DIRECT" });
   };
   const rows: [string, string][] = [];
   for (const group of [1, 50]) {
@@ -212,12 +212,18 @@ async function ledgerBench() {
     rows.push([`pay() ${group === 1 ? "one per commit" : `${group} per commit`}`, `${(total / seconds).toFixed(0)} payments/s`]);
   }
   // Time inside the op alone (no commit): what one payment costs in SQLite statements.
-  const { sqlite } = await import("../../src/db");
-  sqlite.exec("BEGIN");
+  const { sqliteEngine } = await import("../../src/db");
+  const { stepSync } = await import("../../src/db/query");
+  const engine = sqliteEngine()!;
+  const execute = (statement: { sql: string; params: unknown[]; mode: string }) => {
+    const prepared = engine.connection.query(statement.sql);
+    return statement.mode === "all" ? prepared.all(...(statement.params as never[])) : statement.mode === "get" ? prepared.get(...(statement.params as never[])) : prepared.run(...(statement.params as never[])).changes;
+  };
+  engine.connection.exec("BEGIN");
   const start = performance.now();
-  for (let i = 0; i < 20_000; i++) one();
+  for (let i = 0; i < 20_000; i++) stepSync(one(), execute, []);
   const perOpUs = ((performance.now() - start) / 20_000) * 1000;
-  sqlite.exec("ROLLBACK");
+  engine.connection.exec("ROLLBACK");
   rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment`]);
   console.log(`\nLedger without HTTP (DB_SYNCHRONOUS=${config.dbSynchronous})`);
   table(rows);

@@ -7,8 +7,11 @@ export type Agent = TestAgent;
 export type { Reply };
 export type TestServer = Awaited<ReturnType<typeof startServer>>;
 
+/** PostgreSQL to run the suite on (TEST_DATABASE_URL, set by `bun run test:postgres`); SQLite otherwise. */
+export const TEST_POSTGRES = process.env.TEST_DATABASE_URL || undefined;
+
 export async function startServer(options: StartOptions = {}) {
-  const bank = await startAgentbank({ ...options, env: { ADMIN_API_KEY: ADMIN_KEY, ...options.env } });
+  const bank = await startAgentbank({ postgres: TEST_POSTGRES, ...options, env: { ADMIN_API_KEY: ADMIN_KEY, ...options.env } });
   return Object.assign(bank, {
     deposit: bank.fund,
     ledgerCheck: bank.checkLedger,

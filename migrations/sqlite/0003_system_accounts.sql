@@ -1,0 +1,1 @@
+CREATE UNIQUE INDEX `accounts_system_kind_currency_idx` ON `accounts` (`kind`,`currency`) WHERE "accounts"."agent_id" IS NULL;

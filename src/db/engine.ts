@@ -1,0 +1,18 @@
+// What the rest of the service needs from a database engine; src/db/sqlite.ts and src/db/postgres.ts
+// are the two, and only src/db knows which one runs.
+import type { Query } from "./query";
+
+export interface Engine {
+  readonly kind: "sqlite" | "postgres";
+  /** Runs a write op as one transaction; resolves after it committed. Retried as a whole if the engine must. */
+  write<T>(op: () => Query<T>): Promise<T>;
+  /** Runs a read (committed state only). */
+  read<T>(query: Query<T>): Promise<T>;
+  /**
+   * Runs `fn` while holding the named lock, across every instance that shares the database (one
+   * process on SQLite). Without `wait`, null when another holds it.
+   */
+  exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,108 @@
+// How features talk to the database, whichever engine runs it. A query or a write op is a generator
+// that yields its statements and receives their results:
+//
+//   function* findAgent(id: string): Query<AgentRow | null> {
+//     return yield* get<AgentRow>("SELECT id, name, score FROM agents WHERE id = ?", id);
+//   }
+//
+// The engine decides how a yielded statement runs: on SQLite synchronously, inside the group commit
+// (a write op is one savepoint; nothing else can happen in between, so an op can never await the
+// network inside a transaction); on PostgreSQL as a round trip inside the op's own transaction
+// (READ COMMITTED: see postgres.ts for the locking rules an op follows). Features write portable
+// SQL: `?` placeholders, `AS camelCase` aliases, ON CONFLICT, RETURNING, CAST(… AS BIGINT) around
+// SUM, FOR_UPDATE on the rows an op reads to change. Integers (money, counts, times) come back as
+// bigint. Never catch an error a statement raised and carry on: PostgreSQL has aborted the
+// transaction then.
+
+/**
+ * Put at the end of a SELECT, inside a write op, that reads a row the op is going to change because of
+ * what it read (a status, a counter, a cursor): FOR UPDATE on PostgreSQL, where concurrent transactions
+ * of other instances must wait for this one instead of acting on the same old value; a comment to
+ * SQLite, whose single writer runs one op at a time anyway.
+ */
+export const FOR_UPDATE = "/*for update*/";
+
+/**
+ * Put after a SELECT that claims rows for work (an outbox): FOR UPDATE SKIP LOCKED on PostgreSQL, so
+ * instances take different rows; a comment to SQLite, whose single writer needs nothing.
+ */
+export const SKIP_LOCKED = "/*skip locked*/";
+
+export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" };
+export type Step = Statement | { kind: "after"; fn: () => void };
+export type Query<T> = Generator<Step, T, unknown>;
+
+/** Every row of a SELECT (or of a statement with RETURNING). */
+export function* all<T>(sql: string, ...params: unknown[]): Query<T[]> {
+  return (yield { kind: "sql", sql, params, mode: "all" }) as T[];
+}
+
+/** The first row, or null. */
+export function* get<T>(sql: string, ...params: unknown[]): Query<T | null> {
+  return (yield { kind: "sql", sql, params, mode: "get" }) as T | null;
+}
+
+/** Runs a statement; returns how many rows it changed. */
+export function* run(sql: string, ...params: unknown[]): Query<number> {
+  return (yield { kind: "sql", sql, params, mode: "run" }) as number;
+}
+
+/** Inside a write op: `fn` runs after the op's transaction has committed (never if it rolled back). */
+export function* afterCommit(fn: () => void): Query<void> {
+  yield { kind: "after", fn };
+}
+
+/** Drives a query whose statements run synchronously (SQLite). */
+export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => unknown, after: (() => void)[]): T {
+  let next = query.next();
+  while (!next.done) {
+    const step = next.value;
+    if (step.kind === "after") {
+      after.push(step.fn);
+      next = query.next();
+      continue;
+    }
+    let result: unknown;
+    try {
+      result = execute(step);
+    } catch (error) {
+      next = query.throw(error);
+      continue;
+    }
+    next = query.next(result);
+  }
+  return next.value;
+}
+
+/** Drives a query whose statements are round trips (PostgreSQL). */
+export async function stepAsync<T>(query: Query<T>, execute: (statement: Statement) => Promise<unknown>, after: (() => void)[]): Promise<T> {
+  let next = query.next();
+  while (!next.done) {
+    const step = next.value;
+    if (step.kind === "after") {
+      after.push(step.fn);
+      next = query.next();
+      continue;
+    }
+    let result: unknown;
+    try {
+      result = await execute(step);
+    } catch (error) {
+      next = query.throw(error);
+      continue;
+    }
+    next = query.next(result);
+  }
+  return next.value;
+}
+
+/** Runs after-commit callbacks; one failing never stops the others (they are side effects, logged). */
+export function runAfterCommit(callbacks: (() => void)[]): void {
+  for (const callback of callbacks) {
+    try {
+      callback();
+    } catch (error) {
+      console.error(JSON.stringify({ level: "error", msg: "after-commit callback failed", error: String(error) }));
+    }
+  }
+}

@@ -1,0 +1,109 @@
+// One declaration per table, for both engines. drizzle has no dialect-neutral schema, so a table is
+// declared once here and becomes a sqlite-core and a pg-core table, from which drizzle-kit writes each
+// engine's migrations (src/db/schema.sqlite.ts, src/db/schema.pg.ts). Columns are named after their
+// property, in snake_case. Integers (money in minor units, counters, milliseconds) are 64-bit on both.
+import { sql } from "drizzle-orm";
+import * as pg from "drizzle-orm/pg-core";
+import * as sqlite from "drizzle-orm/sqlite-core";
+
+type Kind = "text" | "integer" | "serial";
+/** A number default, or a string of raw SQL. */
+type Default = number | string;
+type Flags = { notNull?: boolean; primaryKey?: boolean; unique?: boolean; default?: Default; references?: () => Column };
+
+const defaultOf = (value: Default) => (typeof value === "number" ? value : sql.raw(value));
+/** The drizzle column a reference points at, in the given dialect's table. */
+const target = (reference: () => Column, dialect: "sqlite" | "pg") => {
+  const column = reference();
+  const owner = column.table!;
+  return owner[dialect][Object.keys(owner.columns).find((key) => owner.columns[key] === column)!];
+};
+
+export class Column {
+  name = "";
+  table: AnyTable | null = null;
+  constructor(
+    readonly kind: Kind,
+    readonly flags: Flags = {},
+  ) {}
+  private with(flags: Flags): Column {
+    return new Column(this.kind, { ...this.flags, ...flags });
+  }
+  notNull = () => this.with({ notNull: true });
+  primaryKey = () => this.with({ primaryKey: true });
+  unique = () => this.with({ unique: true });
+  default = (value: Default) => this.with({ default: value });
+  references = (target: () => Column) => this.with({ references: target });
+
+  sqlite(): any {
+    let column: any = this.kind === "text" ? sqlite.text(this.name) : sqlite.integer(this.name);
+    if (this.kind === "serial") return column.primaryKey({ autoIncrement: true });
+    if (this.flags.notNull) column = column.notNull();
+    if (this.flags.primaryKey) column = column.primaryKey();
+    if (this.flags.unique) column = column.unique();
+    if (this.flags.default !== undefined) column = column.default(defaultOf(this.flags.default));
+    if (this.flags.references) column = column.references(() => target(this.flags.references!, "sqlite"));
+    return column;
+  }
+
+  pg(): any {
+    if (this.kind === "serial") return pg.bigserial(this.name, { mode: "bigint" }).primaryKey();
+    let column: any = this.kind === "text" ? pg.text(this.name) : pg.bigint(this.name, { mode: "bigint" });
+    if (this.flags.notNull) column = column.notNull();
+    if (this.flags.primaryKey) column = column.primaryKey();
+    if (this.flags.unique) column = column.unique();
+    if (this.flags.default !== undefined) column = column.default(defaultOf(this.flags.default));
+    if (this.flags.references) column = column.references(() => target(this.flags.references!, "pg"));
+    return column;
+  }
+}
+
+export const text = () => new Column("text");
+/** A 64-bit integer: money in minor units, counters, milliseconds since the epoch. */
+export const integer = () => new Column("integer");
+/** An auto-incrementing 64-bit primary key (rows in insertion order). */
+export const serial = () => new Column("serial");
+
+type Extra = { kind: "index" | "unique" | "primary"; name: string; columns: Column[]; condition?: string };
+export const index = (name: string) => ({ on: (...columns: Column[]) => extra("index", name, columns) });
+export const uniqueIndex = (name: string) => ({ on: (...columns: Column[]) => extra("unique", name, columns) });
+export const primaryKey = (...columns: Column[]): Extra => ({ kind: "primary", name: "", columns });
+
+function extra(kind: "index" | "unique", name: string, columns: Column[]) {
+  const value: Extra & { where: (condition: string) => Extra } = { kind, name, columns, where: (condition) => ({ kind, name, columns, condition }) };
+  return value;
+}
+
+const snake = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+export type AnyTable = { name: string; columns: Record<string, Column>; sqlite: any; pg: any };
+
+export function table<C extends Record<string, Column>>(name: string, definitions: C, extras: (columns: C) => Extra[] = () => []): AnyTable & { columns: C } {
+  const columns = Object.fromEntries(Object.entries(definitions).map(([key, definition]) => {
+    const column = new Column(definition.kind, definition.flags);
+    column.name = snake(key);
+    return [key, column];
+  })) as C;
+  const result: AnyTable & { columns: C } = { name, columns, sqlite: null, pg: null };
+  for (const column of Object.values(columns)) column.table = result;
+  const list = extras(columns);
+  const dialect = (builders: "sqlite" | "pg") => {
+    const make = builders === "sqlite" ? sqlite.sqliteTable : pg.pgTable;
+    const builder: Record<Extra["kind"], (...args: any[]) => any> =
+      builders === "sqlite" ? { index: sqlite.index, unique: sqlite.uniqueIndex, primary: sqlite.primaryKey } : { index: pg.index, unique: pg.uniqueIndex, primary: pg.primaryKey };
+    return (make as any)(
+      name,
+      Object.fromEntries(Object.entries(columns).map(([key, column]) => [key, builders === "sqlite" ? column.sqlite() : column.pg()])),
+      (built: Record<string, any>) =>
+        list.map((item) => {
+          const cols = item.columns.map((column) => built[Object.keys(columns).find((key) => columns[key] === column)!]);
+          if (item.kind === "primary") return builder.primary({ columns: cols });
+          const made = builder[item.kind](item.name).on(...cols);
+          return item.condition ? made.where(sql.raw(item.condition)) : made;
+        }),
+    );
+  };
+  result.sqlite = dialect("sqlite");
+  result.pg = dialect("pg");
+  return result;
+}
