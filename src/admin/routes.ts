@@ -80,8 +80,8 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
   .get(
     "/ledger/check",
     async () => {
-      const ledger = await read(checkLedger());
-      const inFlight = await read(checkInFlight());
+      const ledger = await read(checkLedger(), true);
+      const inFlight = await read(checkInFlight(), true);
       const chain = await reconcileChain();
       // A chain that cannot be read now is reported, not counted as a mismatch.
       return { ...ledger, ok: ledger.ok && inFlight.ok && chain.status !== "mismatch", inFlight, chain };

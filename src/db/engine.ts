@@ -6,8 +6,8 @@ export interface Engine {
   readonly kind: "sqlite" | "postgres";
   /** Runs a write op as one transaction; resolves after it committed. Retried as a whole if the engine must. */
   write<T>(op: () => Query<T>): Promise<T>;
-  /** Runs a read (committed state only). */
-  read<T>(query: Query<T>): Promise<T>;
+  /** Runs a read (committed state only); `snapshot`: all its statements see one moment (PostgreSQL). */
+  read<T>(query: Query<T>, snapshot?: boolean): Promise<T>;
   /**
    * Runs `fn` while holding the named lock, across every instance that shares the database (one
    * process on SQLite). Without `wait`, null when another holds it.

@@ -40,9 +40,12 @@ export function write<T>(op: () => Query<T>): Promise<T> {
   return engine.write(op);
 }
 
-/** Runs a read on committed state. */
-export function read<T>(query: Query<T>): Promise<T> {
-  return engine.read(query);
+/**
+ * Runs a read on committed state. Its statements may each see a later moment on PostgreSQL; with
+ * `snapshot` they all see the same one (an audit, a page and its total that must agree).
+ */
+export function read<T>(query: Query<T>, snapshot = false): Promise<T> {
+  return engine.read(query, snapshot);
 }
 
 /** See Engine.exclusive: a lock across every instance on the database. */

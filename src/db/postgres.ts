@@ -112,8 +112,9 @@ export class PostgresEngine implements Engine {
     }
   }
 
-  read<T>(query: Query<T>): Promise<T> {
-    return stepAsync(query, this.executor(this.sql), []);
+  read<T>(query: Query<T>, snapshot = false): Promise<T> {
+    if (!snapshot) return stepAsync(query, this.executor(this.sql), []);
+    return this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [])) as Promise<T>;
   }
 
   async exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {

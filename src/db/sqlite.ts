@@ -77,6 +77,7 @@ export class SqliteEngine implements Engine {
     });
   }
 
+  /** Every read is one snapshot here: it runs synchronously, between groups. */
   read<T>(query: Query<T>): Promise<T> {
     try {
       return Promise.resolve(stepSync(query, this.execute, []));

@@ -101,8 +101,14 @@ export function* post(entry: Entry): Query<void> {
     entry.reference.id,
     now,
   ))!;
-  for (const posting of entry.postings) {
-    const account = yield* accountId(posting.account);
+  const accounts: bigint[] = [];
+  for (const posting of entry.postings) accounts.push(yield* accountId(posting.account));
+  // Balances change in account order: two movements between the same accounts in opposite directions
+  // then take the row locks in the same order and queue, instead of deadlocking (PostgreSQL).
+  const order = entry.postings.map((_, index) => index).sort((a, b) => (accounts[a]! < accounts[b]! ? -1 : accounts[a]! > accounts[b]! ? 1 : a - b));
+  for (const index of order) {
+    const posting = entry.postings[index]!;
+    const account = accounts[index]!;
     yield* run(
       "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       entryId,

@@ -32,8 +32,8 @@ function run(command: string[]): void {
   if (result.exitCode !== 0) throw new Error(`${command.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
 }
 
-/** Starts a cluster; returns its URL (superuser postgres, no password) and a stop function. */
-export async function startCluster(): Promise<{ url: string; stop: () => void }> {
+/** Starts a cluster; returns its URL (superuser postgres, no password), its data folder and a stop function. */
+export async function startCluster(): Promise<{ url: string; data: string; stop: () => void }> {
   const bin = binaries();
   const dir = mkdtempSync(join(tmpdir(), "agentbank-pg-"));
   if (asRoot) {
@@ -46,15 +46,26 @@ export async function startCluster(): Promise<{ url: string; stop: () => void }>
   // Durable like production (fsync on), sized for a test machine; many test servers at once.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=400 -c shared_buffers=128MB`;
   run([join(bin, "pg_ctl"), "-D", data, "-o", options, "-l", join(dir, "log"), "-w", "start"]);
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop: () => run([join(bin, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]),
-  };
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, data, stop: () => stopCluster(data) };
+}
+
+export function stopCluster(data: string): void {
+  run([join(binaries(), "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop"]);
 }
 
 if (import.meta.main) {
   // `bun run test/postgres/cluster.ts -- <command…>`: runs the command with TEST_DATABASE_URL set.
+  // `… start` prints `<url> <data folder>` and leaves it running; `… stop <data folder>` stops it (CI).
   const command = process.argv.slice(2).filter((arg) => arg !== "--");
+  if (command[0] === "start") {
+    const cluster = await startCluster();
+    console.log(`${cluster.url} ${cluster.data}`);
+    process.exit(0);
+  }
+  if (command[0] === "stop") {
+    stopCluster(command[1]!);
+    process.exit(0);
+  }
   const cluster = await startCluster();
   console.error(`agentbank: PostgreSQL for the tests at ${cluster.url}`);
   const child = Bun.spawn(command.length ? command : ["bun", "test"], { env: { ...process.env, TEST_DATABASE_URL: cluster.url }, stdout: "inherit", stderr: "inherit", stdin: "inherit" });

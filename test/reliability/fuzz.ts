@@ -1,7 +1,8 @@
 // bun run test:fuzz — bad input for every route of the OpenAPI document. Fails on any 5xx (but the
 // contract's 503 CHAIN_UNAVAILABLE: the fuzzed server has no chain), any error
 // body that is not { error, message } JSON, or any database change caused by a rejected request
-// (checked with SQLite's data_version on a second, read-only connection).
+// (checked with SQLite's data_version on a second, read-only connection; on PostgreSQL — with
+// TEST_DATABASE_URL — with a digest of every table's rows).
 // A share of the requests (FUZZ_HOSTILE_SHARE, default 0.1) are hostile bodies sent to every
 // POST/PUT/PATCH route: JSON nested far deeper than 32 levels (whole body or inside metadata/offer/
 // oracle/params), chunked bodies over 1 MiB (ReadableStream, no Content-Length) and small chunked ones,
@@ -9,6 +10,7 @@
 // 2 s, and /health, polled alongside, must answer within 1 s while they are in flight.
 //   FUZZ_REQUESTS (default 10000), FUZZ_SEED (default: random), FUZZ_HOSTILE_SHARE (default 0.1)
 import { Database } from "bun:sqlite";
+import { SQL } from "bun";
 import { startTarget } from "./target";
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 10_000);
@@ -21,8 +23,19 @@ const random = () => {
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
 
 const server = await startTarget({ RATE_LIMIT_DEFAULT: "1000000000", RATE_LIMIT_PUBLIC: "1000000000" });
-const watcher = new Database(server.databasePath, { readonly: true });
-const dataVersion = () => Number((watcher.query("PRAGMA data_version").get() as { data_version: number }).data_version);
+/** Something that changes whenever a transaction changed the database. */
+async function databaseWatcher(): Promise<() => Promise<string>> {
+  const url = server.sharedDatabaseEnv.DATABASE_URL;
+  if (!url) {
+    const watcher = new Database(server.databasePath, { readonly: true });
+    return async () => String((watcher.query("PRAGMA data_version").get() as { data_version: number }).data_version);
+  }
+  const pg = new SQL(url);
+  const tables = (await pg.unsafe("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY tablename")) as { tablename: string }[];
+  const digest = `SELECT md5(concat(${tables.map(({ tablename }) => `(SELECT string_agg(t::text, ',' ORDER BY t::text) FROM "${tablename}" t)`).join(", ")})) AS digest`;
+  return async () => ((await pg.unsafe(digest)) as { digest: string }[])[0]!.digest;
+}
+const dataVersion = await databaseWatcher();
 
 const a = await server.register();
 const b = await server.register();
@@ -284,7 +297,7 @@ async function hostileRequest(): Promise<void> {
   if (h.contentType) headers["content-type"] = h.contentType;
   const label = `hostile ${kind} ${route.method} ${path} [${h.what}, ${h.chunked ? `chunked by ${h.chunkSize}` : "Content-Length"}, ${h.contentType ?? "no Content-Type"}, ${headers.authorization ? headers.authorization.slice(0, 20) : "no key"}]`;
   const body = h.chunked ? streamOf(h.bytes, h.chunkSize) : h.bytes;
-  const before = dataVersion();
+  const before = await dataVersion();
   hostileInFlight += 1;
   hostileStarted += 1;
   const start = performance.now();
@@ -319,7 +332,7 @@ async function hostileRequest(): Promise<void> {
   if (ms > HOSTILE_MAX_MS) fail(`${label} → answered in ${Math.round(ms)} ms (> ${HOSTILE_MAX_MS})`);
   if (status === "closed" || status >= 400) {
     await Bun.sleep(0);
-    if (dataVersion() !== before) fail(`${label} → ${status} but the database changed`);
+    if ((await dataVersion()) !== before) fail(`${label} → ${status} but the database changed`);
   }
 }
 
@@ -342,7 +355,7 @@ while (counts.total + hostile.total + failures < TOTAL) {
     headers["content-type"] = generated.contentType;
   }
   if (random() < 0.1) headers["idempotency-key"] = pick(["", "k", "x".repeat(300), "k y", "k1"]);
-  const before = dataVersion();
+  const before = await dataVersion();
   let response: Response;
   try {
     response = await fetch(server.url + path + query, { method: route.method, headers, body: raw });
@@ -367,7 +380,7 @@ while (counts.total + hostile.total + failures < TOTAL) {
       fail(`${label} → ${response.status} with a body that is not {error, message}: ${text.slice(0, 200)}`);
     }
     await Bun.sleep(0);
-    if (dataVersion() !== before) fail(`${label} → ${response.status} but the database changed`);
+    if ((await dataVersion()) !== before) fail(`${label} → ${response.status} but the database changed`);
   }
 }
 
@@ -388,6 +401,5 @@ console.log(
     `slowest overall ${Math.round(health.slowestMs)} ms`,
 );
 if (failures > 0) console.error(server.logs.join("").split("\n").filter((line) => line.includes("\"level\":\"error\"")).slice(0, 5).join("\n").slice(0, 3000));
-watcher.close();
 await server.close();
 process.exit(failures === 0 ? 0 : 1);
