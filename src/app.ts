@@ -27,6 +27,7 @@ import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./registration/routes";
 import { messagingRoutes } from "./messaging/routes";
 import { negotiationRoutes } from "./negotiations/routes";
+import { ownerRoutes } from "./owners/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
 import { walletRoutes } from "./wallets/routes";
@@ -75,6 +76,7 @@ export function createApp() {
     .use(webhookRoutes)
     .use(messagingRoutes)
     .use(negotiationRoutes)
+    .use(ownerRoutes)
     .use(paymentRoutes)
     .use(walletRoutes)
     .use(chainWalletRoutes)

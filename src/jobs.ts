@@ -8,6 +8,8 @@ import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { expireDue as expireDueNegotiations } from "./negotiations/service";
 import { settleDueLending } from "./lending/service";
+import { expireDueApprovals } from "./owners/approvals";
+import { purgeOldUsage } from "./owners/usage";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
@@ -22,6 +24,8 @@ export function registerJobs(): void {
   registerJob("negotiations.expire", expireDueNegotiations);
   registerJob("lending.due", settleDueLending);
   registerJob("subscriptions.charge", chargeDueSubscriptions);
+  registerJob("approvals.expire", () => expireDueApprovals());
+  registerJob("outflow-usage.purge", () => write(() => purgeOldUsage()));
   if (config.chain.configured) {
     registerJob("chain.watch", watchChain);
     registerJob("chain.withdrawals", processWithdrawals);

@@ -65,3 +65,9 @@ export function usdValueExceeds(amountMinor: bigint, currency: Currency, rate: s
   const right = scaleRate(limitUsd) * 10n ** BigInt(DECIMALS[currency] + RATE_DECIMALS) / 10n ** BigInt(RATE_DECIMALS);
   return left > right;
 }
+
+/** The USD value of an amount at a reference rate, rounded to cents: for display, never for a decision. */
+export function usdValue(amountMinor: bigint, currency: Currency, rate: string): number {
+  const cents = (amountMinor * scaleRate(rate) * 100n) / 10n ** BigInt(DECIMALS[currency] + RATE_DECIMALS);
+  return Number(cents) / 100;
+}

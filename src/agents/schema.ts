@@ -13,6 +13,8 @@ export const agents = table("agents", {
   ownerKeyHash: text().notNull().unique(),
   score: integer().notNull().default(0),
   rateLimit: integer(),
+  /** The owner's spending policy (owners/policy.ts), JSON; null: none. */
+  policy: text(),
   createdAt: integer().notNull(),
 });
 

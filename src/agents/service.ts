@@ -16,14 +16,24 @@ export type AgentRow = {
   webhookUrl: string | null;
   score: bigint;
   rateLimit: bigint | null;
+  /** The owner's spending policy as stored (owners/policy.ts); null: none. */
+  policy: string | null;
   createdAt: bigint;
 };
 
 const AGENT_COLUMNS = `id, name, owner_name AS ownerName, owner_email AS ownerEmail, description, capabilities,
-  webhook_url AS webhookUrl, score, rate_limit AS rateLimit, created_at AS createdAt`;
+  webhook_url AS webhookUrl, score, rate_limit AS rateLimit, policy, created_at AS createdAt`;
 
 export function* findAgent(id: string): Query<AgentRow | null> {
   return yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id);
+}
+
+/** The names of the given agents (for people reading ids: the console, the owner's approvals). */
+export function* namesOf(ids: (string | null)[]): Query<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))].slice(0, 1000);
+  if (wanted.length === 0) return new Map();
+  const rows = yield* all<{ id: string; name: string }>(`SELECT id, name FROM agents WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
+  return new Map(rows.map((row) => [row.id, row.name]));
 }
 
 export function* getAgent(id: string): Query<AgentRow> {

@@ -7,6 +7,7 @@ import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
 import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome, settleDueBets } from "./service";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Bet, BetPage } from "./model";
 
 export const BetIdParam = t.Object({ betId: t.String({ pattern: "^bet_[A-Za-z0-9_-]{1,64}$", description: "bet_..." }) });
@@ -35,8 +36,8 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, description: "default 24" })),
       }),
       ...answers(docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 201: Bet }),
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 201: Bet, 202: Held }),
     },
   )
   .get(
@@ -77,8 +78,8 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       agent: true,
       params: BetIdParam,
       ...answers(docs("Betting", "Accept an OPEN bet: an equal stake is held from the caller", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 200: Bet }),
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 200: Bet, 202: Held }),
     },
   )
   .post(

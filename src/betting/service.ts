@@ -1,7 +1,6 @@
 // Bets: both stakes sit in the parties' held accounts (ledger/escrow.ts) until the bet is settled,
 // voided or expires. Every function here but settleDueBets is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
-import { getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
@@ -9,7 +8,7 @@ import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { assertWithinTier } from "../reputation/tiers";
+import { authorizeOutflow, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
 
@@ -109,13 +108,14 @@ const isDue = (bet: BetRow, now: number) => bet.status === "OPEN" && Number(bet.
 export function* createBet(
   creatorId: string,
   body: { description: string; condition: string; amount: number; currency: Currency; oracleType?: OracleType; oracle?: Record<string, unknown>; expiresInHours?: number },
+  sanction: Sanction = {},
 ) {
   const amount = toMinor(body.amount, body.currency);
   const oracleType = body.oracleType ?? "MANUAL";
   if (oracleType === "MANUAL" && body.oracle !== undefined) throw invalid("oracle settings apply only to API and ORACLE_NET bets");
   if (oracleType !== "MANUAL" && body.oracle === undefined) throw invalid(`an ${oracleType} bet needs its oracle settings`);
   if (oracleType !== "MANUAL") checkOracleSettings(oracleType, body.oracle!);
-  assertWithinTier(Number((yield* getAgent(creatorId)).score), amount, body.currency);
+  yield* authorizeOutflow({ agentId: creatorId, kind: "BET", amount, currency: body.currency, counterpartyId: null, terms: body }, sanction);
   const now = clock.nowMs();
   const row: BetRow = {
     id: prefixedId("bet"),
@@ -143,7 +143,7 @@ export function* createBet(
   return betView(row);
 }
 
-export function* acceptBet(agentId: string, betId: string) {
+export function* acceptBet(agentId: string, betId: string, sanction: Sanction = {}) {
   const bet = yield* lockBet(betId);
   if (!bet) throw notFound("bet");
   if (bet.creatorId === agentId) throw invalid("you cannot accept your own bet");
@@ -152,7 +152,7 @@ export function* acceptBet(agentId: string, betId: string) {
   const status = isDue(bet, clock.nowMs()) ? "EXPIRED" : bet.status;
   if (status !== "OPEN") throw invalidState(`the bet is ${status}, no longer open`);
   const currency = bet.currency as Currency;
-  assertWithinTier(Number((yield* getAgent(agentId)).score), bet.amount, currency);
+  yield* authorizeOutflow({ agentId, kind: "BET_ACCEPT", amount: bet.amount, currency, counterpartyId: bet.creatorId, terms: { betId } }, sanction);
   yield* hold(agentId, bet.amount, currency, reference(bet));
   const matched = yield* update(bet, { acceptorId: agentId, status: "MATCHED", matchedAt: BigInt(clock.nowMs()) });
   const stake = toMajor(bet.amount, currency);

@@ -14,6 +14,7 @@ import { acknowledgeTransfer, watchCursor } from "./watcher";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Acknowledgement, BlockchainWallet, ChainStatus, Withdrawal, WithdrawalPage } from "./model";
 
 
@@ -54,8 +55,8 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
         currency: t.Optional(t.String({ maxLength: 10, default: "USDC", description: "USDC only" })),
       }),
       ...answers(docs("Wallets", "Withdraw USDC to an address on the layer-2 chain", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 200: Withdrawal }),
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 200: Withdrawal, 202: Held }),
     },
   )
   .get(

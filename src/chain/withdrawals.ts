@@ -12,10 +12,9 @@ import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { toMajor, toMinor } from "../money";
-import { assertWithinTier } from "../reputation/tiers";
+import { authorizeOutflow, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
 import { transfer } from "../ledger/transfers";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, verifyChain } from "./client";
@@ -78,15 +77,16 @@ export function parseDestination(toAddress: string): `0x${string}` {
  * address it settles at once inside the ledger, with no chain transaction: the watcher does not
  * credit what the treasury sends to agent addresses, so an on-chain transfer there would vanish.
  */
-export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }) {
+export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }, sanction: Sanction = {}) {
   chainSettings();
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);
   const amount = toMinor(body.amount, "USDC");
-  assertWithinTier(Number((yield* findAgent(agentId))!.score), amount, "USDC");
   if (toAddress === treasuryAccount().address) throw invalid("toAddress is the service's own treasury");
   const internalAgentId = yield* agentIdAtAddress(toAddress);
   if (internalAgentId === agentId) throw invalid("toAddress is your own deposit address");
+  if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);
+  yield* authorizeOutflow({ agentId, kind: "WITHDRAWAL", amount, currency: "USDC", counterpartyId: internalAgentId, terms: body }, sanction);
   const id = uuid();
   const now = clock.nowMs();
   if (internalAgentId) return yield* settleInternally({ id, agentId, internalAgentId, toAddress, amount, now });
@@ -98,7 +98,6 @@ export function* requestWithdrawal(agentId: string, body: { toAddress: string; a
 
 function* settleInternally(args: { id: string; agentId: string; internalAgentId: string; toAddress: string; amount: bigint; now: number }) {
   const { id, agentId, internalAgentId, toAddress, amount, now } = args;
-  yield* assertNotBlockedBy(internalAgentId, agentId);
   yield* transfer({ from: agentId, to: internalAgentId, amount, currency: "USDC", reference: { type: "withdrawal", id }, entryType: "WITHDRAWAL_INTERNAL", sentAs: "WITHDRAWAL", receivedAs: "DEPOSIT" });
   yield* run(
     `INSERT INTO withdrawals (id, agent_id, to_address, amount, currency, status, internal_agent_id, created_at, updated_at)

@@ -396,6 +396,92 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/owner/policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's spending policy and what it leaves today: owner key (po_…) only */
+        get: operations["getOwnerPolicy"];
+        /** Replace the agent's spending policy: owner key (po_…) only */
+        put: operations["putOwnerPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/owner/approvals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Held outflows and negotiations waiting for (or decided by) the owner, PENDING first */
+        get: operations["getOwnerApprovals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/owner/approvals/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED */
+        post: operations["postOwnerApprovalsByIdApprove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/owner/approvals/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Decline: a held outflow's hold is released (status DECLINED); a negotiation is REJECTED */
+        post: operations["postOwnerApprovalsByIdDecline"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/approvals/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One of the caller's outflows held for its owner: status, reason, and once approved what it answered */
+        get: operations["getApprovalsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/payments/send": {
         parameters: {
             query?: never;
@@ -1225,7 +1311,7 @@ export interface components {
              * @description A stable code: branch on it
              * @enum {string}
              */
-            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
+            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
             /** @description What went wrong and what to change, for a person or a model */
             message: string;
             /** @description Per-field problems of a VALIDATION_ERROR, or the figures of an INSUFFICIENT_BALANCE */
@@ -4098,6 +4184,831 @@ export interface operations {
             };
         };
     };
+    getOwnerPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The owner's spending policy for its agent. Each limit is only ever tighter than the reputation tier's: an outflow must pass both. Checked on every outflow: payments, x402, bets, loan offers, contracts, subscriptions, bookings, withdrawals. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description the most one outflow may be, per currency */
+                        perTransaction: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description the most the agent's outflows may add up to in any 24 h, per currency */
+                        daily: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description the only agents the agent may send money to; null: anyone */
+                        allowlist: string[] | null;
+                        /** @description outflows above this amount wait for the owner's approval, per currency */
+                        approvalAbove: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description what went out in the last 24 h (the daily cap's window), per currency with outflows */
+                        spentLast24h: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description what the daily cap still allows now, per currency with a daily cap */
+                        remainingToday: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putOwnerPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The whole policy: it replaces the current one; a part left out limits nothing */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the most one outflow may be, per currency */
+                    perTransaction?: {
+                        USDC?: number;
+                        USDT?: number;
+                        USD?: number;
+                        EUR?: number;
+                        BTC?: number;
+                    };
+                    /** @description the most the agent's outflows may add up to in any 24 h, per currency */
+                    daily?: {
+                        USDC?: number;
+                        USDT?: number;
+                        USD?: number;
+                        EUR?: number;
+                        BTC?: number;
+                    };
+                    allowlist?: string[] | null;
+                    /** @description outflows above this amount wait for the owner's approval, per currency */
+                    approvalAbove?: {
+                        USDC?: number;
+                        USDT?: number;
+                        USD?: number;
+                        EUR?: number;
+                        BTC?: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description The owner's spending policy for its agent. Each limit is only ever tighter than the reputation tier's: an outflow must pass both. Checked on every outflow: payments, x402, bets, loan offers, contracts, subscriptions, bookings, withdrawals. */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description the most one outflow may be, per currency */
+                        perTransaction: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description the most the agent's outflows may add up to in any 24 h, per currency */
+                        daily: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description the only agents the agent may send money to; null: anyone */
+                        allowlist: string[] | null;
+                        /** @description outflows above this amount wait for the owner's approval, per currency */
+                        approvalAbove: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description what went out in the last 24 h (the daily cap's window), per currency with outflows */
+                        spentLast24h: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                        /** @description what the daily cap still allows now, per currency with a daily cap */
+                        remainingToday: {
+                            /** @description in major units of `currency` */
+                            USDC?: number;
+                            /** @description in major units of `currency` */
+                            USDT?: number;
+                            /** @description in major units of `currency` */
+                            USD?: number;
+                            /** @description in major units of `currency` */
+                            EUR?: number;
+                            /** @description in major units of `currency` */
+                            BTC?: number;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOwnerApprovals: {
+        parameters: {
+            query?: {
+                status?: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the agent's approvals: PENDING first, then newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description the approval's id; for a negotiation, the negotiation's id */
+                            id: string;
+                            /**
+                             * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
+                             * @enum {string}
+                             */
+                            kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                            /**
+                             * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            agentId: string;
+                            agentName: string;
+                            /** @description in major units of `currency` */
+                            amount: number | null;
+                            /**
+                             * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                             * @enum {string|null}
+                             */
+                            currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC" | null;
+                            /** @description the amount in USD at the reference rates, rounded to cents */
+                            usdValue: number | null;
+                            /**
+                             * Format: uuid
+                             * @description who would receive it; null: nobody named yet, or an address outside the service
+                             */
+                            counterpartyId: string | null;
+                            counterpartyName: string | null;
+                            /** @description exactly what the agent asked for (the request, or the accepted offer); this is what runs once approved */
+                            terms: {
+                                [key: string]: unknown;
+                            };
+                            /** @description SHA-256 of the canonical terms; send it with approve to bind the approval to what you saw */
+                            termsHash: string;
+                            /** @description why it was declined, expired or failed: a code, a colon, an explanation */
+                            reason: string | null;
+                            /** @description what the approved outflow answered (the payment, the bet…) */
+                            result: {
+                                [key: string]: unknown;
+                            } | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            expiresAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            decidedAt: string | null;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                        };
+                        /** @description how many are PENDING, over all pages */
+                        pending: number;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOwnerApprovalsByIdApprove: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the termsHash you were shown: approving fails (409) if the terms held are not these */
+                    termsHash?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Something of the agent's waiting for (or decided by) its owner */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the approval's id; for a negotiation, the negotiation's id */
+                        id: string;
+                        /**
+                         * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
+                         * @enum {string}
+                         */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        /**
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        agentName: string;
+                        /** @description in major units of `currency` */
+                        amount: number | null;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string|null}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC" | null;
+                        /** @description the amount in USD at the reference rates, rounded to cents */
+                        usdValue: number | null;
+                        /**
+                         * Format: uuid
+                         * @description who would receive it; null: nobody named yet, or an address outside the service
+                         */
+                        counterpartyId: string | null;
+                        counterpartyName: string | null;
+                        /** @description exactly what the agent asked for (the request, or the accepted offer); this is what runs once approved */
+                        terms: {
+                            [key: string]: unknown;
+                        };
+                        /** @description SHA-256 of the canonical terms; send it with approve to bind the approval to what you saw */
+                        termsHash: string;
+                        /** @description why it was declined, expired or failed: a code, a colon, an explanation */
+                        reason: string | null;
+                        /** @description what the approved outflow answered (the payment, the bet…) */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        expiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        decidedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOwnerApprovalsByIdDecline: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Something of the agent's waiting for (or decided by) its owner */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the approval's id; for a negotiation, the negotiation's id */
+                        id: string;
+                        /**
+                         * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
+                         * @enum {string}
+                         */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        /**
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        agentName: string;
+                        /** @description in major units of `currency` */
+                        amount: number | null;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string|null}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC" | null;
+                        /** @description the amount in USD at the reference rates, rounded to cents */
+                        usdValue: number | null;
+                        /**
+                         * Format: uuid
+                         * @description who would receive it; null: nobody named yet, or an address outside the service
+                         */
+                        counterpartyId: string | null;
+                        counterpartyName: string | null;
+                        /** @description exactly what the agent asked for (the request, or the accepted offer); this is what runs once approved */
+                        terms: {
+                            [key: string]: unknown;
+                        };
+                        /** @description SHA-256 of the canonical terms; send it with approve to bind the approval to what you saw */
+                        termsHash: string;
+                        /** @description why it was declined, expired or failed: a code, a colon, an explanation */
+                        reason: string | null;
+                        /** @description what the approved outflow answered (the payment, the bet…) */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        expiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        decidedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getApprovalsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Something of the agent's waiting for (or decided by) its owner */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the approval's id; for a negotiation, the negotiation's id */
+                        id: string;
+                        /**
+                         * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
+                         * @enum {string}
+                         */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        /**
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @enum {string}
+                         */
+                        status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        agentName: string;
+                        /** @description in major units of `currency` */
+                        amount: number | null;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string|null}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC" | null;
+                        /** @description the amount in USD at the reference rates, rounded to cents */
+                        usdValue: number | null;
+                        /**
+                         * Format: uuid
+                         * @description who would receive it; null: nobody named yet, or an address outside the service
+                         */
+                        counterpartyId: string | null;
+                        counterpartyName: string | null;
+                        /** @description exactly what the agent asked for (the request, or the accepted offer); this is what runs once approved */
+                        terms: {
+                            [key: string]: unknown;
+                        };
+                        /** @description SHA-256 of the canonical terms; send it with approve to bind the approval to what you saw */
+                        termsHash: string;
+                        /** @description why it was declined, expired or failed: a code, a colon, an explanation */
+                        reason: string | null;
+                        /** @description what the approved outflow answered (the payment, the bet…) */
+                        result: {
+                            [key: string]: unknown;
+                        } | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        expiresAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        decidedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postPaymentsSend: {
         parameters: {
             query?: never;
@@ -4185,6 +5096,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -4211,7 +5159,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, FORBIDDEN */
+            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4823,6 +5771,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -4849,7 +5834,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED */
+            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5272,6 +6257,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -5298,7 +6320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, FORBIDDEN */
+            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5820,6 +6842,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -5846,7 +6905,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED */
+            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6706,6 +7765,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -6732,7 +7828,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED */
+            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7370,6 +8466,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -7396,7 +8529,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED */
+            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7758,6 +8891,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -7784,7 +8954,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED */
+            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8760,6 +9930,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -8786,7 +9993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED */
+            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10024,6 +11231,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -10050,7 +11294,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED */
+            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -5,6 +5,7 @@ import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } fro
 import { mutation } from "../http/mutation";
 import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Contract, ContractPage } from "./model";
 
 const ConditionId = t.String({ minLength: 1, maxLength: 64 });
@@ -39,8 +40,8 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
         deadlineDays: t.Optional(t.Number({ minimum: 1, maximum: 365, multipleOf: 1, description: "whole days, default 30, counted from creation" })),
       }),
       ...answers(docs("Contracts", "Propose a contract; the escrow is held from the creator", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 201: Contract }),
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 201: Contract, 202: Held }),
     },
   )
   .get(

@@ -2,7 +2,7 @@
 // condition is confirmed (paid to the counterparty) or the contract ends otherwise (returned).
 // Every function here but settleDueContracts runs inside a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent, getAgent } from "../agents/service";
+import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
@@ -10,7 +10,7 @@ import { uuid } from "../ids";
 import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { assertWithinTier } from "../reputation/tiers";
+import { authorizeOutflow, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import type { ContractCondition } from "./schema";
 
@@ -133,13 +133,14 @@ const returnEscrow = (contract: ContractRow): Query<void> =>
 export function* createContract(
   creatorId: string,
   body: { counterpartyId: string; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
+  sanction: Sanction = {},
 ) {
   if (body.counterpartyId === creatorId) throw invalid("you cannot make a contract with yourself");
   if (new Set(body.conditions.map((condition) => condition.id)).size !== body.conditions.length) throw invalid("condition ids must be unique");
   const amount = toMinor(body.escrowAmount, body.currency, "escrowAmount");
   if (!(yield* findAgent(body.counterpartyId))) throw notFound("counterparty agent");
   yield* assertNotBlockedBy(body.counterpartyId, creatorId);
-  assertWithinTier(Number((yield* getAgent(creatorId)).score), amount, body.currency);
+  yield* authorizeOutflow({ agentId: creatorId, kind: "CONTRACT", amount, currency: body.currency, counterpartyId: body.counterpartyId, terms: body }, sanction);
   const now = clock.nowMs();
   const deadlineDays = body.deadlineDays ?? 30;
   const row: ContractRow = {

@@ -4,6 +4,7 @@ import { auth } from "../http/auth";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
 import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay, settleDueLending } from "./service";
 
@@ -25,8 +26,8 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 8760, description: "default 168" })),
       }),
       ...answers(docs("Lending", "Offer a loan; the amount is held in escrow until taken, cancelled or expired", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 201: LoanOffer }),
+        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 201: LoanOffer, 202: Held }),
     },
   )
   .get(

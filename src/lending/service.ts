@@ -3,7 +3,6 @@
 // returns the collateral. OPEN offers EXPIRE (amount back), ACTIVE loans DEFAULT at dueAt
 // (collateral to the lender). Due transitions run in a job and before every read or action.
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
@@ -12,7 +11,7 @@ import { hold, release } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { assertWithinTier } from "../reputation/tiers";
+import { authorizeOutflow, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 
 type OfferRow = {
@@ -252,11 +251,12 @@ function* defaultLoanIfDue(row: LoanRow): Query<LoanRow> {
 export function* createOffer(
   lenderId: string,
   body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
+  sanction: Sanction = {},
 ) {
   const amount = toMinor(body.amount, body.currency);
   const interestBps = toBps(body.interestRate, "interestRate");
   const collateralBps = toBps(body.collateralPercent, "collateralPercent");
-  assertWithinTier(Number((yield* findAgent(lenderId))!.score), amount, body.currency);
+  yield* authorizeOutflow({ agentId: lenderId, kind: "LOAN_OFFER", amount, currency: body.currency, counterpartyId: null, terms: body }, sanction);
   const now = clock.nowMs();
   const row: OfferRow = {
     id: prefixedId("lo"),

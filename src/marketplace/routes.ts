@@ -6,6 +6,7 @@ import { mutation } from "../http/mutation";
 import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
 import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Booking, BookingPage, Quote, Service, ServicePage } from "./model";
 
 const ServiceId = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });
@@ -81,8 +82,8 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
       agent: true,
       body: t.Object({ quoteId: t.String({ minLength: 1, maxLength: 64 }), rail: t.Optional(t.String({ minLength: 1, maxLength: 20, description: `one of ${RAILS.join(", ")}` })) }),
       ...answers(docs("Marketplace", "Book a quote: pays the provider now", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 201: Booking }),
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 201: Booking, 202: Held }),
     },
   )
   .get(

@@ -6,6 +6,7 @@ import { all, FOR_UPDATE, get, run, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
+import type { Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { price, type PricingUnit } from "./pricing";
@@ -263,13 +264,14 @@ export function* createQuote(agentId: string, body: { serviceId: string; currenc
   return quoteView(row);
 }
 
-export function* book(agentId: string, body: { quoteId: string; rail?: string }) {
+/** With the owner's grant, a quote that expired while the owner decided still holds: its price was fixed when the booking was held. */
+export function* book(agentId: string, body: { quoteId: string; rail?: string }, sanction: Sanction = {}) {
   const rail = body.rail ?? "INTERNAL";
   if (!(RAILS as readonly string[]).includes(rail)) throw invalid(`rail ${rail} is not supported; supported rails: ${RAILS.join(", ")}`);
   const quote = yield* get<QuoteRow>(`SELECT ${QUOTE_COLUMNS} FROM quotes WHERE id = ?`, body.quoteId);
   if (!quote || quote.agentId !== agentId) throw notFound("quote");
   if (yield* get<{ id: string }>("SELECT id FROM bookings WHERE quote_id = ?", quote.id)) throw invalidState("this quote is already booked");
-  if (Number(quote.expiresAt) <= clock.nowMs()) throw invalidState("this quote has expired; ask for a new one");
+  if (!sanction.grant && Number(quote.expiresAt) <= clock.nowMs()) throw invalidState("this quote has expired; ask for a new one");
   const service = (yield* findService(quote.serviceId))!;
   if (Number(service.active) !== 1) throw invalidState("this service is no longer offered");
   const currency = quote.currency as Currency;
@@ -282,6 +284,8 @@ export function* book(agentId: string, body: { quoteId: string; rail?: string })
     reason: `booking ${id}: ${service.name}`,
     metadata: { bookingId: id, quoteId: quote.id, serviceId: service.id },
     kind: "BOOKING",
+    outflow: { kind: "BOOKING", terms: body },
+    sanction,
   });
   const row: BookingRow = {
     id,

@@ -34,12 +34,16 @@ const objectParts = (schema: unknown) => {
   return { properties: plain?.properties ?? {}, required: plain?.required ?? [] };
 };
 
+/** The route's success answer; a route with two (201, or 202 when the owner must approve) answers either. */
 function successSchema(route: RouteInfo): (JsonSchema & { type: "object" }) | null {
   const responses = route.hooks.response as Record<string, unknown> | undefined;
   if (!responses || typeof responses !== "object") return null;
-  const status = Object.keys(responses).find((code) => code.startsWith("2"));
-  const schema = status ? plainSchema(responses[status]) : null;
-  return schema?.type === "object" ? (schema as JsonSchema & { type: "object" }) : null;
+  const schemas = Object.keys(responses)
+    .filter((code) => code.startsWith("2"))
+    .map((code) => plainSchema(responses[code]))
+    .filter((schema): schema is JsonSchema & { type: "object" } => schema?.type === "object");
+  if (schemas.length <= 1) return schemas[0] ?? null;
+  return { type: "object", anyOf: schemas };
 }
 
 /** The tools whose routes exist, with their schemas; a tool naming a missing route is a programming error. */

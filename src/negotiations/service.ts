@@ -278,6 +278,41 @@ export function* humanApprove(ownerAgentId: string, id: string) {
   return negotiationView(next);
 }
 
+/** The owner of either party declines the accepted offer: the negotiation is REJECTED. */
+export function* humanDecline(ownerAgentId: string, id: string) {
+  const row = yield* find(id, true);
+  if (!row || (row.initiatorId !== ownerAgentId && row.counterpartyId !== ownerAgentId)) throw notFound("negotiation");
+  if (row.status !== "AWAITING_HUMAN_APPROVAL") throw invalidState(`the negotiation is ${row.status}, not AWAITING_HUMAN_APPROVAL`);
+  const next = yield* update(row, { status: "REJECTED" });
+  yield* notifyParties(next, "negotiation.rejected", `"${row.subject}" was declined by an owner`);
+  return negotiationView(next);
+}
+
+/**
+ * The negotiations of `agentId` that are an owner's business, as rows of the owner's approval list
+ * (owners/service.ts pages them together with held outflows): waiting for an owner (PENDING), or
+ * approved by one (APPROVED). `status` narrows it.
+ */
+export function ownerQueueSelect(agentId: string, status?: string): { sql: string; params: unknown[] } {
+  const which = status === "PENDING" ? "status = 'AWAITING_HUMAN_APPROVAL'" : status === "APPROVED" ? "approved_by IS NOT NULL" : status ? "1 = 0" : "(status = 'AWAITING_HUMAN_APPROVAL' OR approved_by IS NOT NULL)";
+  return {
+    sql: `SELECT id, CASE WHEN status = 'AWAITING_HUMAN_APPROVAL' THEN 1 ELSE 0 END AS pending, accepted_at AS at
+          FROM negotiations WHERE (initiator_id = ? OR counterparty_id = ?) AND ${which}`,
+    params: [agentId, agentId],
+  };
+}
+
+export function* negotiationsByIds(ids: string[]): Query<NegotiationRow[]> {
+  if (ids.length === 0) return [];
+  return (yield* all<StoredRow>(`SELECT ${COLUMNS} FROM negotiations WHERE id IN (${ids.map(() => "?").join(", ")})`, ...ids)).map(parsed);
+}
+
+/** A negotiation's amount, if its offer names one: what the owner weighs against the threshold. */
+export function offerAmount(offer: Offer): { amount: number; currency: Currency } | null {
+  if (typeof offer.amount !== "number") return null;
+  return { amount: offer.amount, currency: (offer.currency as Currency | undefined) ?? "USDC" };
+}
+
 /** Reads apply due expiries first (a write only when something is due). */
 export async function getNegotiation(agentId: string, id: string) {
   await expireDue();

@@ -4,6 +4,7 @@ import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Limits, Payment } from "./model";
 import { TIERS, tierOf } from "../reputation/tiers";
 import { getPayment, sendPayment } from "./service";
@@ -25,9 +26,9 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
       }),
       ...answers(
         docs("Payments", "Pay another agent (completed at once)", "agent", [
-          "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
+          "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
         ]),
-        { 201: Payment },
+        { 201: Payment, 202: Held },
       ),
     },
   )

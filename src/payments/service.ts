@@ -2,12 +2,12 @@ import { clock, iso } from "../clock";
 import { get, run, type Query } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
+import { authorizeOutflow, type OutflowKind, type Sanction } from "../owners/outflows";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { assertWithinTier } from "../reputation/tiers";
 import { emit } from "../webhooks/outbox";
 
 export type PaymentRow = {
@@ -42,8 +42,9 @@ export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING";
 
 /**
  * Inside write(): moves `amount` from payer to payee as one completed payment, with every rule a
- * transfer an agent starts must pass (recipient exists, not self, not blocked, tier limit, funds),
- * +1 reputation to the payer and payment.received to the payee. Subscriptions and bookings use it too.
+ * transfer an agent starts must pass (recipient exists, not self, not blocked, the tier and the owner's
+ * policy, funds), +1 reputation to the payer and payment.received to the payee. Subscriptions and
+ * bookings use it too; `outflow` says what the agent asked for, as the owner's approval holds it.
  */
 export function* pay(args: {
   fromAgentId: string;
@@ -53,12 +54,16 @@ export function* pay(args: {
   reason?: string | null;
   metadata?: Record<string, unknown> | null;
   kind: PaymentKind;
+  outflow: { kind: OutflowKind; terms: Record<string, unknown> };
+  sanction?: Sanction;
 }): Query<PaymentRow> {
   if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
   if (!(yield* findAgent(args.toAgentId))) throw notFound("recipient agent");
   yield* assertNotBlockedBy(args.toAgentId, args.fromAgentId);
-  const payer = (yield* findAgent(args.fromAgentId))!;
-  assertWithinTier(Number(payer.score), args.amount, args.currency);
+  yield* authorizeOutflow(
+    { agentId: args.fromAgentId, kind: args.outflow.kind, amount: args.amount, currency: args.currency, counterpartyId: args.toAgentId, terms: args.outflow.terms },
+    args.sanction,
+  );
   const row: PaymentRow = {
     id: uuid(),
     fromAgentId: args.fromAgentId,
@@ -97,9 +102,12 @@ export function* pay(args: {
   return row;
 }
 
-export function* sendPayment(fromAgentId: string, body: { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> }) {
+export type SendPayment = { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> };
+
+export function* sendPayment(fromAgentId: string, body: SendPayment, sanction?: Sanction) {
   const amount = toMinor(body.amount, body.currency);
-  return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT" }));
+  const outflow = { kind: "PAYMENT" as const, terms: body };
+  return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }));
 }
 
 /** A payment as seen by one of its parties; anyone else gets 404. */

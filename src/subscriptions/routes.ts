@@ -5,6 +5,7 @@ import { mutation } from "../http/mutation";
 import { FREQUENCIES } from "./periods";
 import { cancelSubscription, createSubscription, getSubscription, listSubscriptions } from "./service";
 import { answers } from "../http/responses";
+import { Held } from "../owners/model";
 import { Subscription, SubscriptionPage } from "./model";
 
 export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "subscriptions" })
@@ -22,8 +23,8 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
         frequency: t.Union(FREQUENCIES.map((frequency) => t.Literal(frequency))),
       }),
       ...answers(docs("Subscriptions", "Pay an agent every day, week or month; the first charge is taken now", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 201: Subscription }),
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 201: Subscription, 202: Held }),
     },
   )
   .delete("/:id", ({ agent, params }) => cancelSubscription(agent.id, params.id), {

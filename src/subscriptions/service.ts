@@ -7,6 +7,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
+import type { Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { periodStart, type Frequency } from "./periods";
@@ -72,8 +73,15 @@ const find = (id: string) => get<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscr
 /** In a write op that moves the subscription on: the row, locked until the op commits (the compare-and-set holds across instances). */
 const lock = (id: string) => get<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE id = ? ${FOR_UPDATE}`, id);
 
-/** A write op: charges `period` of `row` (a payment with every rule of pay()) and moves the cursor. */
-function* charge(row: SubscriptionRow, period: number): Query<void> {
+/** What the payer agreed to: the approval of a subscription held for the owner covers these terms. */
+const termsOf = (row: SubscriptionRow) => ({ recipientId: row.recipientId, amount: toMajor(row.amount, row.currency as Currency), currency: row.currency, frequency: row.frequency });
+
+/**
+ * A write op: charges `period` of `row` (a payment with every rule of pay()) and moves the cursor.
+ * The owner's approval amount applies when the subscription is made (`sanction` then is the
+ * owner's grant, if it was held); every later charge stands on those terms, within the caps.
+ */
+function* charge(row: SubscriptionRow, period: number, sanction: Sanction = { standing: true }): Query<void> {
   const payment = yield* pay({
     fromAgentId: row.payerId,
     toAgentId: row.recipientId,
@@ -82,6 +90,8 @@ function* charge(row: SubscriptionRow, period: number): Query<void> {
     reason: `subscription ${row.id}, period ${period + 1}`,
     metadata: { subscriptionId: row.id, period },
     kind: "SUBSCRIPTION",
+    outflow: { kind: "SUBSCRIPTION", terms: termsOf(row) },
+    sanction,
   });
   const now = clock.nowMs();
   yield* run(
@@ -108,7 +118,7 @@ function* charge(row: SubscriptionRow, period: number): Query<void> {
   yield* notifyFinancial(row.recipientId, "subscription.charged", data, `Subscription payment received: ${amount} ${row.currency}`);
 }
 
-export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }) {
+export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = {}) {
   const amount = toMinor(body.amount, body.currency);
   const now = BigInt(clock.nowMs());
   const row: SubscriptionRow = {
@@ -150,9 +160,10 @@ export function* createSubscription(payerId: string, body: { recipientId: string
     row.cancelReason,
     row.createdAt,
   );
-  // The first charge is taken now; pay() refuses a block, the tier limit and missing funds, and the
-  // whole op then rolls back, so nothing is created.
-  yield* charge(row, 0);
+  // The first charge is taken now; pay() refuses a block, the tier limit, the owner's policy and
+  // missing funds, and the whole op then rolls back, so nothing is created (above the owner's approval
+  // amount, the subscription is held for the owner instead).
+  yield* charge(row, 0, sanction);
   yield* notifyFinancial(row.recipientId, "subscription.created", { subscriptionId: row.id, payerId, amount: body.amount, currency: body.currency, frequency: body.frequency }, `New ${body.frequency.toLowerCase()} subscription: ${body.amount} ${body.currency}`);
   return subscriptionView((yield* find(row.id))!);
 }

@@ -9,7 +9,6 @@
 // is another agent's deposit address, settling credits that agent in the ledger.
 import { getAddress } from "viem";
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
 import { agentIdAtAddress } from "../chain/addresses";
 import { chainSettings, networkName } from "../chain/client";
 import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
@@ -18,7 +17,7 @@ import { authorizationUse, watchCursor } from "../chain/watcher";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
-import { invalid, notFound } from "../errors";
+import { Deferred, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
 import { parseJson } from "../json";
@@ -26,7 +25,7 @@ import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
 import { outboundFetch, OutboundRefused, readCapped, TooLarge } from "../net/outbound";
 import { adjustScore } from "../reputation/score";
-import { assertWithinTier } from "../reputation/tiers";
+import { authorizeOutflow, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 
@@ -139,14 +138,16 @@ function choose(offer: Offer, maxAmount: bigint): Requirement {
 type Signed = Awaited<ReturnType<typeof signTransferAuthorization>>;
 
 /** A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
-function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null): Query<PaymentRow | Outcome> {
+function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null, sanction: Sanction): Query<PaymentRow | Outcome> {
   const stored = keyed && (yield* storedOutcome(keyed));
   if (stored) return stored;
-  assertWithinTier(Number((yield* findAgent(agentId))!.score), chosen.amount, USDC);
   if (chosen.payTo === getAddress(treasuryAccount().address)) throw invalid("payTo is the service's own treasury");
   const internalAgentId = yield* agentIdAtAddress(chosen.payTo);
   if (internalAgentId === agentId) throw invalid("payTo is your own deposit address");
   if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);
+  // The approval of a held x402 payment binds the payee's address too: a resource that changed it is refused.
+  const terms = { ...request, payTo: chosen.payTo };
+  yield* authorizeOutflow({ agentId, kind: "X402", amount: chosen.amount, currency: USDC, counterpartyId: internalAgentId, terms }, sanction);
   const id = uuid();
   const now = clock.nowMs();
   yield* post({
@@ -236,7 +237,7 @@ function problemOf(answer: Answer): string | null {
   return settlementClaim(response.headers)?.reason ?? null;
 }
 
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope): Promise<Outcome> {
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = {}): Promise<Outcome> {
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
@@ -260,7 +261,15 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
   const chosen = choose(offer, maxAmount);
   const signed = await signTransferAuthorization({ to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
-  const debited = await write(() => debit(agentId, request, method, chosen, signed, keyed));
+  let debited: PaymentRow | Outcome;
+  try {
+    debited = await write(() => debit(agentId, request, method, chosen, signed, keyed, sanction));
+  } catch (error) {
+    if (!(error instanceof Deferred)) throw error;
+    // Above the owner's approval amount: held instead. The signed authorization never left the service.
+    if (!keyed) return { status: error.status, body: await write(error.instead), replayed: false };
+    return write(() => once(keyed, error.status, error.instead));
+  }
   if ("replayed" in debited) return debited;
 
   // From here on the authorization is out: whatever happens, the payment stays PENDING until the chain decides.

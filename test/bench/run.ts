@@ -1,23 +1,24 @@
-// bun run bench: the compiled server on a fresh database under wrk (Debian; installed here when
-// missing), then the ledger's payment function without HTTP. Prints its figures; asserts nothing.
-//   BENCH_SECONDS (default 10), BENCH_CONNECTIONS (default 50), BENCH_AGENTS (default 200)
+// bun run bench: the compiled server on fresh databases under wrk (Debian; installed here when missing),
+// every figure BENCH_ROUNDS times (default 3), printed as one table of min / median / max:
+//   health; payments on SQLite, on PostgreSQL with one instance and with two; messages; negotiations;
+//   history first page and deep pages at 1M rows.
+// `bun run bench <part>` runs one part: sqlite | postgres | history | ledger | soak (the last two only on
+// request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3). Asserts nothing
+// but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
+// payments, measured in the same rounds (before/after a change).
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { SQL } from "bun";
+import { english, generateMnemonic } from "viem/accounts";
+import { startCluster } from "../postgres/cluster";
+import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, SECONDS, wrk, type Agent, type Figure } from "./wrk";
 
 const ROOT = join(import.meta.dir, "../..");
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const ADMIN = "bench-admin";
-
-function ensureWrk(): void {
-  if (Bun.which("wrk")) return;
-  console.log("installing wrk (apt-get)…");
-  Bun.spawnSync(["apt-get", "update", "-qq"], { stdout: "ignore", stderr: "ignore" });
-  const install = Bun.spawnSync(["apt-get", "install", "-y", "-qq", "wrk"], { stdout: "ignore", stderr: "inherit" });
-  if (install.exitCode !== 0 || !Bun.which("wrk")) throw new Error("wrk is needed: apt-get install wrk");
-}
+const SYNCHRONOUS = process.env.DB_SYNCHRONOUS ?? "FULL";
 
 function ensureBinary(): string {
   const binary = join(ROOT, "dist/agentbank");
@@ -28,7 +29,9 @@ function ensureBinary(): string {
   return binary;
 }
 
-async function startServer(binary: string, dir: string) {
+type Server = { child: ReturnType<typeof Bun.spawn>; url: string; stop: () => Promise<void> };
+
+async function startServer(dir: string, env: Record<string, string> = {}, binary = ensureBinary()): Promise<Server> {
   const child = Bun.spawn([binary], {
     cwd: dir,
     env: {
@@ -38,7 +41,8 @@ async function startServer(binary: string, dir: string) {
       ADMIN_API_KEY: ADMIN,
       RATE_LIMIT_DEFAULT: "1000000000",
       RATE_LIMIT_PUBLIC: "1000000000",
-      DB_SYNCHRONOUS: process.env.DB_SYNCHRONOUS ?? "FULL",
+      DB_SYNCHRONOUS: SYNCHRONOUS,
+      ...env,
     },
     stdout: "pipe",
     stderr: "inherit",
@@ -54,39 +58,11 @@ async function startServer(binary: string, dir: string) {
   void (async () => {
     while (!(await reader.read()).done) {}
   })();
-  return { child, url: /listening on (http:\/\/\S+)/.exec(output)![1]! };
-}
-
-/** Database file plus its WAL, in bytes. */
-const dbSize = (dir: string) =>
-  statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
-
-function rssMb(pid: number): number {
-  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
-  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
-}
-
-type WrkResult = { requests: number; rps: number; p50: number; p99: number; non2xx: number; errors: string };
-
-function wrk(url: string, script: string | null, seconds = SECONDS): WrkResult {
-  const args = ["wrk", "-t2", `-c${CONNECTIONS}`, `-d${seconds}s`, "--latency"];
-  if (script) args.push("-s", script);
-  const run = Bun.spawnSync([...args, url], { stdout: "pipe", stderr: "pipe" });
-  const out = run.stdout.toString();
-  const ms = (label: string) => {
-    const match = new RegExp(`${label}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    if (!match) return Number.NaN;
-    const value = Number(match[1]);
-    return match[2] === "us" ? value / 1000 : match[2] === "s" ? value * 1000 : value;
+  const stop = async () => {
+    child.kill("SIGTERM");
+    await child.exited;
   };
-  return {
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p50: ms("50"),
-    p99: ms("99"),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0),
-    errors: /Socket errors:.*/.exec(out)?.[0] ?? "",
-  };
+  return { child, url: /listening on (http:\/\/\S+)/.exec(output)![1]!, stop };
 }
 
 async function post(url: string, path: string, body: unknown, key?: string) {
@@ -98,172 +74,140 @@ async function post(url: string, path: string, body: unknown, key?: string) {
   return response.json() as Promise<any>;
 }
 
-/** A wrk script: each request from a random agent to another random agent. */
-function pairScript(dir: string, name: string, agents: { id: string; apiKey: string }[], path: string, body: string): string {
-  const file = join(dir, `${name}.lua`);
-  const rows = agents.map((agent) => `{"${agent.id}","${agent.apiKey}"}`).join(",\n");
-  Bun.write(
-    file,
-    `local agents = {\n${rows}\n}
-local n = #agents
-request = function()
-  local from = agents[math.random(n)]
-  local to = agents[math.random(n)]
-  while to == from do to = agents[math.random(n)] end
-  local body = string.gsub('${body}', "TO", to[1])
-  return wrk.format("POST", "${path}", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}, body)
-end
-`,
-  );
-  return file;
+async function fundedAgents(url: string, count: number): Promise<Agent[]> {
+  const agents: Agent[] = [];
+  for (let i = 0; i < count; i++) {
+    const registration = await post(url, "/agents/register", { name: `bench-${i}`, ownerName: "bench", ownerEmail: `b${i}@example.com` });
+    agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
+    await post(url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
+  }
+  return agents;
 }
 
-function getScript(dir: string, name: string, key: string, path: string): string {
-  const file = join(dir, `${name}.lua`);
-  Bun.write(file, `wrk.headers["Authorization"] = "Bearer ${key}"\nwrk.path = "${path}"\n`);
-  return file;
+async function ledgerCheck(url: string): Promise<string> {
+  const check = (await (await fetch(`${url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json()) as any;
+  if (!check.ok) process.exitCode = 1;
+  return check.ok ? `ledger check ok (${check.entries} entries)` : "LEDGER CHECK FAILED";
 }
 
-function table(rows: [string, string][]): void {
-  const width = Math.max(...rows.map(([label]) => label.length));
-  for (const [label, value] of rows) console.log(`  ${label.padEnd(width)}  ${value}`);
+const PAYMENT = '{"toAgentId":"TO","amount":0.01,"currency":"USDC"}';
+const figure = (what: string, note?: string): Figure => ({ what, runs: [], note });
+const figures = new Map<string, Figure>();
+const add = (key: string, what: string, note?: string) => {
+  const found = figures.get(key) ?? figure(what, note);
+  figures.set(key, found);
+  return found;
+};
+
+function rssMb(pid: number): number {
+  const status = require("node:fs").readFileSync(`/proc/${pid}/status`, "utf8") as string;
+  return Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
 }
 
-async function httpBench() {
-  ensureWrk();
-  const binary = ensureBinary();
+/** The embedded engine: one process, one file. */
+async function sqliteBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentbank-bench-"));
-  const server = await startServer(binary, dir);
+  const server = await startServer(dir);
   try {
-    const rssStart = rssMb(server.child.pid);
-    const agents: { id: string; apiKey: string }[] = [];
-    for (let i = 0; i < AGENTS; i++) {
-      const registration = await post(server.url, "/agents/register", { name: `bench-${i}`, ownerName: "bench", ownerEmail: `b${i}@example.com` });
-      agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
-      await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
+    const agents = await fundedAgents(server.url, AGENTS);
+    const dbBytes = () => statSync(join(dir, "bench.db")).size + (existsSync(join(dir, "bench.db-wal")) ? statSync(join(dir, "bench.db-wal")).size : 0);
+    const payments = pairScript(dir, "payments", agents, "/payments/send", PAYMENT);
+    const messages = pairScript(dir, "messages", agents, "/messages", '{"recipientId":"TO","subject":"bench","body":"hello"}');
+    const negotiations = pairScript(dir, "negotiations", agents, "/negotiations", '{"counterpartyId":"TO","subject":"bench","offer":{"amount":1}}');
+    let paid = 0;
+    const before = dbBytes();
+    for (let round = 0; round < ROUNDS; round++) {
+      add("health", "GET /health").runs.push(await wrk([`${server.url}/health`], null));
+      const run = await wrk([server.url], payments);
+      paid += run.requests - run.non2xx;
+      add("sqlite", "POST /payments/send, SQLite").runs.push(run);
     }
-    const dbBefore = dbSize(dir);
-
-    const health = wrk(`${server.url}/health`, null);
-    const payments = wrk(server.url, pairScript(dir, "payments", agents, "/payments/send", '{"toAgentId":"TO","amount":0.01,"currency":"USDC"}'));
-    const dbAfter = dbSize(dir);
-    const messages = wrk(server.url, pairScript(dir, "messages", agents, "/messages", '{"recipientId":"TO","subject":"bench","body":"hello"}'));
-    const negotiations = wrk(server.url, pairScript(dir, "negotiations", agents, "/negotiations", '{"counterpartyId":"TO","subject":"bench","offer":{"amount":1}}'));
-    const rssEnd = rssMb(server.child.pid);
-
-    const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
-    server.child.kill("SIGTERM");
-    await server.child.exited;
-    const completed = payments.requests - payments.non2xx;
-    peakPayments = payments.rps;
-
-    console.log(`\nHTTP (compiled server, DB_SYNCHRONOUS=${process.env.DB_SYNCHRONOUS ?? "FULL"}, wrk -t2 -c${CONNECTIONS} -d${SECONDS}s, ${AGENTS} agents)`);
-    table([
-      ["GET /health", `${health.rps.toFixed(0)} req/s  p50 ${health.p50.toFixed(2)} ms  p99 ${health.p99.toFixed(2)} ms`],
-      ["POST /payments/send", `${payments.rps.toFixed(0)} req/s  p50 ${payments.p50.toFixed(2)} ms  p99 ${payments.p99.toFixed(2)} ms  (non-2xx ${payments.non2xx}) ${payments.errors}`],
-      ["payments ÷ health", `${((payments.rps / health.rps) * 100).toFixed(1)} %`],
-      ["POST /messages", `${messages.rps.toFixed(0)} req/s  p50 ${messages.p50.toFixed(2)} ms  p99 ${messages.p99.toFixed(2)} ms  (non-2xx ${messages.non2xx}: pair limit 20/h)`],
-      ["POST /negotiations", `${negotiations.rps.toFixed(0)} req/s  p50 ${negotiations.p50.toFixed(2)} ms  p99 ${negotiations.p99.toFixed(2)} ms  (non-2xx ${negotiations.non2xx}: 3 open per pair)`],
-      ["DB growth per payment", completed > 0 ? `${((dbAfter - dbBefore) / completed).toFixed(0)} bytes (${completed} payments)` : "n/a"],
-      ["server RSS", `${rssStart.toFixed(0)} MB at start, ${rssEnd.toFixed(0)} MB after load`],
-      ["ledger check", check.ok ? `ok (${check.entries} entries)` : "FAILED"],
-    ]);
-    if (!check.ok) process.exitCode = 1;
+    const growth = paid > 0 ? `${((dbBytes() - before) / paid).toFixed(0)} bytes of database per payment` : "";
+    add("sqlite", "POST /payments/send, SQLite").note = growth;
+    for (let round = 0; round < ROUNDS; round++) {
+      add("messages", "POST /messages, SQLite", "non-2xx: the 20 per pair per hour limit").runs.push(await wrk([server.url], messages));
+    }
+    // Negotiations fill each pair's 3 open slots; every round adds new pairs' worth of agents.
+    for (let round = 0; round < ROUNDS; round++) {
+      add("negotiations", "POST /negotiations, SQLite", "non-2xx: 3 open per pair").runs.push(await wrk([server.url], negotiations));
+    }
+    console.log(`sqlite: ${await ledgerCheck(server.url)}; server RSS ${rssMb(server.child.pid as number).toFixed(0)} MB after the load`);
   } finally {
-    server.child.kill("SIGKILL");
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (process.env.BENCH_BASELINE) await baselineBench(process.env.BENCH_BASELINE);
+}
+
+/** The same payments against another build, alternating rounds with this one, for a before/after. */
+async function baselineBench(binary: string): Promise<void> {
+  const dirs = [mkdtempSync(join(tmpdir(), "agentbank-bench-now-")), mkdtempSync(join(tmpdir(), "agentbank-bench-base-"))];
+  const servers = [await startServer(dirs[0]!), await startServer(dirs[1]!, {}, binary)];
+  try {
+    const scripts = [];
+    for (const [index, server] of servers.entries()) scripts.push(pairScript(dirs[index]!, "payments", await fundedAgents(server.url, AGENTS), "/payments/send", PAYMENT));
+    for (let round = 0; round < ROUNDS; round++) {
+      add("sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)").runs.push(await wrk([servers[0]!.url], scripts[0]!));
+      add("sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`).runs.push(await wrk([servers[1]!.url], scripts[1]!));
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** PostgreSQL from Debian's package on this machine, durable (fsync on): one instance, then two. */
+async function postgresBench(): Promise<void> {
+  const cluster = await startCluster();
+  const dir = mkdtempSync(join(tmpdir(), "agentbank-bench-pg-"));
+  const admin = new SQL(cluster.url);
+  const servers: Server[] = [];
+  try {
+    await admin.unsafe("CREATE DATABASE bench");
+    const url = new URL(cluster.url);
+    url.pathname = "/bench";
+    const env = { DATABASE_URL: url.toString(), MASTER_MNEMONIC: generateMnemonic(english) };
+    servers.push(await startServer(dir, env));
+    const agents = await fundedAgents(servers[0]!.url, AGENTS);
+    const payments = pairScript(dir, "payments", agents, "/payments/send", PAYMENT);
+    for (let round = 0; round < ROUNDS; round++) {
+      add("pg1", "POST /payments/send, PostgreSQL, 1 instance").runs.push(await wrk([servers[0]!.url], payments));
+    }
+    servers.push(await startServer(dir, env));
+    for (let round = 0; round < ROUNDS; round++) {
+      add("pg2", "POST /payments/send, PostgreSQL, 2 instances", "wrk splits the connections over both").runs.push(await wrk(servers.map((s) => s.url), payments));
+    }
+    console.log(`postgres: ${await ledgerCheck(servers[1]!.url)}`);
+  } finally {
+    for (const server of servers) await server.stop();
+    await admin.close();
+    cluster.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function ledgerBench() {
-  // In-process: the same pay() the route calls, through the group-commit writer, no HTTP.
-  const dir = mkdtempSync(join(tmpdir(), "agentbank-ledger-bench-"));
-  process.env.DATABASE_PATH = join(dir, "ledger.db");
-  const { initConfig } = await import("../../src/config");
-  const { openDatabase, write, closeDatabase } = await import("../../src/db");
-  const { registerAgent } = await import("../../src/agents/service");
-  const { deposit } = await import("../../src/ledger/transfers");
-  const { pay } = await import("../../src/payments/service");
-  const config = initConfig();
-  await openDatabase(config);
-  await (await import("../../src/chain")).initChain();
-  const ids: string[] = [];
-  await write(function* () {
-    for (let i = 0; i < 100; i++) {
-      const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
-      yield* deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
-      ids.push(id);
-    }
-  });
-  const one = () => {
-    const from = ids[Math.floor(Math.random() * ids.length)]!;
-    let to = from;
-    while (to === from) to = ids[Math.floor(Math.random() * ids.length)]!;
-    return pay({ fromAgentId: from, toAgentId: to, amount: 10_000n, currency: "USDC", kind: "DIRECT" });
-  };
-  const rows: [string, string][] = [];
-  for (const group of [1, 50]) {
-    const total = group === 1 ? 2_000 : 50_000;
-    const start = performance.now();
-    for (let done = 0; done < total; done += group) {
-      await Promise.all(Array.from({ length: group }, () => write(one)));
-    }
-    const seconds = (performance.now() - start) / 1000;
-    rows.push([`pay() ${group === 1 ? "one per commit" : `${group} per commit`}`, `${(total / seconds).toFixed(0)} payments/s`]);
-  }
-  // Time inside the op alone (no commit): what one payment costs in SQLite statements.
-  const { sqliteEngine } = await import("../../src/db");
-  const { stepSync } = await import("../../src/db/query");
-  const engine = sqliteEngine()!;
-  const execute = (statement: { sql: string; params: unknown[]; mode: string }) => {
-    const prepared = engine.connection.query(statement.sql);
-    return statement.mode === "all" ? prepared.all(...(statement.params as never[])) : statement.mode === "get" ? prepared.get(...(statement.params as never[])) : prepared.run(...(statement.params as never[])).changes;
-  };
-  engine.connection.exec("BEGIN");
-  const start = performance.now();
-  for (let i = 0; i < 20_000; i++) stepSync(one(), execute, []);
-  const perOpUs = ((performance.now() - start) / 20_000) * 1000;
-  engine.connection.exec("ROLLBACK");
-  rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment`]);
-  console.log(`\nLedger without HTTP (DB_SYNCHRONOUS=${config.dbSynchronous})`);
-  table(rows);
-  await closeDatabase();
-  rmSync(dir, { recursive: true, force: true });
-}
-
-let peakPayments = 0;
-
-/** History reads must not slow down as an agent's history grows: p99 at 10k rows vs 1M rows. */
-async function historyBench() {
-  ensureWrk();
-  const binary = ensureBinary();
+/** History reads at 1M rows for one agent: the first page, a deep page by offset, the same by cursor. */
+async function historyBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentbank-history-"));
-  const rows: [string, string][] = [];
+  let server = await startServer(dir);
   try {
-    let server = await startServer(binary, dir);
     const registration = await post(server.url, "/agents/register", { name: "history", ownerName: "bench", ownerEmail: "h@example.com" });
     await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1, currency: "USDC" }, ADMIN);
     const other = await post(server.url, "/agents/register", { name: "other", ownerName: "bench", ownerEmail: "o@example.com" });
-    let seeded = 1;
-    for (const target of [10_000, 1_000_000]) {
-      server.child.kill("SIGTERM");
-      await server.child.exited;
-      const started = performance.now();
-      seedHistory(join(dir, "bench.db"), registration.agent.id, other.agent.id, target - seeded);
-      seeded = target;
-      const seedSeconds = (performance.now() - started) / 1000;
-      server = await startServer(binary, dir);
-      const first = wrk(server.url, getScript(dir, "history-first", registration.apiKey, "/wallets/history?limit=20"), Math.min(SECONDS, 5));
-      const deep = wrk(server.url, getScript(dir, "history-deep", registration.apiKey, "/wallets/history?limit=100&offset=5000"), Math.min(SECONDS, 5));
-      rows.push([`history, ${target.toLocaleString("en")} rows (seeded in ${seedSeconds.toFixed(1)} s)`, `first page p50 ${first.p50.toFixed(2)} ms p99 ${first.p99.toFixed(2)} ms (${first.rps.toFixed(0)} req/s); offset 5000 p99 ${deep.p99.toFixed(2)} ms`]);
+    await server.stop();
+    seedHistory(join(dir, "bench.db"), registration.agent.id, other.agent.id, 1_000_000);
+    server = await startServer(dir);
+    const key = registration.apiKey as string;
+    const seconds = Math.min(SECONDS, 5);
+    for (let round = 0; round < ROUNDS; round++) {
+      add("history-first", "GET /wallets/history?limit=20, 1M rows").runs.push(await wrk([server.url], getScript(dir, "first", key, "/wallets/history?limit=20"), CONNECTIONS, seconds));
+      add("history-offset", "GET /wallets/history?limit=100&offset=5000, 1M rows", "OFFSET walks the skipped rows").runs.push(
+        await wrk([server.url], getScript(dir, "offset", key, "/wallets/history?limit=100&offset=5000"), CONNECTIONS, seconds),
+      );
     }
-    const check = await (await fetch(`${server.url}/admin/ledger/check`, { headers: { authorization: `Bearer ${ADMIN}` } })).json() as any;
-    rows.push(["ledger check", check.ok ? `ok (${check.entries} entries)` : "FAILED"]);
-    server.child.kill("SIGTERM");
-    await server.child.exited;
-    console.log("\nHistory reads (GET /wallets/history, one agent)");
-    table(rows);
+    console.log(`history: ${await ledgerCheck(server.url)}`);
   } finally {
+    await server.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -290,58 +234,19 @@ function seedHistory(path: string, agentId: string, counterpartyId: string, coun
   db.close();
 }
 
-/** Payments at half the measured peak for BENCH_SOAK_SECONDS (default 600), RSS every minute. */
-async function soakBench() {
-  const seconds = Number(process.env.BENCH_SOAK_SECONDS ?? 600);
-  if (seconds <= 0) return;
-  const binary = ensureBinary();
-  const dir = mkdtempSync(join(tmpdir(), "agentbank-soak-"));
-  const server = await startServer(binary, dir);
-  try {
-    const agents: { id: string; apiKey: string }[] = [];
-    for (let i = 0; i < 50; i++) {
-      const registration = await post(server.url, "/agents/register", { name: `soak-${i}`, ownerName: "bench", ownerEmail: `s${i}@example.com` });
-      agents.push({ id: registration.agent.id, apiKey: registration.apiKey });
-      await post(server.url, "/admin/deposits", { agentId: registration.agent.id, amount: 1_000_000, currency: "USDC" }, ADMIN);
-    }
-    const rate = Math.max(100, Math.round((peakPayments || 2000) / 2));
-    const autocannon = (await import("autocannon")).default;
-    const samples: string[] = [`0 min ${rssMb(server.child.pid).toFixed(0)} MB`];
-    const timer = setInterval(() => samples.push(`${samples.length} min ${rssMb(server.child.pid).toFixed(0)} MB`), 60_000);
-    const result = await autocannon({
-      url: server.url,
-      connections: 20,
-      duration: seconds,
-      overallRate: rate,
-      requests: [
-        {
-          method: "POST",
-          path: "/payments/send",
-          setupRequest: (request: any) => {
-            const from = agents[Math.floor(Math.random() * agents.length)]!;
-            let to = from;
-            while (to === from) to = agents[Math.floor(Math.random() * agents.length)]!;
-            return { ...request, headers: { "content-type": "application/json", authorization: `Bearer ${from.apiKey}` }, body: JSON.stringify({ toAgentId: to.id, amount: 0.01, currency: "USDC" }) };
-          },
-        },
-      ],
-    });
-    clearInterval(timer);
-    samples.push(`end ${rssMb(server.child.pid).toFixed(0)} MB`);
-    console.log(`\nSoak: payments at ${rate}/s target for ${seconds} s (autocannon, 20 connections)`);
-    table([
-      ["achieved", `${result.requests.average.toFixed(0)} req/s, ${result.non2xx} non-2xx, ${result.errors} errors`],
-      ["latency", `p50 ${result.latency.p50} ms  p99 ${result.latency.p99} ms`],
-      ["server RSS", samples.join(", ")],
-    ]);
-  } finally {
-    server.child.kill("SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-const only = process.argv[2];
-if (!only || only === "http") await httpBench();
-if (!only || only === "history") await historyBench();
-if (!only || only === "soak") await soakBench();
-if (!only || only === "ledger") await ledgerBench();
+const part = process.argv[2];
+const parts: Record<string, () => Promise<void>> = {
+  sqlite: sqliteBench,
+  postgres: postgresBench,
+  history: historyBench,
+  ledger: async () => (await import("./ledger")).ledgerBench(),
+  soak: async () => (await import("./soak")).soakBench(startServer, fundedAgents),
+};
+if (part && !parts[part]) throw new Error(`unknown part ${part}: ${Object.keys(parts).join(" | ")}`);
+ensureWrk();
+ensureBinary();
+for (const name of part ? [part] : ["sqlite", "postgres", "history"]) await parts[name]!();
+printTable(
+  `agentbank bench: wrk -t2 -c${CONNECTIONS} -d${SECONDS}s (history -d${Math.min(SECONDS, 5)}s), ${ROUNDS} rounds, ${AGENTS} agents, DB_SYNCHRONOUS=${SYNCHRONOUS}, ${navigator.hardwareConcurrency} cores shared with wrk`,
+  [...figures.values()],
+);

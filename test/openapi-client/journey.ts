@@ -24,6 +24,8 @@ export async function journey(baseUrl: string, adminKey: string) {
     params: { header: { "Idempotency-Key": "journey-1" } },
   });
   if (!paid.data) throw new Error(`pay: ${paid.error?.error}: ${paid.error?.message}`);
+  // 201 is the payment; 202 means the owner's policy held it for approval.
+  if (paid.data.status === "AWAITING_APPROVAL") throw new Error(`held for the owner: approval ${paid.data.approvalId}`);
   const payment: { id: string; amount: number; status: string } = paid.data;
 
   const history = await bank.GET("/wallets/history", { params: { query: { limit: 5 } } });

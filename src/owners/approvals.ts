@@ -1,0 +1,207 @@
+// Outflows held for the owner: the amount waits in the agent's held account, with the exact request
+// and a hash of its terms, until the owner approves (the request runs again, once, with the grant),
+// declines, or APPROVAL_TTL_MS passes. Declined, expired or failed: the hold goes back to the agent's
+// available balance, the amount leaves the 24 h usage, and the agent is told (notification.financial
+// with the reason).
+import { clock, iso } from "../clock";
+import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { ApiError, invalidState, notFound } from "../errors";
+import { sha256Hex, uuid } from "../ids";
+import { canonicalJson } from "../json";
+import { hold, release } from "../ledger/escrow";
+import { toMajor, type Currency } from "../money";
+import { notifyFinancial } from "../webhooks/outbox";
+import { countOutflow, currentBucket, uncountOutflow } from "./usage";
+
+export const APPROVAL_TTL_MS = 24 * 3_600_000;
+
+export const OUTFLOW_KINDS = ["PAYMENT", "X402", "BET", "BET_ACCEPT", "LOAN_OFFER", "CONTRACT", "SUBSCRIPTION", "BOOKING", "WITHDRAWAL"] as const;
+export type OutflowKind = (typeof OUTFLOW_KINDS)[number];
+
+/** Money leaving an agent because the agent asked: what the owner's policy is checked against. */
+export type Outflow = {
+  agentId: string;
+  kind: OutflowKind;
+  amount: bigint;
+  currency: Currency;
+  /** Who receives it; null when nobody is named yet (an open bet or loan offer) or it leaves the service. */
+  counterpartyId: string | null;
+  /** The request as the agent sent it: held with the approval, run again once approved. */
+  terms: Record<string, unknown>;
+};
+
+/** The owner's approval, passed to the request when it runs again. */
+export type Grant = { approvalId: string };
+
+export type ApprovalRow = {
+  id: string;
+  agentId: string;
+  kind: OutflowKind;
+  status: string;
+  amount: bigint;
+  currency: Currency;
+  counterpartyId: string | null;
+  terms: string;
+  termsHash: string;
+  usageBucket: bigint;
+  reason: string | null;
+  result: string | null;
+  createdAt: bigint;
+  expiresAt: bigint;
+  decidedAt: bigint | null;
+};
+
+const COLUMNS = `id, agent_id AS agentId, kind, status, amount, currency, counterparty_id AS counterpartyId, terms, terms_hash AS termsHash,
+  usage_bucket AS usageBucket, reason, result, created_at AS createdAt, expires_at AS expiresAt, decided_at AS decidedAt`;
+
+export const termsHashOf = (outflow: Outflow) =>
+  sha256Hex(
+    canonicalJson({
+      kind: outflow.kind,
+      agentId: outflow.agentId,
+      amount: outflow.amount.toString(),
+      currency: outflow.currency,
+      counterpartyId: outflow.counterpartyId,
+      terms: outflow.terms,
+    }),
+  );
+
+const reference = (id: string) => ({ type: "approval", id });
+
+export function* findApproval(id: string, lock = false): Query<ApprovalRow | null> {
+  return yield* get<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+}
+
+export function* approvalsByIds(ids: string[]): Query<ApprovalRow[]> {
+  if (ids.length === 0) return [];
+  return yield* all<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id IN (${ids.map(() => "?").join(", ")})`, ...ids);
+}
+
+/**
+ * A write op, after the policy's checks passed: holds the amount, counts it in the 24 h usage (so
+ * outflows waiting for approval cannot jointly pass the cap either) and records the approval.
+ */
+export function* holdOutflow(outflow: Outflow) {
+  const id = uuid();
+  const now = clock.nowMs();
+  const bucket = currentBucket();
+  yield* hold(outflow.agentId, outflow.amount, outflow.currency, reference(id));
+  yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
+  yield* run(
+    `INSERT INTO approvals (id, agent_id, kind, status, amount, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, created_at, expires_at, decided_at)
+     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`,
+    id,
+    outflow.agentId,
+    outflow.kind,
+    outflow.amount,
+    outflow.currency,
+    outflow.counterpartyId,
+    JSON.stringify(outflow.terms),
+    termsHashOf(outflow),
+    bucket,
+    now,
+    now + APPROVAL_TTL_MS,
+  );
+  const amount = toMajor(outflow.amount, outflow.currency);
+  return {
+    status: "AWAITING_APPROVAL" as const,
+    approvalId: id,
+    kind: outflow.kind,
+    amount,
+    currency: outflow.currency,
+    expiresAt: iso(now + APPROVAL_TTL_MS),
+    message: `${amount} ${outflow.currency} is above your owner's approval amount: it is held until your owner approves or declines it (within 24 h)`,
+  };
+}
+
+/**
+ * In the write op of the approved request: checks that the request is the one that was held (same
+ * agent, kind, amount, currency, counterparty and terms) and still PENDING, gives the held amount back
+ * to the agent's available balance for the outflow to take, and marks the approval APPROVED — in the
+ * same transaction as the outflow itself, so it happens once or not at all.
+ */
+export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
+  const row = yield* findApproval(grant.approvalId, true);
+  if (!row || row.agentId !== outflow.agentId) throw notFound("approval");
+  if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
+  if (Number(row.expiresAt) <= clock.nowMs()) throw invalidState("the approval expired");
+  if (row.termsHash !== termsHashOf(outflow)) {
+    throw invalidState(`the terms changed since they were held: now ${toMajor(outflow.amount, outflow.currency)} ${outflow.currency}${outflow.counterpartyId ? ` to ${outflow.counterpartyId}` : ""}`);
+  }
+  yield* release({ holder: row.agentId, to: row.agentId, amount: row.amount, currency: row.currency, reference: reference(row.id) });
+  const now = clock.nowMs();
+  yield* run("UPDATE approvals SET status = 'APPROVED', decided_at = ? WHERE id = ?", now, row.id);
+  yield* notifyFinancial(row.agentId, "approval.approved", notice(row, null), `Your owner approved ${toMajor(row.amount, row.currency)} ${row.currency} (${row.kind})`);
+}
+
+const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.id, outflow: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, reason });
+
+/** Ends a PENDING approval without the outflow: hold released, usage given back, the agent told. */
+function* close(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
+  yield* release({ holder: row.agentId, to: row.agentId, amount: row.amount, currency: row.currency, reference: reference(row.id) });
+  yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
+  yield* run("UPDATE approvals SET status = ?, reason = ?, decided_at = ? WHERE id = ?", status, reason, clock.nowMs(), row.id);
+  const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
+  const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) was not approved within 24 h`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
+  yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);
+}
+
+/** The approval of `ownerAgentId`'s agent, locked, PENDING and not expired (expired: closed first). */
+function* pendingOf(ownerAgentId: string, id: string): Query<ApprovalRow> {
+  const row = yield* findApproval(id, true);
+  if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
+  if (row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs()) {
+    yield* close(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+    return { ...row, status: "EXPIRED" };
+  }
+  return row;
+}
+
+export function* declineOutflow(ownerAgentId: string, id: string): Query<ApprovalRow> {
+  const row = yield* pendingOf(ownerAgentId, id);
+  if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
+  yield* close(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it");
+  return (yield* findApproval(id))!;
+}
+
+/** Runs the held request again with the owner's grant; what it answered is kept with the approval. */
+export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
+
+/**
+ * The owner approves: the request runs again as the agent, with the grant, and moves the money in
+ * the same transaction that marks the approval APPROVED. If it cannot (the counterparty blocked the
+ * agent meanwhile, a bet was taken, the policy was tightened…), the approval is FAILED with that
+ * reason and the hold goes back.
+ */
+export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalRow> {
+  const row = await write(() => pendingOf(ownerAgentId, id));
+  if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
+  if (termsHash !== undefined && termsHash !== row.termsHash) throw invalidState("the terms you approved are not the ones held (termsHash differs)");
+  let failure = "INVALID_STATE: the request ran again but moved no money (the resource no longer asks for payment?)";
+  try {
+    const result = await execute(row, { approvalId: row.id });
+    await write(() => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id));
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    failure = `${error.code}: ${error.message}`;
+  }
+  // If the request could not be made, its op rolled back as a whole: the approval is closed in an op of
+  // its own (unless a concurrent approve made it meanwhile: then that one counts).
+  await write(function* () {
+    const current = (yield* findApproval(id, true))!;
+    if (current.status === "PENDING") yield* close(current, "FAILED", failure);
+  });
+  return (await read(findApproval(id)))!;
+}
+
+/** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
+export async function expireDueApprovals(agentId?: string): Promise<void> {
+  const due = await read(
+    all<{ id: string; agentId: string }>(
+      `SELECT id, agent_id AS agentId FROM approvals WHERE status = 'PENDING' AND expires_at <= ? ${agentId ? "AND agent_id = ?" : ""} LIMIT 500`,
+      clock.nowMs(),
+      ...(agentId ? [agentId] : []),
+    ),
+  );
+  for (const { id, agentId } of due) await write(() => pendingOf(agentId, id));
+}

@@ -1,0 +1,58 @@
+// /owner: the human owner's API (owner key po_…, so an agent cannot loosen its own limits): the
+// spending policy, and approving or declining what waits. /approvals/{id}: an agent reads one of its
+// held outflows (what it answered once approved).
+import { Elysia } from "elysia";
+import { read } from "../db";
+import { auth } from "../http/auth";
+import { docs, IdParam, page } from "../http/models";
+import { answers } from "../http/responses";
+import { executeApproved } from "./executors";
+import { Approval, ApprovalPage, ApprovalQuery, ApproveBody, Policy, PolicyBody } from "./model";
+import { approve, decline, getApproval, listApprovals, policyView, setPolicy } from "./service";
+
+const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
+
+export const ownerRoutes = new Elysia({ name: "owners" })
+  .use(auth)
+  .get("/owner/policy", ({ owner }) => read(policyView(owner.id)), {
+    owner: true,
+    ...answers(docs("Owners", "The agent's spending policy and what it leaves today: owner key (po_…) only", "owner", ["FORBIDDEN"]), { 200: Policy }),
+  })
+  .put("/owner/policy", ({ owner, body }) => setPolicy(owner.id, body), {
+    owner: true,
+    body: PolicyBody,
+    ...answers(docs("Owners", "Replace the agent's spending policy: owner key (po_…) only", "owner", ["FORBIDDEN"]), { 200: Policy }),
+  })
+  .get(
+    "/owner/approvals",
+    async ({ owner, query }) => {
+      const limit = query.limit ?? 20;
+      const offset = query.offset ?? 0;
+      const { data, total, pending } = await listApprovals(owner.id, { status: query.status, limit, offset });
+      return { ...page(data, total, limit, offset), pending };
+    },
+    {
+      owner: true,
+      query: ApprovalQuery,
+      ...answers(docs("Owners", "Held outflows and negotiations waiting for (or decided by) the owner, PENDING first", "owner", ["FORBIDDEN"]), { 200: ApprovalPage }),
+    },
+  )
+  .post("/owner/approvals/:id/approve", ({ owner, params, body }) => approve(owner.id, params.id, body?.termsHash, executeApproved), {
+    owner: true,
+    params: IdParam,
+    body: ApproveBody,
+    ...answers(
+      docs("Owners", "Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED", "owner", [...DECIDE_ERRORS]),
+      { 200: Approval },
+    ),
+  })
+  .post("/owner/approvals/:id/decline", ({ owner, params }) => decline(owner.id, params.id), {
+    owner: true,
+    params: IdParam,
+    ...answers(docs("Owners", "Decline: a held outflow's hold is released (status DECLINED); a negotiation is REJECTED", "owner", [...DECIDE_ERRORS]), { 200: Approval }),
+  })
+  .get("/approvals/:id", ({ agent, params }) => getApproval(agent.id, params.id), {
+    agent: true,
+    params: IdParam,
+    ...answers(docs("Owners", "One of the caller's outflows held for its owner: status, reason, and once approved what it answered", "agent", ["NOT_FOUND"]), { 200: Approval }),
+  });

@@ -1,0 +1,43 @@
+import { index, integer, primaryKey, table, text } from "../db/tables";
+import { agents } from "../agents/schema";
+
+/**
+ * An outflow held for the owner's decision (owners/approvals.ts). The amount sits in the agent's held
+ * account meanwhile. status: PENDING → APPROVED | DECLINED | EXPIRED | FAILED.
+ */
+export const approvals = table(
+  "approvals",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    kind: text().notNull(),
+    status: text().notNull(),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    counterpartyId: text(),
+    /** The request the agent made, as JSON: what runs again once approved. */
+    terms: text().notNull(),
+    termsHash: text().notNull(),
+    /** The usage bucket its amount was counted in (given back if it never goes out). */
+    usageBucket: integer().notNull(),
+    reason: text(),
+    /** What the approved outflow answered, as JSON. */
+    result: text(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+    decidedAt: integer(),
+  },
+  (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt)],
+);
+
+/** What an agent's outflows add up to, per currency, in 10-minute buckets: the 24 h cap's window. */
+export const outflowUsage = table(
+  "outflow_usage",
+  {
+    agentId: text().notNull().references(() => agents.columns.id),
+    currency: text().notNull(),
+    bucket: integer().notNull(),
+    amount: integer().notNull(),
+  },
+  (t) => [primaryKey(t.agentId, t.currency, t.bucket)],
+);

@@ -1,0 +1,187 @@
+// The owner's side of an agent: its spending policy, and one list of what waits for the owner — held
+// outflows and accepted negotiations above the threshold — approved or declined from here (API and
+// console alike).
+import { findAgent, namesOf } from "../agents/service";
+import { iso } from "../clock";
+import { config } from "../config";
+import { all, get, read, run, write, type Query } from "../db";
+import { invalid, invalidState, notFound } from "../errors";
+import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
+import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
+import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, findApproval, type ApprovalRow, type Executor } from "./approvals";
+import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "./policy";
+import { spentInWindow } from "./usage";
+
+export function* policyView(agentId: string) {
+  const agent = (yield* findAgent(agentId))!;
+  const policy = parsePolicy(agent.policy) ?? EMPTY_POLICY;
+  const spentLast24h: MajorLimits = {};
+  const remainingToday: MajorLimits = {};
+  for (const currency of CURRENCIES) {
+    const spent = yield* spentInWindow(agentId, currency);
+    if (spent > 0n) spentLast24h[currency] = toMajor(spent, currency);
+    const cap = policy.daily[currency];
+    if (cap !== undefined) remainingToday[currency] = toMajor(cap > spent ? cap - spent : 0n, currency);
+  }
+  return {
+    agentId,
+    perTransaction: limitsView(policy.perTransaction),
+    daily: limitsView(policy.daily),
+    allowlist: policy.allowlist,
+    approvalAbove: limitsView(policy.approvalAbove),
+    spentLast24h,
+    remainingToday,
+  };
+}
+
+/** Replaces the policy. Every allowlisted agent must exist: a typo would otherwise silently allow no one. */
+export async function setPolicy(agentId: string, input: PolicyInput) {
+  const policy = policyFromInput(input);
+  if (policy.allowlist) {
+    const known = await read(namesOf(policy.allowlist));
+    const unknown = policy.allowlist.filter((id) => !known.has(id));
+    if (unknown.length) throw invalid(`allowlist: no agent with id ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ""}`);
+  }
+  await write(() => run("UPDATE agents SET policy = ? WHERE id = ?", storePolicy(policy), agentId));
+  return read(policyView(agentId));
+}
+
+const rate = (currency: Currency) => config.referenceRates[currency]!;
+
+function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string, string>) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    agentId: row.agentId,
+    agentName,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    usdValue: usdValue(row.amount, row.currency, rate(row.currency)),
+    counterpartyId: row.counterpartyId,
+    counterpartyName: row.counterpartyId ? (names.get(row.counterpartyId) ?? null) : null,
+    terms: JSON.parse(row.terms) as Record<string, unknown>,
+    termsHash: row.termsHash,
+    reason: row.reason,
+    result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown> | null),
+    createdAt: iso(Number(row.createdAt)),
+    expiresAt: iso(Number(row.expiresAt)),
+    decidedAt: row.decidedAt === null ? null : iso(Number(row.decidedAt)),
+  };
+}
+
+function negotiationApproval(row: NegotiationRow, agentId: string, agentName: string, names: Map<string, string>) {
+  const offer = offerAmount(row.currentOffer);
+  const other = row.initiatorId === agentId ? row.counterpartyId : row.initiatorId;
+  return {
+    id: row.id,
+    kind: "NEGOTIATION",
+    status: row.status === "AWAITING_HUMAN_APPROVAL" ? "PENDING" : row.approvedBy !== null ? "APPROVED" : "DECLINED",
+    agentId,
+    agentName,
+    amount: offer?.amount ?? null,
+    currency: offer?.currency ?? null,
+    usdValue: offer ? usdValue(toMinor(offer.amount, offer.currency), offer.currency, rate(offer.currency)) : null,
+    counterpartyId: other,
+    counterpartyName: names.get(other) ?? null,
+    terms: row.currentOffer,
+    termsHash: row.acceptedOfferHash ?? "",
+    reason: null,
+    result: null,
+    createdAt: iso(row.acceptedAt ?? row.createdAt),
+    expiresAt: null,
+    decidedAt: row.approvedAt === null ? null : iso(row.approvedAt),
+  };
+}
+
+export type ApprovalView = ReturnType<typeof outflowApproval> | ReturnType<typeof negotiationApproval>;
+
+/** The views of those of `ids` that are `agentId`'s (held outflows of it, negotiations it is party to), in order. */
+function* views(agentId: string, ids: string[]): Query<ApprovalView[]> {
+  const outflows = (yield* approvalsByIds(ids)).filter((row) => row.agentId === agentId);
+  const negotiations = (yield* negotiationsByIds(ids.filter((id) => !outflows.some((row) => row.id === id)))).filter(
+    (row) => row.initiatorId === agentId || row.counterpartyId === agentId,
+  );
+  const agent = (yield* findAgent(agentId))!;
+  const names = yield* namesOf([...outflows.map((row) => row.counterpartyId), ...negotiations.flatMap((row) => [row.initiatorId, row.counterpartyId])]);
+  const byId = new Map<string, ApprovalView>();
+  for (const row of outflows) byId.set(row.id, outflowApproval(row, agent.name, names));
+  for (const row of negotiations) byId.set(row.id, negotiationApproval(row, agentId, agent.name, names));
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
+/** Held outflows and negotiations as one queue: (id, pending, at) rows. */
+function queue(agentId: string, status?: string): { sql: string; params: unknown[] } {
+  const negotiations = ownerQueueSelect(agentId, status);
+  return {
+    sql: `SELECT id, CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END AS pending, created_at AS at FROM approvals WHERE agent_id = ? ${status ? "AND status = ?" : ""}
+          UNION ALL ${negotiations.sql}`,
+    params: [agentId, ...(status ? [status] : []), ...negotiations.params],
+  };
+}
+
+/** How many things wait for the owner (the console shows it in its navigation). */
+export function* pendingCount(agentId: string): Query<number> {
+  const { sql, params } = queue(agentId, "PENDING");
+  return Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
+}
+
+export async function listApprovals(agentId: string, filter: { status?: string; limit: number; offset: number }) {
+  await expireDueApprovals(agentId);
+  return read(
+    (function* () {
+      const { sql, params } = queue(agentId, filter.status);
+      const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
+      const page = yield* all<{ id: string }>(`SELECT id FROM (${sql}) AS queue ORDER BY pending DESC, at DESC, id DESC LIMIT ? OFFSET ?`, ...params, filter.limit, filter.offset);
+      const data = yield* views(agentId, page.map((row) => row.id));
+      return { data, total, pending: yield* pendingCount(agentId) };
+    })(),
+    true,
+  );
+}
+
+export async function getApproval(agentId: string, id: string): Promise<ApprovalView> {
+  const [view] = await read(views(agentId, [id]));
+  if (!view) throw notFound("approval");
+  return view;
+}
+
+/** Whether `id` is one of the agent's held outflows (else it may be one of its negotiations). */
+async function isOutflow(agentId: string, id: string): Promise<boolean> {
+  const row = await read(findApproval(id));
+  if (row && row.agentId !== agentId) throw notFound("approval");
+  return row !== null;
+}
+
+function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Query<NegotiationRow> {
+  const [row] = yield* negotiationsByIds([id]);
+  if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("approval");
+  if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you approved are not the ones accepted (termsHash differs)");
+  return row;
+}
+
+/** The owner approves a held outflow (it is made, once) or an accepted negotiation. */
+export async function approve(agentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalView> {
+  if (await isOutflow(agentId, id)) {
+    await approveOutflow(agentId, id, termsHash, execute);
+  } else {
+    await write(function* () {
+      yield* negotiationFor(agentId, id, termsHash);
+      yield* humanApprove(agentId, id);
+    });
+  }
+  return getApproval(agentId, id);
+}
+
+/** The owner declines: a held outflow's hold is released; a negotiation is REJECTED. */
+export async function decline(agentId: string, id: string): Promise<ApprovalView> {
+  if (await isOutflow(agentId, id)) {
+    await write(() => declineOutflow(agentId, id));
+  } else {
+    await write(function* () {
+      yield* negotiationFor(agentId, id, undefined);
+      yield* humanDecline(agentId, id);
+    });
+  }
+  return getApproval(agentId, id);
+}

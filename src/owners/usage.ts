@@ -1,0 +1,46 @@
+// What each agent's outflows add up to, per currency, in 10-minute buckets: the window of the owner's
+// 24 h cap. An outflow counts in the bucket of its time; the window is every bucket that overlaps the
+// last 24 h, so it spans 24 h to 24 h 10 min: a cap is never exceeded within any 24 h (it may hold an
+// outflow back up to 10 minutes longer than a to-the-millisecond window would).
+import { clock } from "../clock";
+import { get, run, type Query } from "../db";
+import type { Currency } from "../money";
+
+const BUCKET_MS = 10 * 60_000;
+const DAY_MS = 24 * 3_600_000;
+
+export const currentBucket = () => Math.floor(clock.nowMs() / BUCKET_MS);
+const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_MS);
+
+/** Adds an outflow to its agent's current bucket (an atomic upsert: concurrent outflows all count). */
+export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Query<void> {
+  yield* run(
+    `INSERT INTO outflow_usage (agent_id, currency, bucket, amount) VALUES (?, ?, ?, ?)
+     ON CONFLICT (agent_id, currency, bucket) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
+    agentId,
+    currency,
+    currentBucket(),
+    amount,
+  );
+}
+
+/** Takes back what was counted for an outflow that never went out (a declined or expired approval). */
+export function* uncountOutflow(agentId: string, currency: Currency, amount: bigint, bucket: number): Query<void> {
+  yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE agent_id = ? AND currency = ? AND bucket = ?", amount, agentId, currency, bucket);
+}
+
+/** The agent's outflows in the window. */
+export function* spentInWindow(agentId: string, currency: Currency): Query<bigint> {
+  const row = yield* get<{ spent: bigint | null }>(
+    "SELECT CAST(SUM(amount) AS BIGINT) AS spent FROM outflow_usage WHERE agent_id = ? AND currency = ? AND bucket >= ?",
+    agentId,
+    currency,
+    firstBucketInWindow(),
+  );
+  return row?.spent ?? 0n;
+}
+
+/** A job's write op: drops buckets that left every window. */
+export function* purgeOldUsage(): Query<void> {
+  yield* run("DELETE FROM outflow_usage WHERE bucket < ?", firstBucketInWindow() - 1);
+}
