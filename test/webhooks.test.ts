@@ -207,3 +207,43 @@ describe("SSRF guard", () => {
     }
   });
 });
+
+describe("by hand: a new signing secret, a failed delivery sent again", () => {
+  test("rotating the secret: shown once, signs every delivery from then on; without a URL it is 409", async () => {
+    const bare = await server.register();
+    expect((await server.request("POST", "/agents/me/webhook/secret", { key: bare.apiKey })).status).toBe(409);
+    const { agent, secret } = await withWebhook("/rotated");
+    const rotated = await server.request("POST", "/agents/me/webhook/secret", { key: agent.apiKey });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.secret).toMatch(/^whsec_/);
+    expect(rotated.body.secret).not.toBe(secret);
+    const payer = await server.register();
+    await server.deposit(payer.id, 1);
+    await server.request("POST", "/payments/send", { key: payer.apiKey, body: { toAgentId: agent.id, amount: 1, currency: "USDC" } });
+    const delivery = await waitFor(() => receiver.received.find((r) => r.body.includes(agent.id) && r.body.includes("payment.received")));
+    const headers = Object.fromEntries(delivery.headers);
+    expect(new Webhook(rotated.body.secret).verify(delivery.body, headers)).toMatchObject({ event: "payment.received" });
+    expect(() => new Webhook(secret).verify(delivery.body, headers)).toThrow();
+  });
+
+  test("a failed delivery is sent again once when asked (same webhook-id); a delivered one, or another agent's, is not", async () => {
+    const { agent } = await withWebhook("/fail");
+    const payer = await server.register();
+    await server.deposit(payer.id, 1);
+    await server.request("POST", "/payments/send", { key: payer.apiKey, body: { toAgentId: agent.id, amount: 1, currency: "USDC" } });
+    const failed = await waitFor(async () => (await deliveries(agent)).data[0]);
+    expect(failed.outcome).toBe("FAILED");
+    await server.request("PUT", "/agents/me/webhook", { key: agent.apiKey, body: { webhookUrl: `${receiver.url}/fixed` } });
+    expect((await server.request("POST", `/agents/me/webhook/deliveries/${failed.id}/resend`, { key: payer.apiKey })).status).toBe(404);
+    const resent = await server.request("POST", `/agents/me/webhook/deliveries/${failed.id}/resend`, { key: agent.apiKey });
+    expect(resent.status).toBe(202);
+    expect(resent.body).toEqual({ eventId: failed.eventId, status: "PENDING" });
+    const delivered = await waitFor(async () => ((await deliveries(agent)).data as any[]).find((d) => d.outcome === "DELIVERED"));
+    expect(delivered).toMatchObject({ eventId: failed.eventId, url: `${receiver.url}/fixed` });
+    expect(receiver.received.filter((r) => r.headers.get("webhook-id") === failed.eventId).length).toBe(2);
+    // Asking again: the event was delivered meanwhile.
+    expect((await server.request("POST", `/agents/me/webhook/deliveries/${failed.id}/resend`, { key: agent.apiKey })).status).toBe(409);
+    expect((await server.request("POST", `/agents/me/webhook/deliveries/${delivered.id}/resend`, { key: agent.apiKey })).status).toBe(409);
+    await expectLedgerOk(server);
+  });
+});

@@ -58,6 +58,8 @@ export const TOOLS: ToolSpec[] = [
   { name: "book_service", method: "POST", path: "/bookings", description: `Book a quote: pays the provider the quoted amount now (+1 reputation). A quote books once.${OWNER}${RETRY}` },
   { name: "list_bookings", method: "GET", path: "/bookings/mine", description: "Bookings you made or received. Free." },
   { name: "set_webhook", method: "PUT", path: "/agents/me/webhook", description: "Set the URL that receives your event notifications (signed, Standard Webhooks), or null to stop; returns the signing secret. Free." },
+  { name: "rotate_webhook_secret", method: "POST", path: "/agents/me/webhook/secret", description: "Replace your webhook signing secret (returned once; deliveries are signed with it from now on). Free." },
+  { name: "resend_webhook_delivery", method: "POST", path: "/agents/me/webhook/deliveries/:id/resend", description: "Send the event of a failed webhook delivery again, once, now (deliveries are never retried on their own). Free." },
   { name: "list_webhook_deliveries", method: "GET", path: "/agents/me/webhook/deliveries", description: "Every delivery attempt to your webhook with its outcome. Free." },
   { name: "block_agent", method: "POST", path: "/agents/me/block", description: "Block an agent: it can no longer pay, message, negotiate or contract with you. Free." },
   { name: "unblock_agent", method: "DELETE", path: "/agents/me/block/:agentId", description: "Unblock an agent you blocked. Free." },

@@ -50,3 +50,11 @@ export const WebhookDelivery = Model(
 );
 
 export const WebhookDeliveryPage = Page(WebhookDelivery, "A page of webhook delivery attempts, newest first");
+
+export const Resent = Model(
+  {
+    eventId: t.String({ description: "the event sent again (the same webhook-id: receivers dedupe on it)" }),
+    status: Enum(["PENDING"], { description: "queued: the attempt appears in the deliveries when it is made" }),
+  },
+  { description: "A failed delivery's event, queued to be sent again", examples: [{ eventId: "evt_0198f3c42d3e7f4a8b5c6d7e8f9a0b1c", status: "PENDING" }] },
+);

@@ -1,0 +1,91 @@
+// An agent's webhook settings and delivery record: the URL and its signing secret, every attempt, a
+// new secret on demand (the old one stops verifying at once), and a failed delivery sent again by hand
+// (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
+import { iso } from "../clock";
+import { afterCommit, all, FOR_UPDATE, get, run, write, type Query } from "../db";
+import { invalidState, notFound } from "../errors";
+import { webhookSecret } from "../ids";
+import { assertCallable } from "../net/outbound";
+import { wakeDispatcher } from "./dispatcher";
+
+type DeliveryRow = {
+  id: string;
+  eventId: string;
+  event: string;
+  url: string;
+  outcome: string;
+  httpStatus: bigint | null;
+  error: string | null;
+  durationMs: bigint;
+  createdAt: bigint;
+};
+
+/** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
+export async function setWebhook(agentId: string, url: string | null) {
+  if (url !== null) await assertCallable(url, "webhookUrl");
+  const created = webhookSecret();
+  return write(function* () {
+    const current = (yield* get<{ secret: string | null }>(`SELECT webhook_secret AS secret FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+    const update = (webhookUrl: string | null, secret: string | null) => run("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?", webhookUrl, secret, agentId);
+    if (url === null) {
+      yield* update(null, current.secret);
+      return { agentId, webhookUrl: null };
+    }
+    const secret = current.secret ?? created;
+    yield* update(url, secret);
+    return { agentId, webhookUrl: url, secret };
+  });
+}
+
+/** A write op: a new signing secret, returned once; deliveries from now on are signed with it. */
+export function* rotateWebhookSecret(agentId: string) {
+  const current = (yield* get<{ url: string | null }>(`SELECT webhook_url AS url FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+  if (!current.url) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
+  const secret = webhookSecret();
+  yield* run("UPDATE agents SET webhook_secret = ? WHERE id = ?", secret, agentId);
+  return { agentId, webhookUrl: current.url, secret };
+}
+
+/**
+ * A write op: the event of a delivery that did not succeed goes back to the outbox, to be sent again
+ * (same webhook-id: a receiver that did get it dedupes), to the URL and with the secret of now.
+ */
+export function* resendDelivery(agentId: string, deliveryId: string) {
+  const delivery = yield* get<{ eventId: string; outcome: string }>("SELECT event_id AS eventId, outcome FROM webhook_deliveries WHERE id = ? AND agent_id = ?", deliveryId, agentId);
+  if (!delivery) throw notFound("webhook delivery");
+  if (delivery.outcome === "DELIVERED") throw invalidState("this delivery succeeded; there is nothing to send again");
+  const event = (yield* get<{ status: string }>(`SELECT status FROM webhook_events WHERE id = ? ${FOR_UPDATE}`, delivery.eventId))!;
+  if (event.status === "PENDING" || event.status === "SENDING") throw invalidState("this event is already on its way");
+  if (event.status === "DELIVERED") throw invalidState("a later attempt delivered this event");
+  yield* run("UPDATE webhook_events SET status = 'PENDING', claimed_at = NULL WHERE id = ?", delivery.eventId);
+  yield* afterCommit(wakeDispatcher);
+  return { eventId: delivery.eventId, status: "PENDING" as const };
+}
+
+export function* deliveriesOf(agentId: string, limit: number, offset: number) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?", agentId))!;
+  const rows = yield* all<DeliveryRow>(
+    `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
+     FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+    agentId,
+    limit,
+    offset,
+  );
+  const data = rows.map((row) => ({
+    id: row.id,
+    eventId: row.eventId,
+    event: row.event,
+    url: row.url,
+    outcome: row.outcome,
+    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+    error: row.error,
+    durationMs: Number(row.durationMs),
+    createdAt: iso(Number(row.createdAt)),
+  }));
+  return { data, total: Number(total.n) };
+}
+
+export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {
+  const row = (yield* get<{ url: string | null; secret: string | null }>("SELECT webhook_url AS url, webhook_secret AS secret FROM agents WHERE id = ?", agentId))!;
+  return { url: row.url, hasSecret: row.secret !== null };
+}
