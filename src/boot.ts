@@ -3,7 +3,7 @@
 import { ChainStartError, initChain } from "./chain";
 import { refreshTestClock } from "./clock";
 import { ConfigError, initConfig, type Config } from "./config";
-import { openDatabase } from "./db";
+import { DatabaseInUse, openDatabase } from "./db";
 
 /** Prints one line and exits 1 for the start-up errors an operator fixes; rethrows anything else. */
 function fatal(error: unknown, kind: string): never {
@@ -24,7 +24,12 @@ export async function boot(): Promise<Config> {
   // Everything the service writes (database, mnemonic file, backups) is the owner's alone.
   process.umask(0o077);
   const config = loadConfig();
-  await openDatabase(config);
+  try {
+    await openDatabase(config);
+  } catch (error) {
+    if (error instanceof DatabaseInUse) fatal(error, "database");
+    throw error;
+  }
   if (config.testClock) await refreshTestClock();
   try {
     await initChain();

@@ -326,16 +326,16 @@ describe("bet lists", () => {
 
     const firstPage = (await server.request("GET", "/betting/open?limit=1", { key: mine.apiKey })).body;
     expect(firstPage.data).toHaveLength(1);
-    expect(firstPage.pagination).toMatchObject({ limit: 1, offset: 0, hasMore: true });
+    expect(firstPage.pagination).toMatchObject({ limit: 1, offset: 0, hasMore: true, nextAfter: expect.any(String) });
     expect(firstPage.data[0].id).toBe(eur.id);
 
     await accept(mine, usdc.id);
     const my = (await server.request("GET", "/betting/my-bets", { key: mine.apiKey })).body;
-    expect(my.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false });
+    expect(my.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect(my.data.map((row: { id: string }) => row.id)).toEqual([own.id, usdc.id]);
     const second = (await server.request("GET", "/betting/my-bets?limit=1&offset=1", { key: mine.apiKey })).body;
     expect(second.data.map((row: { id: string }) => row.id)).toEqual([usdc.id]);
-    expect(second.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false });
+    expect(second.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false, nextAfter: null });
     await expectLedgerOk(server);
   });
 });

@@ -167,7 +167,7 @@ describe("on a local EVM", () => {
     // The treasury moved exactly what the ledger paid out (deposits are not swept into it).
     expect(treasuryBefore - (await anvil.balanceOf(TREASURY))).toBe(parseUnits("7.123456", 6));
     const list = (await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body;
-    expect(list).toEqual({ data: [{ ...submitted, status: "CONFIRMED", updatedAt: list.data[0].updatedAt }], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } });
+    expect(list).toEqual({ data: [{ ...submitted, status: "CONFIRMED", updatedAt: list.data[0].updatedAt }], pagination: { total: 1, limit: 20, offset: 0, hasMore: false, nextAfter: null } });
     const stranger = await server.register();
     expect((await server.request("GET", `/wallets/withdrawals/${reply.body.id}`, { key: stranger.apiKey })).status).toBe(404);
     const chain = (await server.admin("GET", "/admin/chain")).body;

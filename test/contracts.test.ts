@@ -224,12 +224,12 @@ describe("contract rules", () => {
     const second = (await create(counterparty, contractBody(creator.id, { escrowAmount: 2 }))).body;
     for (const who of [creator, counterparty]) {
       const mine = (await server.request("GET", "/contracts/mine", { key: who.apiKey })).body;
-      expect(mine.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false });
+      expect(mine.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false, nextAfter: null });
       expect(mine.data.map((row: { id: string }) => row.id)).toEqual([second.id, first.id]);
     }
     const paged = (await server.request("GET", "/contracts/mine?limit=1&offset=0", { key: creator.apiKey })).body;
     expect(paged.data.map((row: { id: string }) => row.id)).toEqual([second.id]);
-    expect(paged.pagination).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true });
+    expect(paged.pagination).toEqual({ total: 2, limit: 1, offset: 0, hasMore: true, nextAfter: expect.any(String) });
     await expectBalances([[creator, { available: 199, held: 1 }], [counterparty, { available: 198, held: 2 }]]);
     await expectLedgerOk(server);
   });

@@ -222,7 +222,7 @@ describe("lending", () => {
     expect((await repay(lender, loan.id, 1)).body.error).toBe("NOT_FOUND");
     expect(await server.balance(stranger)).toEqual({ available: 50, held: 0 });
     expect(await getLoan(borrower, loan.id)).toMatchObject({ amountRepaid: 0, status: "ACTIVE" });
-    expect((await server.request("GET", "/lending/my-loans?role=lender", { key: lender.apiKey })).body.pagination).toEqual({ total: 1, limit: 20, offset: 0, hasMore: false });
+    expect((await server.request("GET", "/lending/my-loans?role=lender", { key: lender.apiKey })).body.pagination).toEqual({ total: 1, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect((await server.request("GET", "/lending/my-loans?role=borrower", { key: lender.apiKey })).body.pagination.total).toBe(0);
     expect((await server.request("GET", "/lending/my-loans", { key: borrower.apiKey })).body.data[0].id).toBe(loan.id);
     expect((await server.request("GET", "/lending/my-loans", { key: stranger.apiKey })).body.pagination.total).toBe(0);

@@ -56,16 +56,16 @@ describe("discover", () => {
       expect((await list(seller, { category, price, currency })).status).toBe(201);
     }
     const get = async (query: string) => (await server.request("GET", `/services/discover?category=${category}&${query}`)).body;
-    expect((await get("")).pagination).toEqual({ total: 5, limit: 20, offset: 0, hasMore: false });
+    expect((await get("")).pagination).toEqual({ total: 5, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect((await get("currency=USD")).data.map((s: { price: number }) => s.price)).toEqual([15, 10, 5]);
     expect((await get("currency=USD&minPrice=10")).data.map((s: { price: number }) => s.price)).toEqual([15, 10]);
     expect((await get("currency=USD&minPrice=10&maxPrice=14.99")).data.map((s: { price: number }) => s.price)).toEqual([10]);
     expect((await get("minPrice=12")).data.map((s: { price: number }) => s.price)).toEqual([20, 15]);
     expect((await get("maxPrice=0.015")).data.map((s: { price: number }) => s.price)).toEqual([0.015]);
     const first = await get("limit=2");
-    expect(first.pagination).toEqual({ total: 5, limit: 2, offset: 0, hasMore: true });
+    expect(first.pagination).toEqual({ total: 5, limit: 2, offset: 0, hasMore: true, nextAfter: expect.any(String) });
     const last = await get("limit=2&offset=4");
-    expect(last.pagination).toEqual({ total: 5, limit: 2, offset: 4, hasMore: false });
+    expect(last.pagination).toEqual({ total: 5, limit: 2, offset: 4, hasMore: false, nextAfter: null });
     expect(last.data).toHaveLength(1);
     for (const query of ["limit=0", "limit=101", "minPrice=-1", "currency=DOGE", "minPrice=abc"]) {
       expect((await server.request("GET", `/services/discover?${query}`)).status).toBe(400);

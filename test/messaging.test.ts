@@ -22,7 +22,7 @@ describe("messages", () => {
     expect(await unread(b)).toBe(1);
     expect(await unread(a)).toBe(0);
     const inbox = (await server.request("GET", "/messages/inbox", { key: b.apiKey })).body;
-    expect(inbox.pagination).toEqual({ total: 1, limit: 20, offset: 0, hasMore: false });
+    expect(inbox.pagination).toEqual({ total: 1, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect(inbox.data[0].id).toBe(sent.body.id);
     // The sender's inbox does not list what it sent.
     expect((await server.request("GET", "/messages/inbox", { key: a.apiKey })).body.pagination.total).toBe(0);

@@ -74,11 +74,11 @@ describe("negotiations", () => {
 
     const other = (await start(b, { counterpartyId: a.id, subject: "later", offer: {} })).body;
     const mine = (await server.request("GET", "/negotiations/mine", { key: a.apiKey })).body;
-    expect(mine).toEqual({ data: [other, accepted.body], pagination: { total: 2, limit: 20, offset: 0, hasMore: false } });
+    expect(mine).toEqual({ data: [other, accepted.body], pagination: { total: 2, limit: 20, offset: 0, hasMore: false, nextAfter: null } });
     const filtered = (await server.request("GET", "/negotiations/mine?status=ACCEPTED&limit=1", { key: b.apiKey })).body;
-    expect(filtered).toEqual({ data: [accepted.body], pagination: { total: 1, limit: 1, offset: 0, hasMore: false } });
+    expect(filtered).toEqual({ data: [accepted.body], pagination: { total: 1, limit: 1, offset: 0, hasMore: false, nextAfter: null } });
     const paged = (await server.request("GET", "/negotiations/mine?limit=1&offset=1", { key: b.apiKey })).body;
-    expect(paged).toEqual({ data: [accepted.body], pagination: { total: 2, limit: 1, offset: 1, hasMore: false } });
+    expect(paged).toEqual({ data: [accepted.body], pagination: { total: 2, limit: 1, offset: 1, hasMore: false, nextAfter: null } });
     for (const agent of [a, b]) expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
     await expectLedgerOk(server);
   });

@@ -37,7 +37,7 @@ describe("payments", () => {
     expect((await server.request("GET", "/payments/not-a-uuid", { key: payer.apiKey })).status).toBe(400);
 
     const history = (await server.request("GET", "/wallets/history", { key: payer.apiKey })).body;
-    expect(history.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false });
+    expect(history.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect(history.data[0]).toMatchObject({ type: "PAYMENT_SENT", amount: -12.345678, currency: "USDC", counterpartyId: payee.id, reference: { type: "payment", id: reply.body.id } });
     expect(history.data[1]).toMatchObject({ type: "DEPOSIT", amount: 50 });
     const received = (await server.request("GET", "/wallets/history", { key: payee.apiKey })).body.data;
@@ -200,7 +200,7 @@ describe("wallet reads", () => {
     const [payer, payee] = await pair(20);
     for (let i = 1; i <= 5; i++) await send(payer, { toAgentId: payee.id, amount: i, currency: "USDC" });
     const page = (await server.request("GET", "/wallets/history?limit=2&offset=1", { key: payer.apiKey })).body;
-    expect(page.pagination).toEqual({ total: 6, limit: 2, offset: 1, hasMore: true });
+    expect(page.pagination).toEqual({ total: 6, limit: 2, offset: 1, hasMore: true, nextAfter: expect.any(String) });
     expect(page.data.map((entry: { amount: number }) => entry.amount)).toEqual([-4, -3]);
     for (const query of ["limit=0", "limit=101", "offset=-1", "limit=abc"]) {
       const reply = await server.request("GET", `/wallets/history?${query}`, { key: payer.apiKey });

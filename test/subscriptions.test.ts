@@ -238,11 +238,11 @@ describe("subscriptions", () => {
     await subscribe(payer, daily(recipient, 1));
     await subscribe(payer, { recipientId: recipient.id, amount: 2, currency: "USDC", frequency: "WEEKLY" });
     const mine = (await server.request("GET", "/subscriptions/mine", { key: payer.apiKey })).body;
-    expect(mine.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false });
+    expect(mine.pagination).toEqual({ total: 2, limit: 20, offset: 0, hasMore: false, nextAfter: null });
     expect(mine.data.map((s: { amount: number }) => s.amount)).toEqual([2, 1]);
     const page = (await server.request("GET", "/subscriptions/mine?role=payer&limit=1&offset=1", { key: payer.apiKey })).body;
     expect(page.data.map((s: { amount: number }) => s.amount)).toEqual([1]);
-    expect(page.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false });
+    expect(page.pagination).toEqual({ total: 2, limit: 1, offset: 1, hasMore: false, nextAfter: null });
     expect((await server.request("GET", "/subscriptions/mine?role=recipient", { key: payer.apiKey })).body.pagination.total).toBe(0);
     expect((await server.request("GET", "/subscriptions/mine?role=recipient", { key: recipient.apiKey })).body.pagination.total).toBe(2);
     expect((await server.request("GET", "/subscriptions/mine?role=payer", { key: recipient.apiKey })).body.pagination.total).toBe(0);

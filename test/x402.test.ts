@@ -41,7 +41,6 @@ async function funded(amount = 10): Promise<Agent> {
   return agent;
 }
 const history = async (agent: Agent) => (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data.map((entry: { type: string }) => entry.type);
-const nonceOf = (header: { payload: { authorization: { nonce: Hex } } }) => header.payload.authorization.nonce;
 /** Mines a block and lets the service's jobs (chain watcher, x402 resolver) run. */
 async function settleJobs(): Promise<void> {
   await x.anvil.mine(1);

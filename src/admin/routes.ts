@@ -2,10 +2,10 @@
 import { dirname } from "node:path";
 import { Elysia, t } from "elysia";
 import { assertAdmin } from "../auth/keys";
-import { getAgent } from "../agents/service";
+import { getAgent, updateAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { databaseKind, read, run, write } from "../db";
+import { databaseKind, read, write } from "../db";
 import { backupInChildProcess } from "../db/backup";
 import { invalid, invalidState, notFound } from "../errors";
 import { Amount, Currency, docs, IdParam, Uuid } from "../http/models";
@@ -57,7 +57,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
     async ({ params, body }) => {
       await write(function* () {
         yield* getAgent(params.id);
-        yield* run("UPDATE agents SET rate_limit = ? WHERE id = ?", body.limit, params.id);
+        yield* updateAgent(params.id, { rate_limit: body.limit });
       });
       return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
     },

@@ -1,10 +1,18 @@
 // The one check every feature calls before an agent acts toward another (CONTRACT.md §4).
-import { get, type Query } from "../db";
+import { forget, get, remember, type Query } from "../db";
 import { forbidden } from "../errors";
 
+const blockKey = (blockerId: string, blockedId: string) => `block:${blockerId}:${blockedId}`;
+
 export function* isBlocked(blockerId: string, blockedId: string): Query<boolean> {
-  return (yield* get("SELECT 1 AS blocked FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId)) !== null;
+  const found = yield* remember(blockKey(blockerId, blockedId), "instance", function* () {
+    return { blocked: (yield* get("SELECT 1 AS blocked FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId)) !== null };
+  });
+  return found.blocked;
 }
+
+/** In the write op that blocks or unblocks: the cached answer for the pair is dropped. */
+export const blockChanged = (blockerId: string, blockedId: string) => forget(blockKey(blockerId, blockedId));
 
 /** 403 when `targetId` has blocked `actorId`. */
 export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {

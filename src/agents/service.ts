@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, run, type Query } from "../db";
+import { all, FOR_UPDATE, forget, get, remember, revise, run, type Query } from "../db";
 import { notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
@@ -24,8 +24,46 @@ export type AgentRow = {
 const AGENT_COLUMNS = `id, name, owner_name AS ownerName, owner_email AS ownerEmail, description, capabilities,
   webhook_url AS webhookUrl, score, rate_limit AS rateLimit, policy, created_at AS createdAt`;
 
-export function* findAgent(id: string): Query<AgentRow | null> {
-  return yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id);
+const agentKey = (id: string) => `agent:${id}`;
+
+/** Remembered where this process is the only writer: every change to the row goes through this module. */
+export function findAgent(id: string): Query<AgentRow | null> {
+  return remember(agentKey(id), "instance", () => get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id));
+}
+
+type AgentChanges = { rate_limit?: number | null; policy?: string | null; webhook_url?: string | null; webhook_secret?: string | null; api_key_hash?: string };
+
+/** A write op: changes columns of an agent's row (and the cache forgets it). */
+export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
+  const columns = Object.keys(changes) as (keyof AgentChanges)[];
+  yield* run(`UPDATE agents SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`, ...columns.map((column) => changes[column]), id);
+  yield* forget(agentKey(id));
+}
+
+export type ScoreEvent = { reason: string; change: number; referenceType: string | null; referenceId: string | null; createdAt: number };
+/** The reputation route shows the latest 20 changes; the agent's row keeps exactly those (no table, no index to write). */
+const SCORE_EVENTS_KEPT = 20;
+const scoreEventsKey = (id: string) => `score-events:${id}`;
+
+/**
+ * The agent's latest score changes, oldest first, each as its JSON text (the row stores their JSON
+ * array): adding one joins 20 short strings instead of serializing 20 objects. `lock`: in the write op
+ * that adds one.
+ */
+function* scoreEventsOf(id: string, lock = false): Query<string[]> {
+  const events = yield* remember(scoreEventsKey(id), "instance", function* () {
+    const row = yield* get<{ events: string }>(`SELECT score_events AS events FROM agents WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+    return row && (JSON.parse(row.events) as ScoreEvent[]).map((event) => JSON.stringify(event));
+  });
+  return events ?? [];
+}
+
+/** A write op: the score moves by the event's change, and the event joins the latest ones. */
+export function* addToScore(id: string, event: ScoreEvent): Query<void> {
+  const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
+  yield* run("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, `[${events.join(",")}]`, id);
+  yield* revise<string[]>(scoreEventsKey(id), () => events);
+  yield* revise<AgentRow>(agentKey(id), (row) => ({ ...row, score: row.score + BigInt(event.change) }));
 }
 
 /** The names of the given agents (for people reading ids: the console, the owner's approvals). */
@@ -53,7 +91,8 @@ export function* lockAgents(ids: string[]): Query<void> {
 }
 
 export function* findAgentByKeyHash(column: "api_key_hash" | "owner_key_hash", hash: string): Query<AgentRow | null> {
-  return yield* get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE ${column} = ?`, hash);
+  const found = yield* remember(`key:${column}:${hash}`, "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
+  return found && (yield* findAgent(found.id));
 }
 
 export function agentView(agent: AgentRow) {
@@ -120,7 +159,9 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
 /** A write op: replaces the agent's API key; the old one stops working at once. */
 export function* rotateApiKey(agentId: string): Query<string> {
   const apiKey = secret("pp_");
-  yield* run("UPDATE agents SET api_key_hash = ? WHERE id = ?", sha256Hex(apiKey), agentId);
+  const old = (yield* get<{ hash: string }>(`SELECT api_key_hash AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+  yield* updateAgent(agentId, { api_key_hash: sha256Hex(apiKey) });
+  yield* forget(`key:api_key_hash:${old.hash}`);
   return apiKey;
 }
 
@@ -128,12 +169,7 @@ export function* reputationView(agentId: string) {
   const agent = yield* getAgent(agentId);
   const score = Number(agent.score);
   const { tier, maxPerTransaction } = tierOf(score);
-  // Score event ids are UUIDv7: their order is their time order.
-  const events = yield* all<{ reason: string; change: bigint; referenceType: string | null; referenceId: string | null; createdAt: bigint }>(
-    `SELECT reason, change, reference_type AS referenceType, reference_id AS referenceId, created_at AS createdAt
-     FROM score_events WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT 20`,
-    agentId,
-  );
+  const events = (yield* scoreEventsOf(agentId)).map((text) => JSON.parse(text) as ScoreEvent).reverse();
   return {
     agentId,
     score,
@@ -143,7 +179,7 @@ export function* reputationView(agentId: string) {
       reason: event.reason,
       change: Number(event.change),
       reference: event.referenceType ? { type: event.referenceType, id: event.referenceId } : null,
-      createdAt: iso(Number(event.createdAt)),
+      createdAt: iso(event.createdAt),
     })),
   };
 }

@@ -44,7 +44,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/open",
     async ({ agent, query }) => {
       await settleDueBets();
-      return paged(query, (limit, offset) => read(openBets(agent.id, { currency: query.currency, limit, offset })));
+      return paged(query, (window) => read(openBets(agent.id, { currency: query.currency }, window)));
     },
     {
       agent: true,
@@ -56,7 +56,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     "/my-bets",
     async ({ agent, query }) => {
       await settleDueBets();
-      return paged(query, (limit, offset) => read(myBets(agent.id, { limit, offset })));
+      return paged(query, (window) => read(myBets(agent.id, window)));
     },
     { agent: true, query: PageQuery, ...answers(docs("Betting", "Bets the caller created or accepted, newest first", "agent"), { 200: BetPage }) },
   )

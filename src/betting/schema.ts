@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, table, text } from "../db/tables";
+import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**

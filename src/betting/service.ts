@@ -2,7 +2,7 @@
 // voided or expires. Every function here but settleDueBets is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -254,14 +254,8 @@ export function* getBet(agentId: string, betId: string) {
   return betView(bet);
 }
 
-function* pageOf(where: string, params: unknown[], limit: number, offset: number) {
-  const { total } = (yield* get<{ total: bigint }>(`SELECT COUNT(*) AS total FROM bets WHERE ${where}`, ...params))!;
-  const rows = yield* all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, ...params, limit, offset);
-  return { data: rows.map(betView), total: Number(total) };
-}
-
 /** OPEN bets the caller could accept: others' bets, not from creators who blocked the caller. */
-export function* openBets(agentId: string, query: { currency?: Currency; limit: number; offset: number }) {
+export function openBets(agentId: string, query: { currency?: Currency }, window: PageWindow) {
   const where = [
     "status = 'OPEN'",
     "expires_at > ?",
@@ -270,9 +264,9 @@ export function* openBets(agentId: string, query: { currency?: Currency; limit: 
     "NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = bets.creator_id AND blocked_id = ?)",
   ];
   const params = [clock.nowMs(), agentId, ...(query.currency ? [query.currency] : []), agentId];
-  return yield* pageOf(where.join(" AND "), params, query.limit, query.offset);
+  return newestFirst({ table: "bets", columns: COLUMNS, where: where.join(" AND "), params }, window, betView);
 }
 
-export function* myBets(agentId: string, query: { limit: number; offset: number }) {
-  return yield* pageOf("(creator_id = ? OR acceptor_id = ?)", [agentId, agentId], query.limit, query.offset);
+export function myBets(agentId: string, window: PageWindow) {
+  return newestFirst({ table: "bets", columns: COLUMNS, where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] }, window, betView);
 }

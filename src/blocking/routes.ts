@@ -1,10 +1,10 @@
 // POST /agents/me/block, DELETE /agents/me/block/{agentId}, GET /agents/me/blocks.
 // The check every feature applies is assertNotBlockedBy in src/agents/blocks.ts.
 import { Elysia, t } from "elysia";
-import { isBlocked } from "../agents/blocks";
+import { blockChanged, isBlocked } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { all, get, read, run, write } from "../db";
+import { get, pageRows, read, run, write, type PageWindow } from "../db";
 import { invalid, notFound } from "../errors";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery, Uuid } from "../http/models";
@@ -20,6 +20,7 @@ function* block(blockerId: string, blockedId: string, reason: string | null) {
   if (!target) throw notFound("agent");
   if (!(yield* isBlocked(blockerId, blockedId))) {
     yield* run("INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?)", blockerId, blockedId, reason, clock.nowMs());
+    yield* blockChanged(blockerId, blockedId);
   }
   const row = (yield* get<Omit<BlockRow, "name">>("SELECT blocked_id AS blockedId, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId))!;
   return { ...view({ ...row, name: target.name }), blocked: true as const };
@@ -28,20 +29,24 @@ function* block(blockerId: string, blockedId: string, reason: string | null) {
 function* unblock(blockerId: string, blockedId: string) {
   if (!(yield* isBlocked(blockerId, blockedId))) throw notFound("block");
   yield* run("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId);
+  yield* blockChanged(blockerId, blockedId);
   return { agentId: blockedId, blocked: false as const };
 }
 
-function* blocksOf(blockerId: string, limit: number, offset: number) {
+function* blocksOf(blockerId: string, window: PageWindow) {
   const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?", blockerId))!;
-  const rows = yield* all<BlockRow>(
-    `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
-     FROM blocks b JOIN agents a ON a.id = b.blocked_id WHERE b.blocker_id = ?
-     ORDER BY b.created_at DESC, b.blocked_id DESC LIMIT ? OFFSET ?`,
-    blockerId,
-    limit,
-    offset,
+  const { rows, more } = yield* pageRows<BlockRow>(
+    {
+      select: `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
+               FROM blocks b JOIN agents a ON a.id = b.blocked_id`,
+      where: "b.blocker_id = ?",
+      params: [blockerId],
+      order: ["b.created_at", "b.blocked_id"],
+      position: (after) => ["SELECT created_at, blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, after],
+    },
+    window,
   );
-  return { data: rows.map(view), total: Number(total.n) };
+  return { data: rows.map(view), total: Number(total.n), more };
 }
 
 export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking" })
@@ -58,6 +63,6 @@ export const blockingRoutes = new Elysia({ prefix: "/agents/me", name: "blocking
   })
   .get(
     "/blocks",
-    ({ agent, query }) => paged(query, (limit, offset) => read(blocksOf(agent.id, limit, offset))),
+    ({ agent, query }) => paged(query, (window) => read(blocksOf(agent.id, window)), (item) => item.agentId),
     { agent: true, query: PageQuery, ...answers(docs("Agents", "Agents the caller has blocked", "agent"), { 200: BlockPage }) },
   );

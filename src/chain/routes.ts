@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { erc20Abi, formatEther } from "viem";
+import { formatEther } from "viem";
 import { assertAdmin } from "../auth/keys";
 import { config } from "../config";
 import { read, write } from "../db";
@@ -9,7 +9,7 @@ import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { toMajor } from "../money";
 import { depositAddressOf } from "./addresses";
-import { chainSettings, networkName, publicClient, rpc, usdcBalanceOf, verifyChain } from "./client";
+import { chainSettings, networkName, rpc, usdcBalanceOf, verifyChain } from "./client";
 import { acknowledgeTransfer, watchCursor } from "./watcher";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
@@ -61,7 +61,7 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
   )
   .get(
     "/withdrawals",
-    ({ agent, query }) => paged(query, (limit, offset) => read(listWithdrawals(agent.id, limit, offset))),
+    ({ agent, query }) => paged(query, (window) => read(listWithdrawals(agent.id, window))),
     { agent: true, query: PageQuery, ...answers(docs("Wallets", "The caller's withdrawals, newest first", "agent"), { 200: WithdrawalPage }) },
   )
   .get("/withdrawals/:id", ({ agent, params }) => read(getWithdrawal(agent.id, params.id)), {

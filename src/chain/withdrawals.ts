@@ -6,7 +6,7 @@
 import { encodeFunctionData, erc20Abi, getAddress, isAddress, keccak256, zeroAddress, type Hex } from "viem";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { afterCommit, all, exclusive, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { afterCommit, all, exclusive, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { getSetting, setSetting } from "../db/settings";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -122,10 +122,8 @@ export function* getWithdrawal(agentId: string, id: string) {
   return withdrawalView(row);
 }
 
-export function* listWithdrawals(agentId: string, limit: number, offset: number) {
-  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM withdrawals WHERE agent_id = ?", agentId))!;
-  const rows = yield* all<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, agentId, limit, offset);
-  return { data: rows.map(withdrawalView), total: Number(total.n) };
+export function listWithdrawals(agentId: string, window: PageWindow) {
+  return newestFirst({ table: "withdrawals", columns: COLUMNS, where: "agent_id = ?", params: [agentId] }, window, withdrawalView);
 }
 
 export function* withdrawalsInFlight() {

@@ -2065,6 +2065,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -2108,6 +2109,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -2333,6 +2336,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -2388,6 +2392,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -2693,6 +2699,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 unreadOnly?: boolean;
                 type?: string;
             };
@@ -2755,6 +2762,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -3311,6 +3320,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 status?: "OPEN" | "AWAITING_HUMAN_APPROVAL" | "ACCEPTED" | "REJECTED" | "EXPIRED";
             };
             header?: never;
@@ -3434,6 +3444,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -4693,6 +4705,7 @@ export interface operations {
                 status?: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -4780,6 +4793,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                         /** @description how many are PENDING, over all pages */
                         pending: number;
@@ -5736,6 +5751,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -5793,6 +5809,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -6118,6 +6136,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -6185,6 +6204,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -6604,6 +6625,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -6689,6 +6711,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -6875,6 +6899,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 currency?: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
             };
             header?: never;
@@ -6942,6 +6967,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -7614,6 +7641,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 role?: "lender" | "borrower";
             };
             header?: never;
@@ -7690,6 +7718,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -8099,6 +8129,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 currency?: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
             };
             header?: never;
@@ -8211,6 +8242,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -8262,6 +8295,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -8373,6 +8407,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -9238,6 +9274,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
             };
             header?: never;
             path?: never;
@@ -9335,6 +9372,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -10546,6 +10585,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 role?: "payer" | "recipient";
             };
             header?: never;
@@ -10625,6 +10665,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -10804,6 +10846,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 category?: string;
                 currency?: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
                 minPrice?: number;
@@ -10869,6 +10912,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };
@@ -11578,6 +11623,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 offset?: number;
+                after?: string;
                 role?: "buyer" | "provider";
             };
             header?: never;
@@ -11652,6 +11698,8 @@ export interface operations {
                             offset: number;
                             /** @description whether items follow this page */
                             hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
                         };
                     };
                 };

@@ -21,7 +21,7 @@ const hidden = (csrf: string) => raw(html`<input type="hidden" name="csrf" value
 const status = (value: string) => raw(html`<span class="status ${value}">${value}</span>`);
 
 export async function overview(agentId: string, pageNumber: number, w: Writer): Promise<string> {
-  const { data, total } = await read(historyOf(agentId, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE));
+  const { data, total } = await read(historyOf(agentId, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE }));
   const balances = await read(balancesView(agentId));
   const names = await read(namesOf(data.map((entry) => entry.counterpartyId)));
   const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
@@ -75,7 +75,7 @@ function terms(value: Record<string, unknown>, w: Writer, names: Map<string, str
 }
 
 export async function approvalsPage(agentId: string, w: Writer): Promise<string> {
-  const { data } = await listApprovals(agentId, { limit: 100, offset: 0 });
+  const { data } = await listApprovals(agentId, {}, { limit: 100, offset: 0 });
   const policy = await read(policyView(agentId));
   const names = new Map<string, string>(data.flatMap((item) => (item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName] as [string, string]] : [])));
   const pending = data.filter((item) => item.status === "PENDING");
@@ -120,10 +120,10 @@ export function decidedPage(item: ApprovalView, w: Writer): string {
 
 export async function activity(agentId: string, w: Writer): Promise<string> {
   const all = { limit: 100, offset: 0 };
-  const loans = (await myLoans(agentId, all)).data;
+  const loans = (await myLoans(agentId, {}, all)).data;
   const bets = (await read(myBets(agentId, all))).data;
   const contracts = (await read(myContracts(agentId, all))).data;
-  const subscriptions = (await listSubscriptions(agentId, all)).data;
+  const subscriptions = (await listSubscriptions(agentId, {}, all)).data;
   const names = await read(
     namesOf([
       ...loans.flatMap((l) => [l.lenderId, l.borrowerId]),
@@ -168,7 +168,7 @@ ${listed.length ? raw(html`<ul>${listed}</ul>`) : ""}
 
 export async function webhooksPage(agentId: string, csrf: string, w: Writer, shownSecret?: string): Promise<string> {
   const hook = await read(webhookOf(agentId));
-  const { data } = await read(deliveriesOf(agentId, 50, 0));
+  const { data } = await read(deliveriesOf(agentId, { limit: 50, offset: 0 }));
   const rows = data.map((d) => [
     w.when(d.createdAt),
     d.event,

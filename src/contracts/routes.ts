@@ -48,7 +48,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     "/mine",
     async ({ agent, query }) => {
       await settleDueContracts();
-      return paged(query, (limit, offset) => read(myContracts(agent.id, { limit, offset })));
+      return paged(query, (window) => read(myContracts(agent.id, window)));
     },
     { agent: true, query: PageQuery, ...answers(docs("Contracts", "Contracts the caller is a party to, newest first", "agent"), { 200: ContractPage }) },
   )

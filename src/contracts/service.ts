@@ -4,7 +4,7 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -256,15 +256,7 @@ export function* getContract(agentId: string, id: string) {
   return contractView(yield* partyContract(agentId, id));
 }
 
-export function* myContracts(agentId: string, query: { limit: number; offset: number }) {
-  const where = "creator_id = ? OR counterparty_id = ?";
-  const { total } = (yield* get<{ total: bigint }>(`SELECT COUNT(*) AS total FROM contracts WHERE ${where}`, agentId, agentId))!;
-  const rows = yield* all<StoredContract>(
-    `SELECT ${COLUMNS} FROM contracts WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    agentId,
-    agentId,
-    query.limit,
-    query.offset,
-  );
-  return { data: rows.map(toContract).map(contractView), total: Number(total) };
+export function myContracts(agentId: string, window: PageWindow) {
+  const where = "(creator_id = ? OR counterparty_id = ?)";
+  return newestFirst({ table: "contracts", columns: COLUMNS, where, params: [agentId, agentId] }, window, (row: StoredContract) => contractView(toContract(row)));
 }

@@ -4,19 +4,23 @@ import sqlite0 from "../../migrations/sqlite/0000_init.sql" with { type: "text" 
 import sqlite1 from "../../migrations/sqlite/0001_x402_pending.sql" with { type: "text" };
 import sqlite2 from "../../migrations/sqlite/0002_outbox_claims.sql" with { type: "text" };
 import sqlite3 from "../../migrations/sqlite/0003_system_accounts.sql" with { type: "text" };
-import sqlite4 from "../../migrations/sqlite/0004_owner_policies.sql" with { type: "text" };
+import sqlite4 from "../../migrations/sqlite/0004_owners_and_hot_path.sql" with { type: "text" };
+import sqlite5 from "../../migrations/sqlite/0005_score_events_on_agents.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
-import pg1 from "../../migrations/pg/0001_owner_policies.sql" with { type: "text" };
+import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
+import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
   { tag: "0001_x402_pending", when: 1795435481698, breakpoints: true, sql: sqlite1 },
   { tag: "0002_outbox_claims", when: 1795438727664, breakpoints: true, sql: sqlite2 },
   { tag: "0003_system_accounts", when: 1795439747227, breakpoints: true, sql: sqlite3 },
-  { tag: "0004_owner_policies", when: 1795441992452, breakpoints: true, sql: sqlite4 },
+  { tag: "0004_owners_and_hot_path", when: 1795443751329, breakpoints: true, sql: sqlite4 },
+  { tag: "0005_score_events_on_agents", when: 1795443752868, breakpoints: true, sql: sqlite5 },
 ];
 
 export const pgMigrations = [
   { tag: "0000_init", when: 1795439747854, breakpoints: true, sql: pg0 },
-  { tag: "0001_owner_policies", when: 1795441993397, breakpoints: true, sql: pg1 },
+  { tag: "0001_owners_and_hot_path", when: 1795443752132, breakpoints: true, sql: pg1 },
+  { tag: "0002_score_events_on_agents", when: 1795443753610, breakpoints: true, sql: pg2 },
 ];

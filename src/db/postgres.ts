@@ -5,7 +5,7 @@
 //   checked in the same transaction): concurrent payments of one account wait for its row lock and
 //   never lose an update or overdraw it;
 // - a row an op reads in order to change it (a bet's status, a subscription's period, a cursor) is read
-//   FOR UPDATE, and limits between two agents lock both agents' rows (in id order): an op that acts on
+//   FOR NO KEY UPDATE, and limits between two agents lock both agents' rows (in id order): an op that acts on
 //   the same thing waits, then sees what the first one did;
 // - what must happen once has a unique key (idempotency keys, charges per period, deposits per log):
 //   the second transaction hits it and the whole op runs again from the start, finding the first one's
@@ -17,6 +17,7 @@
 import { SQL } from "bun";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { Cache } from "./cache";
 import { FOR_UPDATE, runAfterCommit, SKIP_LOCKED, stepAsync, type Query, type Statement } from "./query";
 import type { Engine } from "./engine";
 
@@ -33,7 +34,10 @@ type Client = Pick<SQL, "unsafe">;
 
 /**
  * `?` → `$n` (outside quotes), `AS camelCase` → `AS "camelCase"` (PostgreSQL folds unquoted names), and
- * the SKIP_LOCKED and FOR_UPDATE markers → FOR UPDATE SKIP LOCKED / FOR UPDATE.
+ * the SKIP_LOCKED and FOR_UPDATE markers → FOR NO KEY UPDATE (SKIP LOCKED). NO KEY: no op changes a
+ * key, and a plain FOR UPDATE would also wait for every transaction that merely inserted a row
+ * referring to the locked one (the KEY SHARE lock of a foreign key) — a payment to an agent would
+ * then block, and deadlock with, that agent's own payment locking its row to add to its score.
  */
 export function toPostgres(sql: string): string {
   let index = 0;
@@ -52,7 +56,7 @@ export function toPostgres(sql: string): string {
       out += char;
     }
   }
-  return out.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)\b/g, 'AS "$1"').replaceAll(SKIP_LOCKED, "FOR UPDATE SKIP LOCKED").replaceAll(FOR_UPDATE, "FOR UPDATE");
+  return out.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)\b/g, 'AS "$1"').replaceAll(SKIP_LOCKED, "FOR NO KEY UPDATE SKIP LOCKED").replaceAll(FOR_UPDATE, "FOR NO KEY UPDATE");
 }
 
 const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno;
@@ -64,6 +68,8 @@ export class PostgresEngine implements Engine {
   readonly kind = "postgres" as const;
   readonly sql: SQL;
   private readonly translated = new Map<string, string>();
+  /** Other instances write too: only facts that never change are cached (see cache.ts). */
+  private readonly cache = new Cache(false);
 
   private constructor(url: string, poolSize: number) {
     this.sql = new SQL({ url, max: poolSize, bigint: true, idleTimeout: 30 });
@@ -100,8 +106,10 @@ export class PostgresEngine implements Engine {
   async write<T>(op: () => Query<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const after: (() => void)[] = [];
+      const cached = this.cache.view();
       try {
-        const value = await this.sql.begin((tx) => stepAsync(op(), this.executor(tx), after));
+        const value = await this.sql.begin((tx) => stepAsync(op(), this.executor(tx), after, cached));
+        cached.commit();
         runAfterCommit(after);
         return value as T;
       } catch (error) {
@@ -113,8 +121,8 @@ export class PostgresEngine implements Engine {
   }
 
   read<T>(query: Query<T>, snapshot = false): Promise<T> {
-    if (!snapshot) return stepAsync(query, this.executor(this.sql), []);
-    return this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [])) as Promise<T>;
+    if (!snapshot) return stepAsync(query, this.executor(this.sql), [], this.cache.readView());
+    return this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [], this.cache.readView())) as Promise<T>;
   }
 
   async exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {

@@ -14,22 +14,27 @@
 // bigint. Never catch an error a statement raised and carry on: PostgreSQL has aborted the
 // transaction then.
 
+import type { CacheScope, CacheView } from "./cache";
+
 /**
  * Put at the end of a SELECT, inside a write op, that reads a row the op is going to change because of
- * what it read (a status, a counter, a cursor): FOR UPDATE on PostgreSQL, where concurrent transactions
+ * what it read (a status, a counter, a cursor): FOR NO KEY UPDATE on PostgreSQL, where concurrent transactions
  * of other instances must wait for this one instead of acting on the same old value; a comment to
  * SQLite, whose single writer runs one op at a time anyway.
  */
 export const FOR_UPDATE = "/*for update*/";
 
 /**
- * Put after a SELECT that claims rows for work (an outbox): FOR UPDATE SKIP LOCKED on PostgreSQL, so
+ * Put after a SELECT that claims rows for work (an outbox): FOR NO KEY UPDATE SKIP LOCKED on PostgreSQL, so
  * instances take different rows; a comment to SQLite, whose single writer needs nothing.
  */
 export const SKIP_LOCKED = "/*skip locked*/";
 
 export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" };
-export type Step = Statement | { kind: "after"; fn: () => void };
+type Remember = { kind: "remember"; key: string; scope: CacheScope; load: () => Query<unknown> };
+type Forget = { kind: "forget"; key: string };
+type Revise = { kind: "revise"; key: string; change: (value: any) => unknown };
+export type Step = Statement | { kind: "after"; fn: () => void } | Remember | Forget | Revise;
 export type Query<T> = Generator<Step, T, unknown>;
 
 /** Every row of a SELECT (or of a statement with RETURNING). */
@@ -47,24 +52,52 @@ export function* run(sql: string, ...params: unknown[]): Query<number> {
   return (yield { kind: "sql", sql, params, mode: "run" }) as number;
 }
 
+/**
+ * What `load` reads, from memory when it was read before (see cache.ts for the scopes). A null result is
+ * not kept: what does not exist yet may exist at the next read.
+ */
+export function* remember<T>(key: string, scope: CacheScope, load: () => Query<T>): Query<T> {
+  return (yield { kind: "remember", key, scope, load }) as T;
+}
+
+/** Inside a write op that changed what `key` holds: the cache forgets it (when the op commits). */
+export function* forget(key: string): Query<void> {
+  yield { kind: "forget", key };
+}
+
+/** Inside a write op that changed a cached row in a known way: the cached copy changes the same way. */
+export function* revise<T>(key: string, change: (value: T) => T): Query<void> {
+  yield { kind: "revise", key, change };
+}
+
 /** Inside a write op: `fn` runs after the op's transaction has committed (never if it rolled back). */
 export function* afterCommit(fn: () => void): Query<void> {
   yield { kind: "after", fn };
 }
 
+/** Applies a step that is not a statement; returns what the query receives back. */
+function bookkeeping(step: Exclude<Step, Statement | Remember>, cache: CacheView, after: (() => void)[]): undefined {
+  if (step.kind === "after") after.push(step.fn);
+  else if (step.kind === "forget") cache.forget(step.key);
+  else cache.revise(step.key, step.change);
+  return undefined;
+}
+
 /** Drives a query whose statements run synchronously (SQLite). */
-export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => unknown, after: (() => void)[]): T {
+export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => unknown, after: (() => void)[], cache: CacheView): T {
   let next = query.next();
   while (!next.done) {
     const step = next.value;
-    if (step.kind === "after") {
-      after.push(step.fn);
-      next = query.next();
-      continue;
-    }
     let result: unknown;
     try {
-      result = execute(step);
+      if (step.kind === "sql") result = execute(step);
+      else if (step.kind === "remember") {
+        result = cache.get(step.key, step.scope);
+        if (result === undefined) {
+          result = stepSync(step.load(), execute, after, cache);
+          if (result !== null && result !== undefined) cache.put(step.key, result, step.scope);
+        }
+      } else result = bookkeeping(step, cache, after);
     } catch (error) {
       next = query.throw(error);
       continue;
@@ -75,18 +108,20 @@ export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => 
 }
 
 /** Drives a query whose statements are round trips (PostgreSQL). */
-export async function stepAsync<T>(query: Query<T>, execute: (statement: Statement) => Promise<unknown>, after: (() => void)[]): Promise<T> {
+export async function stepAsync<T>(query: Query<T>, execute: (statement: Statement) => Promise<unknown>, after: (() => void)[], cache: CacheView): Promise<T> {
   let next = query.next();
   while (!next.done) {
     const step = next.value;
-    if (step.kind === "after") {
-      after.push(step.fn);
-      next = query.next();
-      continue;
-    }
     let result: unknown;
     try {
-      result = await execute(step);
+      if (step.kind === "sql") result = await execute(step);
+      else if (step.kind === "remember") {
+        result = cache.get(step.key, step.scope);
+        if (result === undefined) {
+          result = await stepAsync(step.load(), execute, after, cache);
+          if (result !== null && result !== undefined) cache.put(step.key, result, step.scope);
+        }
+      } else result = bookkeeping(step, cache, after);
     } catch (error) {
       next = query.throw(error);
       continue;

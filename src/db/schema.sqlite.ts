@@ -1,5 +1,5 @@
 // Every table, as drizzle-kit needs it for the SQLite migrations (see tables.ts). Keep in step with the schema.ts files.
-import { agents, scoreEvents, blocks } from "../agents/schema";
+import { agents, blocks } from "../agents/schema";
 import { bets } from "../betting/schema";
 import { depositAddresses, chainDeposits, withdrawals, treasuryTransfers, treasuryAuthorizations } from "../chain/schema";
 import { consoleSessions } from "../console/schema";
@@ -18,7 +18,6 @@ import { webhookEvents, webhookDeliveries } from "../webhooks/schema";
 import { x402Payments } from "../x402/schema";
 
 export const agentsTable = agents.sqlite;
-export const scoreEventsTable = scoreEvents.sqlite;
 export const blocksTable = blocks.sqlite;
 export const betsTable = bets.sqlite;
 export const depositAddressesTable = depositAddresses.sqlite;

@@ -14,10 +14,13 @@ const isJson = (contentType: string) => contentType === "application/json" || co
 
 /** The parsed body, or null when the request has none. Throws 400 / 413 as ApiError. */
 export async function parseBody(request: Request, contentType: string, path: string): Promise<unknown> {
-  if (Number(request.headers.get("content-length") ?? 0) > MAX_BODY_BYTES) throw tooLarge();
+  const declared = request.headers.get("content-length");
+  if (Number(declared ?? 0) > MAX_BODY_BYTES) throw tooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = await readCapped(request, MAX_BODY_BYTES);
+    // With Content-Length the server reads exactly that many bytes: taken whole (no stream machinery for
+    // a small body). Without it (chunked), read piece by piece and cut off at the limit.
+    bytes = declared !== null ? new Uint8Array(await request.arrayBuffer()) : await readCapped(request, MAX_BODY_BYTES);
   } catch (error) {
     if (error instanceof TooLarge) throw tooLarge();
     throw invalid("the body could not be read");

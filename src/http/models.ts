@@ -2,6 +2,7 @@
 import { t } from "elysia";
 import { TypeRegistry } from "elysia/type-system";
 import { Kind } from "@sinclair/typebox";
+import type { PageWindow } from "../db";
 import { valueDepth } from "../json";
 import { CURRENCIES } from "../money";
 import { errorStatus, type ErrorCode } from "../errors";
@@ -62,20 +63,40 @@ export const Metadata = FreeForm({ description: "free-form object", maxPropertie
 export const PageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  after: t.Optional(
+    t.String({
+      format: "uuid",
+      description: "the id of the last item of the previous page (its `pagination.nextAfter`): this page starts with the item that follows it",
+    }),
+  ),
 });
 
-export function page<T>(data: T[], total: number, limit: number, offset: number) {
-  return { data, pagination: { total, limit, offset, hasMore: offset + data.length < total } };
+type Loaded<T> = { data: T[]; total: number; more: boolean };
+
+/** The pagination envelope; `nextAfter` is the last item's key when more follow. */
+export function page<T>(loaded: Loaded<T>, window: PageWindow, key: (item: T) => string = (item) => (item as { id: string }).id) {
+  const last = loaded.data.at(-1);
+  return {
+    data: loaded.data,
+    pagination: {
+      total: loaded.total,
+      limit: window.limit,
+      offset: window.offset,
+      hasMore: loaded.more,
+      nextAfter: loaded.more && last !== undefined ? key(last) : null,
+    },
+  };
 }
 
-type Loaded<T> = { data: T[]; total: number };
+type PageParams = { limit?: number; offset?: number; after?: string };
 
-/** A list route's answer: the defaults of `limit` and `offset`, then the pagination envelope. */
-export async function paged<T>(query: { limit?: number; offset?: number }, load: (limit: number, offset: number) => Loaded<T> | Promise<Loaded<T>>) {
-  const limit = query.limit ?? 20;
-  const offset = query.offset ?? 0;
-  const { data, total } = await load(limit, offset);
-  return page(data, total, limit, offset);
+/** The page a list route was asked for, with the defaults of `limit` and `offset`. */
+export const pageWindow = (query: PageParams): PageWindow => ({ limit: query.limit ?? 20, offset: query.offset ?? 0, after: query.after });
+
+/** A list route's answer: the page asked for, in the pagination envelope. */
+export async function paged<T>(query: PageParams, load: (window: PageWindow) => Loaded<T> | Promise<Loaded<T>>, key?: (item: T) => string) {
+  const window = pageWindow(query);
+  return page(await load(window), window, key);
 }
 
 type Auth = "agent" | "owner" | "admin" | "public";

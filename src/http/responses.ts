@@ -66,6 +66,9 @@ export const Pagination = Model(
     limit: Int({ minimum: 1, description: "the page size used (the `limit` query parameter, default 20)" }),
     offset: Int({ minimum: 0, description: "how many items were skipped (the `offset` query parameter, default 0)" }),
     hasMore: t.Boolean({ description: "whether items follow this page" }),
+    nextAfter: t.Union([t.String(), t.Null()], {
+      description: "when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page)",
+    }),
   },
   { description: "Where this page sits in the whole list" },
 );
@@ -77,7 +80,7 @@ export function Page<T extends TSchema>(item: T, description: string) {
     { data: t.Array(item), pagination: Pagination },
     {
       description,
-      ...(example === undefined ? {} : { examples: [{ data: [example], pagination: { total: 1, limit: 20, offset: 0, hasMore: false } }] }),
+      ...(example === undefined ? {} : { examples: [{ data: [example], pagination: { total: 1, limit: 20, offset: 0, hasMore: false, nextAfter: null } }] }),
     },
   );
 }

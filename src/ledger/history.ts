@@ -1,5 +1,5 @@
 // An agent's history is the postings on its available accounts, newest first: one index range.
-import { all, get, type Query } from "../db";
+import { get, pageRows, type PageWindow, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 
@@ -13,9 +13,9 @@ export type HistoryEntry = {
   createdAt: string;
 };
 
-export function* historyOf(agentId: string, limit: number, offset: number): Query<{ total: number; data: HistoryEntry[] }> {
+export function* historyOf(agentId: string, window: PageWindow): Query<{ total: number; data: HistoryEntry[]; more: boolean }> {
   const total = (yield* get<{ n: bigint }>("SELECT CAST(COALESCE(SUM(posting_count), 0) AS BIGINT) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'", agentId))!;
-  const rows = yield* all<{
+  const { rows, more } = yield* pageRows<{
     id: bigint;
     type: string;
     amount: bigint;
@@ -25,17 +25,21 @@ export function* historyOf(agentId: string, limit: number, offset: number): Quer
     referenceId: string;
     createdAt: bigint;
   }>(
-      `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
-              e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
-       FROM postings p JOIN journal_entries e ON e.id = p.entry_id
-       WHERE p.history_agent_id = ?
-       ORDER BY p.id DESC LIMIT ? OFFSET ?`,
-    agentId,
-    limit,
-    offset,
+    {
+      select: `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
+                      e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
+               FROM postings p JOIN journal_entries e ON e.id = p.entry_id`,
+      where: "p.history_agent_id = ?",
+      params: [agentId],
+      // Posting ids grow with every posting: the id alone orders the history.
+      order: ["p.id"],
+      position: (after) => ["SELECT id FROM postings WHERE id = ? AND history_agent_id = ?", BigInt(after), agentId],
+    },
+    window,
   );
   return {
     total: Number(total.n),
+    more,
     data: rows.map((row) => ({
       id: String(row.id),
       type: row.type,

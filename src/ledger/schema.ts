@@ -33,7 +33,6 @@ export const journalEntries = table(
     referenceId: text().notNull(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("journal_entries_reference_idx").on(t.referenceType, t.referenceId)],
 );
 
 /**

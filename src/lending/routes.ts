@@ -32,7 +32,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .get(
     "/offers",
-    ({ query }) => paged(query, (limit, offset) => listOffers({ currency: query.currency, limit, offset })),
+    ({ query }) => paged(query, (window) => listOffers({ currency: query.currency }, window)),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
@@ -81,7 +81,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .get(
     "/my-loans",
-    ({ agent, query }) => paged(query, (limit, offset) => myLoans(agent.id, { role: query.role, limit, offset })),
+    ({ agent, query }) => paged(query, (window) => myLoans(agent.id, { role: query.role }, window)),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("lender"), t.Literal("borrower")])) }),

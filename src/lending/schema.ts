@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /** Rates are basis points of a percent ×100 (5.25 % = 525), so they stay integers. */

@@ -4,7 +4,7 @@
 // (collateral to the lender). Due transitions run in a job and before every read or action.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
@@ -378,40 +378,18 @@ export async function settleDueLending(): Promise<void> {
   }
 }
 
-function* openOffers(filter: { currency?: Currency; limit: number; offset: number }) {
+export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
+  await settleDueLending();
   const where = filter.currency ? "status = 'OPEN' AND currency = ?" : "status = 'OPEN'";
   const params = filter.currency ? [filter.currency] : [];
-  const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM loan_offers WHERE ${where}`, ...params))!.n);
-  const rows = yield* all<StoredOffer>(
-    `SELECT ${OFFER_COLUMNS} FROM loan_offers WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    filter.limit,
-    filter.offset,
-  );
-  return { data: rows.map(toOffer).map(offerView), total };
+  return read(newestFirst({ table: "loan_offers", columns: OFFER_COLUMNS, where, params }, window, (row: StoredOffer) => offerView(toOffer(row))));
 }
 
-export async function listOffers(filter: { currency?: Currency; limit: number; offset: number }) {
+export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
   await settleDueLending();
-  return read(openOffers(filter));
-}
-
-function* loansOf(agentId: string, filter: { role?: "lender" | "borrower"; limit: number; offset: number }) {
   const where = filter.role === "lender" ? "lender_id = ?" : filter.role === "borrower" ? "borrower_id = ?" : "(lender_id = ? OR borrower_id = ?)";
   const params = filter.role ? [agentId] : [agentId, agentId];
-  const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM loans WHERE ${where}`, ...params))!.n);
-  const rows = yield* all<StoredLoan>(
-    `SELECT ${LOAN_COLUMNS} FROM loans WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    filter.limit,
-    filter.offset,
-  );
-  return { data: rows.map(toLoan).map(loanView), total };
-}
-
-export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower"; limit: number; offset: number }) {
-  await settleDueLending();
-  return read(loansOf(agentId, filter));
+  return read(newestFirst({ table: "loans", columns: LOAN_COLUMNS, where, params }, window, (row: StoredLoan) => loanView(toLoan(row))));
 }
 
 export async function getLoan(agentId: string, id: string) {

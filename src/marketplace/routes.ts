@@ -30,7 +30,7 @@ export const serviceRoutes = new Elysia({ prefix: "/services", name: "services" 
   )
   .get(
     "/discover",
-    ({ query }) => paged(query, (limit, offset) => read(discover({ ...query, limit, offset }))),
+    ({ query }) => paged(query, (window) => read(discover(query, window))),
     {
       query: t.Object({
         ...PageQuery.properties,
@@ -88,7 +88,7 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
   )
   .get(
     "/bookings/mine",
-    ({ agent, query }) => paged(query, (limit, offset) => read(listBookings(agent.id, { role: query.role, limit, offset }))),
+    ({ agent, query }) => paged(query, (window) => read(listBookings(agent.id, { role: query.role }, window))),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("buyer"), t.Literal("provider")])) }),

@@ -2,7 +2,7 @@
 // records it, so a booking exists exactly when its payment does.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, run, type Query } from "../db";
+import { FOR_UPDATE, get, newestFirst, run, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
@@ -194,7 +194,7 @@ export function* getService(id: string) {
   return serviceView(row);
 }
 
-export function* discover(filter: { category?: string; currency?: Currency; minPrice?: number; maxPrice?: number; limit: number; offset: number }) {
+export function discover(filter: { category?: string; currency?: Currency; minPrice?: number; maxPrice?: number }, window: PageWindow) {
   const conditions: string[] = ["active = 1"];
   const params: unknown[] = [];
   if (filter.category) {
@@ -213,15 +213,7 @@ export function* discover(filter: { category?: string; currency?: Currency; minP
   };
   if (filter.minPrice !== undefined) bound(filter.minPrice, "ceil", ">=");
   if (filter.maxPrice !== undefined) bound(filter.maxPrice, "floor", "<=");
-  const where = conditions.join(" AND ");
-  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM services WHERE ${where}`, ...params))!;
-  const rows = yield* all<ServiceRow>(
-    `SELECT ${SERVICE_COLUMNS} FROM services WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    filter.limit,
-    filter.offset,
-  );
-  return { data: rows.map(serviceView), total: Number(total.n) };
+  return newestFirst({ table: "services", columns: SERVICE_COLUMNS, where: conditions.join(" AND "), params }, window, serviceView);
 }
 
 export function* createQuote(agentId: string, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
@@ -324,21 +316,14 @@ export function* book(agentId: string, body: { quoteId: string; rail?: string },
   return bookingView(row);
 }
 
-export function* listBookings(agentId: string, filter: { role?: "buyer" | "provider"; limit: number; offset: number }) {
+export function listBookings(agentId: string, filter: { role?: "buyer" | "provider" }, window: PageWindow) {
   const [where, params]: [string, unknown[]] =
     filter.role === "buyer"
       ? ["agent_id = ?", [agentId]]
       : filter.role === "provider"
         ? ["provider_id = ?", [agentId]]
         : ["(agent_id = ? OR provider_id = ?)", [agentId, agentId]];
-  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM bookings WHERE ${where}`, ...params))!;
-  const rows = yield* all<BookingRow>(
-    `SELECT ${BOOKING_COLUMNS} FROM bookings WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    filter.limit,
-    filter.offset,
-  );
-  return { data: rows.map(bookingView), total: Number(total.n) };
+  return newestFirst({ table: "bookings", columns: BOOKING_COLUMNS, where, params }, window, bookingView);
 }
 
 export function* getBooking(agentId: string, id: string) {

@@ -11,7 +11,7 @@ const OWNER = " Your owner's policy applies: above its limits it fails with POLI
 export const TOOLS: ToolSpec[] = [
   { name: "get_profile", method: "GET", path: "/agents/me", description: "Your own agent profile: id, name, owner, reputation score and tier. Free. Use it to learn your agent id." },
   { name: "get_balances", method: "GET", path: "/wallets/balance", description: "Your balances in every currency: available (spendable) and held (locked in escrow by loans, bets, contracts). Free. Check it before paying." },
-  { name: "get_history", method: "GET", path: "/wallets/history", description: "Movements of your available balance, newest first (payments, deposits, escrow, loans, x402). Free. Paginate with limit/offset." },
+  { name: "get_history", method: "GET", path: "/wallets/history", description: "Movements of your available balance, newest first (payments, deposits, escrow, loans, x402). Free. Paginate with limit, and after=pagination.nextAfter for the next page." },
   { name: "get_limits", method: "GET", path: "/payments/my-limits", description: "Your per-transaction limit (in USD value) from your reputation tier, every tier's limit, and how to raise yours. Free. A payment above it fails with TIER_LIMIT_EXCEEDED." },
   { name: "get_reputation", method: "GET", path: "/agents/:id/reputation", description: "Any agent's reputation score, tier and latest score events, by agent id. Free. Use it to judge a counterparty before dealing with it." },
   { name: "send_payment", method: "POST", path: "/payments/send", description: `Pay another agent at once from your available balance. Costs the amount; +1 to your reputation. Fails if the recipient blocked you, the amount is above your tier limit, or you lack funds.${AMOUNTS}${OWNER}${RETRY}` },

@@ -31,7 +31,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
   )
   .get(
     "/inbox",
-    ({ agent, query }) => paged(query, (limit, offset) => read(inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type, limit, offset }))),
+    ({ agent, query }) => paged(query, (window) => read(inbox(agent.id, { unreadOnly: query.unreadOnly, type: query.type }, window))),
     {
       agent: true,
       query: t.Object({

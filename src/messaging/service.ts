@@ -3,7 +3,7 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { all, get, run, type Query } from "../db";
+import { get, newestFirst, run, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { emit } from "../webhooks/outbox";
@@ -87,7 +87,7 @@ export function* sendMessage(
   return messageView(row);
 }
 
-export function* inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string; limit: number; offset: number }) {
+export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string }, window: PageWindow) {
   const where = ["recipient_id = ?"];
   const params: (string | number)[] = [agentId];
   if (filter.unreadOnly) where.push("read = 0");
@@ -95,15 +95,7 @@ export function* inbox(agentId: string, filter: { unreadOnly?: boolean; type?: s
     where.push("type = ?");
     params.push(filter.type);
   }
-  const clause = where.join(" AND ");
-  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM messages WHERE ${clause}`, ...params))!;
-  const rows = yield* all<MessageRow>(
-    `SELECT ${COLUMNS} FROM messages WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    filter.limit,
-    filter.offset,
-  );
-  return { data: rows.map(messageView), total: Number(total.n) };
+  return newestFirst({ table: "messages", columns: COLUMNS, where: where.join(" AND "), params }, window, messageView);
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */

@@ -46,7 +46,7 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
   )
   .get(
     "/mine",
-    ({ agent, query }) => paged(query, (limit, offset) => listNegotiations(agent.id, { status: query.status, limit, offset })),
+    ({ agent, query }) => paged(query, (window) => listNegotiations(agent.id, { status: query.status }, window)),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, status: t.Optional(t.Union(STATUSES.map((status) => t.Literal(status)))) }),

@@ -5,7 +5,7 @@ import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -321,23 +321,11 @@ export async function getNegotiation(agentId: string, id: string) {
   return negotiationView(row);
 }
 
-export async function listNegotiations(agentId: string, filter: { status?: string; limit: number; offset: number }) {
+export async function listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
   await expireDue();
   const where = filter.status ? "(initiator_id = ? OR counterparty_id = ?) AND status = ?" : "(initiator_id = ? OR counterparty_id = ?)";
   const params = filter.status ? [agentId, agentId, filter.status] : [agentId, agentId];
-  const { total, rows } = await read(
-    (function* () {
-      const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM negotiations WHERE ${where}`, ...params))!.n);
-      const rows = yield* all<StoredRow>(
-        `SELECT ${COLUMNS} FROM negotiations WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-        ...params,
-        filter.limit,
-        filter.offset,
-      );
-      return { total, rows };
-    })(),
-  );
-  return { data: rows.map(parsed).map(negotiationView), total };
+  return read(newestFirst({ table: "negotiations", columns: COLUMNS, where, params }, window, (row: StoredRow) => negotiationView(parsed(row))));
 }
 
 /** The job: every OPEN negotiation past its expiry becomes EXPIRED. */

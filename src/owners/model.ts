@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
-import { Amount, Uuid } from "../http/models";
+import { Amount, PageQuery, Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, JsonObject, MaybeTimestamp, Model, Money, Nullable, Pagination, Timestamp } from "../http/responses";
 import { OUTFLOW_KINDS } from "./approvals";
 
@@ -117,15 +117,14 @@ export const ApprovalPage = Model(
   { data: t.Array(Approval), pagination: Pagination, pending: Int({ minimum: 0, description: "how many are PENDING, over all pages" }) },
   {
     description: "A page of the agent's approvals: PENDING first, then newest first",
-    examples: [{ data: Approval.examples, pagination: { total: 1, limit: 20, offset: 0, hasMore: false }, pending: 1 }],
+    examples: [{ data: Approval.examples, pagination: { total: 1, limit: 20, offset: 0, hasMore: false, nextAfter: null }, pending: 1 }],
   },
 );
 
 export const ApprovalQuery = t.Object({
   // Literals, not t.UnionEnum (which Elysia defaults to its first value).
   status: t.Optional(t.Union(APPROVAL_STATUSES.map((status) => t.Literal(status)), { description: "only approvals in this status" })),
-  limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  ...PageQuery.properties,
 });
 
 export const ApproveBody = t.Optional(

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { read } from "../db";
 import { auth } from "../http/auth";
-import { docs, IdParam, page } from "../http/models";
+import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";
 import { Approval, ApprovalPage, ApprovalQuery, ApproveBody, Policy, PolicyBody } from "./model";
@@ -26,10 +26,9 @@ export const ownerRoutes = new Elysia({ name: "owners" })
   .get(
     "/owner/approvals",
     async ({ owner, query }) => {
-      const limit = query.limit ?? 20;
-      const offset = query.offset ?? 0;
-      const { data, total, pending } = await listApprovals(owner.id, { status: query.status, limit, offset });
-      return { ...page(data, total, limit, offset), pending };
+      const window = pageWindow(query);
+      const { pending, ...loaded } = await listApprovals(owner.id, { status: query.status }, window);
+      return { ...page(loaded, window), pending };
     },
     {
       owner: true,

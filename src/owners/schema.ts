@@ -30,14 +30,18 @@ export const approvals = table(
   (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt)],
 );
 
-/** What an agent's outflows add up to, per currency, in 10-minute buckets: the 24 h cap's window. */
+/**
+ * What an agent's outflows add up to, per currency, in 10-minute buckets: the 24 h cap's window. Keyed
+ * by bucket first, so the rows every outflow writes (the current bucket's) sit together on a few pages
+ * instead of one page per agent; a cap's check looks its 145 buckets up one by one.
+ */
 export const outflowUsage = table(
   "outflow_usage",
   {
+    bucket: integer().notNull(),
     agentId: text().notNull().references(() => agents.columns.id),
     currency: text().notNull(),
-    bucket: integer().notNull(),
     amount: integer().notNull(),
   },
-  (t) => [primaryKey(t.agentId, t.currency, t.bucket)],
+  (t) => [primaryKey(t.bucket, t.agentId, t.currency)],
 );

@@ -1,10 +1,10 @@
 // The owner's side of an agent: its spending policy, and one list of what waits for the owner — held
 // outflows and accepted negotiations above the threshold — approved or declined from here (API and
 // console alike).
-import { findAgent, namesOf } from "../agents/service";
+import { findAgent, namesOf, updateAgent } from "../agents/service";
 import { iso } from "../clock";
 import { config } from "../config";
-import { all, get, read, run, write, type Query } from "../db";
+import { get, pageRows, read, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
@@ -42,7 +42,7 @@ export async function setPolicy(agentId: string, input: PolicyInput) {
     const unknown = policy.allowlist.filter((id) => !known.has(id));
     if (unknown.length) throw invalid(`allowlist: no agent with id ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ""}`);
   }
-  await write(() => run("UPDATE agents SET policy = ? WHERE id = ?", storePolicy(policy), agentId));
+  await write(() => updateAgent(agentId, { policy: storePolicy(policy) }));
   return read(policyView(agentId));
 }
 
@@ -126,15 +126,24 @@ export function* pendingCount(agentId: string): Query<number> {
   return Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
 }
 
-export async function listApprovals(agentId: string, filter: { status?: string; limit: number; offset: number }) {
+export async function listApprovals(agentId: string, filter: { status?: string }, window: PageWindow) {
   await expireDueApprovals(agentId);
   return read(
     (function* () {
       const { sql, params } = queue(agentId, filter.status);
       const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
-      const page = yield* all<{ id: string }>(`SELECT id FROM (${sql}) AS queue ORDER BY pending DESC, at DESC, id DESC LIMIT ? OFFSET ?`, ...params, filter.limit, filter.offset);
-      const data = yield* views(agentId, page.map((row) => row.id));
-      return { data, total, pending: yield* pendingCount(agentId) };
+      const { rows, more } = yield* pageRows<{ id: string }>(
+        {
+          select: `SELECT id FROM (${sql}) AS queue`,
+          where: "1 = 1",
+          params,
+          order: ["pending", "at", "id"],
+          position: (after) => [`SELECT pending, at, id FROM (${sql}) AS queue WHERE id = ?`, ...params, after],
+        },
+        window,
+      );
+      const data = yield* views(agentId, rows.map((row) => row.id));
+      return { data, total, more, pending: yield* pendingCount(agentId) };
     })(),
     true,
   );

@@ -15,27 +15,29 @@ const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_M
 /** Adds an outflow to its agent's current bucket (an atomic upsert: concurrent outflows all count). */
 export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Query<void> {
   yield* run(
-    `INSERT INTO outflow_usage (agent_id, currency, bucket, amount) VALUES (?, ?, ?, ?)
-     ON CONFLICT (agent_id, currency, bucket) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
+    `INSERT INTO outflow_usage (bucket, agent_id, currency, amount) VALUES (?, ?, ?, ?)
+     ON CONFLICT (bucket, agent_id, currency) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
+    currentBucket(),
     agentId,
     currency,
-    currentBucket(),
     amount,
   );
 }
 
 /** Takes back what was counted for an outflow that never went out (a declined or expired approval). */
 export function* uncountOutflow(agentId: string, currency: Currency, amount: bigint, bucket: number): Query<void> {
-  yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE agent_id = ? AND currency = ? AND bucket = ?", amount, agentId, currency, bucket);
+  yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE bucket = ? AND agent_id = ? AND currency = ?", amount, bucket, agentId, currency);
 }
 
-/** The agent's outflows in the window. */
+/** The agent's outflows in the window: each of its buckets looked up by key. */
 export function* spentInWindow(agentId: string, currency: Currency): Query<bigint> {
+  const buckets: number[] = [];
+  for (let bucket = firstBucketInWindow(); bucket <= currentBucket(); bucket++) buckets.push(bucket);
   const row = yield* get<{ spent: bigint | null }>(
-    "SELECT CAST(SUM(amount) AS BIGINT) AS spent FROM outflow_usage WHERE agent_id = ? AND currency = ? AND bucket >= ?",
+    `SELECT CAST(SUM(amount) AS BIGINT) AS spent FROM outflow_usage WHERE bucket IN (${buckets.map(() => "?").join(", ")}) AND agent_id = ? AND currency = ?`,
+    ...buckets,
     agentId,
     currency,
-    firstBucketInWindow(),
   );
   return row?.spent ?? 0n;
 }

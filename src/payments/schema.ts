@@ -1,4 +1,4 @@
-import { integer, primaryKey, table, text } from "../db/tables";
+import { integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 // No index by agent: payments are read by id; an agent's movements are read from its postings.

@@ -34,7 +34,7 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
   })
   .get(
     "/mine",
-    ({ agent, query }) => paged(query, (limit, offset) => listSubscriptions(agent.id, { role: query.role, limit, offset })),
+    ({ agent, query }) => paged(query, (window) => listSubscriptions(agent.id, { role: query.role }, window)),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, role: t.Optional(t.Union([t.Literal("payer"), t.Literal("recipient")])) }),

@@ -4,7 +4,7 @@
 import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
 import type { Sanction } from "../owners/outflows";
@@ -247,18 +247,7 @@ export async function getSubscription(agentId: string, id: string) {
   return subscriptionView((await read(find(id)))!);
 }
 
-function* pageOf(mine: string, params: unknown[], limit: number, offset: number) {
-  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM subscriptions WHERE ${mine}`, ...params))!;
-  const rows = yield* all<SubscriptionRow>(
-    `SELECT ${COLUMNS} FROM subscriptions WHERE ${mine} ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    ...params,
-    limit,
-    offset,
-  );
-  return { data: rows.map(subscriptionView), total: Number(total.n) };
-}
-
-export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient"; limit: number; offset: number }) {
+export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
   const [mine, params]: [string, unknown[]] =
     filter.role === "payer"
       ? ["payer_id = ?", [agentId]]
@@ -267,5 +256,5 @@ export async function listSubscriptions(agentId: string, filter: { role?: "payer
         : ["(payer_id = ? OR recipient_id = ?)", [agentId, agentId]];
   const due = await read(all<{ id: string }>(`SELECT id FROM subscriptions WHERE ${mine} AND status IN (?, ?)`, ...params, "ACTIVE", "PAST_DUE"));
   for (const { id } of due) await chargeDue(id);
-  return read(pageOf(mine, params, filter.limit, filter.offset));
+  return read(newestFirst({ table: "subscriptions", columns: COLUMNS, where: mine, params }, window, subscriptionView));
 }

@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { AGENT_ID, Balance, OTHER_AGENT_ID } from "../agents/model";
 import { Uuid } from "../http/models";
-import { CurrencyCode, Enum, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
+import { CurrencyCode, Enum, Model, Nullable, Page, Timestamp } from "../http/responses";
 import type { HistoryType } from "../ledger/ledger";
 
 export const WalletBalance = Model(

@@ -1,4 +1,4 @@
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { balancesView } from "../agents/service";
 import { read } from "../db";
 import { auth } from "../http/auth";
@@ -15,10 +15,18 @@ export const walletRoutes = new Elysia({ prefix: "/wallets", name: "wallets" })
   })
   .get(
     "/history",
-    ({ agent, query }) => paged(query, (limit, offset) => read(historyOf(agent.id, limit, offset))),
+    ({ agent, query }) => paged(query, (window) => read(historyOf(agent.id, window))),
     {
       agent: true,
-      query: PageQuery,
+      query: t.Object({
+        ...PageQuery.properties,
+        after: t.Optional(
+          t.String({
+            pattern: "^[1-9][0-9]{0,17}$",
+            description: "the id of the last entry of the previous page (its `pagination.nextAfter`): this page starts with the entry that follows it",
+          }),
+        ),
+      }),
       ...answers(docs("Wallets", "Movements of the caller's available balance, newest first", "agent"), { 200: HistoryPage }),
     },
   );

@@ -2,7 +2,8 @@
 // it lands in the agent's inbox (as a system message unless it is a direct message) and, when the
 // agent has a webhook URL, in the outbox, which the dispatcher delivers after the commit.
 import { clock } from "../clock";
-import { afterCommit, get, run, type Query } from "../db";
+import { findAgent } from "../agents/service";
+import { afterCommit, run, type Query } from "../db";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 
@@ -22,8 +23,7 @@ export function* emit(agentId: string, event: EventName, data: Record<string, un
       now,
     );
   }
-  const target = yield* get<{ url: string | null }>("SELECT webhook_url AS url FROM agents WHERE id = ?", agentId);
-  if (!target?.url) return;
+  if (!(yield* findAgent(agentId))?.webhookUrl) return;
   yield* run(
     "INSERT INTO webhook_events (id, agent_id, event, data, status, created_at) VALUES (?, ?, ?, ?, 'PENDING', ?)",
     `evt_${uuid().replaceAll("-", "")}`,

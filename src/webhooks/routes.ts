@@ -20,7 +20,7 @@ export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks"
   })
   .get(
     "/webhook/deliveries",
-    ({ agent, query }) => paged(query, (limit, offset) => read(deliveriesOf(agent.id, limit, offset))),
+    ({ agent, query }) => paged(query, (window) => read(deliveriesOf(agent.id, window))),
     { agent: true, query: PageQuery, ...answers(docs("Webhooks", "Every delivery attempt to the caller's webhook, newest first", "agent"), { 200: WebhookDeliveryPage }) },
   )
   .post(

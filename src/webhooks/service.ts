@@ -1,8 +1,9 @@
 // An agent's webhook settings and delivery record: the URL and its signing secret, every attempt, a
 // new secret on demand (the old one stops verifying at once), and a failed delivery sent again by hand
 // (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
+import { updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, all, FOR_UPDATE, get, run, write, type Query } from "../db";
+import { afterCommit, FOR_UPDATE, get, newestFirst, run, write, type PageWindow, type Query } from "../db";
 import { invalidState, notFound } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
@@ -26,7 +27,7 @@ export async function setWebhook(agentId: string, url: string | null) {
   const created = webhookSecret();
   return write(function* () {
     const current = (yield* get<{ secret: string | null }>(`SELECT webhook_secret AS secret FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-    const update = (webhookUrl: string | null, secret: string | null) => run("UPDATE agents SET webhook_url = ?, webhook_secret = ? WHERE id = ?", webhookUrl, secret, agentId);
+    const update = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhook_url: webhookUrl, webhook_secret: secret });
     if (url === null) {
       yield* update(null, current.secret);
       return { agentId, webhookUrl: null };
@@ -42,7 +43,7 @@ export function* rotateWebhookSecret(agentId: string) {
   const current = (yield* get<{ url: string | null }>(`SELECT webhook_url AS url FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
   if (!current.url) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
   const secret = webhookSecret();
-  yield* run("UPDATE agents SET webhook_secret = ? WHERE id = ?", secret, agentId);
+  yield* updateAgent(agentId, { webhook_secret: secret });
   return { agentId, webhookUrl: current.url, secret };
 }
 
@@ -62,27 +63,27 @@ export function* resendDelivery(agentId: string, deliveryId: string) {
   return { eventId: delivery.eventId, status: "PENDING" as const };
 }
 
-export function* deliveriesOf(agentId: string, limit: number, offset: number) {
-  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM webhook_deliveries WHERE agent_id = ?", agentId))!;
-  const rows = yield* all<DeliveryRow>(
-    `SELECT id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt
-     FROM webhook_deliveries WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
-    agentId,
-    limit,
-    offset,
+export function deliveriesOf(agentId: string, window: PageWindow) {
+  return newestFirst(
+    {
+      table: "webhook_deliveries",
+      columns: "id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt",
+      where: "agent_id = ?",
+      params: [agentId],
+    },
+    window,
+    (row: DeliveryRow) => ({
+      id: row.id,
+      eventId: row.eventId,
+      event: row.event,
+      url: row.url,
+      outcome: row.outcome,
+      httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+      error: row.error,
+      durationMs: Number(row.durationMs),
+      createdAt: iso(Number(row.createdAt)),
+    }),
   );
-  const data = rows.map((row) => ({
-    id: row.id,
-    eventId: row.eventId,
-    event: row.event,
-    url: row.url,
-    outcome: row.outcome,
-    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
-    error: row.error,
-    durationMs: Number(row.durationMs),
-    createdAt: iso(Number(row.createdAt)),
-  }));
-  return { data, total: Number(total.n) };
 }
 
 export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {

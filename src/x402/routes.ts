@@ -41,7 +41,7 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
       ),
     },
   )
-  .get("/payments", ({ agent, query }) => paged(query, (limit, offset) => read(listX402Payments(agent.id, limit, offset))), {
+  .get("/payments", ({ agent, query }) => paged(query, (window) => read(listX402Payments(agent.id, window))), {
     agent: true,
     query: PageQuery,
     ...answers(docs("x402", "The caller's x402 payments, newest first", "agent"), { 200: X402PaymentPage }),

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**

@@ -16,7 +16,7 @@ import { treasuryAccount } from "../chain/keys";
 import { authorizationUse, watchCursor } from "../chain/watcher";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { Deferred, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
@@ -341,8 +341,6 @@ export async function getX402Payment(agentId: string, id: string) {
   return paymentView((await read(find(id)))!);
 }
 
-export function* listX402Payments(agentId: string, limit: number, offset: number) {
-  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM x402_payments WHERE agent_id = ?", agentId))!;
-  const rows = yield* all<PaymentRow>(`SELECT ${COLUMNS} FROM x402_payments WHERE agent_id = ? ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`, agentId, limit, offset);
-  return { data: rows.map(paymentView), total: Number(total.n) };
+export function listX402Payments(agentId: string, window: PageWindow) {
+  return newestFirst({ table: "x402_payments", columns: COLUMNS, where: "agent_id = ?", params: [agentId] }, window, paymentView);
 }

@@ -55,7 +55,8 @@ export async function ledgerBench() {
   };
   engine.connection.exec("BEGIN");
   const start = performance.now();
-  for (let i = 0; i < 20_000; i++) stepSync(one(), execute, []);
+  const view = engine.cache.view();
+  for (let i = 0; i < 20_000; i++) stepSync(one(), execute, [], view);
   const perOpUs = ((performance.now() - start) / 20_000) * 1000;
   engine.connection.exec("ROLLBACK");
   rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment`]);

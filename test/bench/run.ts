@@ -3,7 +3,8 @@
 //   health; payments on SQLite, on PostgreSQL with one instance and with two; messages; negotiations;
 //   history first page and deep pages at 1M rows.
 // `bun run bench <part>` runs one part: sqlite | postgres | history | ledger | soak (the last two only on
-// request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3). Asserts nothing
+// request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3), BENCH_POOL_SIZES
+// (PostgreSQL pool sizes to compare, e.g. 8,16,32). Asserts nothing
 // but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
 // payments, measured in the same rounds (before/after a change).
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -173,6 +174,17 @@ async function postgresBench(): Promise<void> {
     for (let round = 0; round < ROUNDS; round++) {
       add("pg1", "POST /payments/send, PostgreSQL, 1 instance").runs.push(await wrk([servers[0]!.url], payments));
     }
+    // BENCH_POOL_SIZES=8,16,32: one instance again at each pool size (DB_POOL_SIZE), to choose the default.
+    for (const size of (process.env.BENCH_POOL_SIZES ?? "").split(",").filter(Boolean)) {
+      const sized = await startServer(dir, { ...env, DB_POOL_SIZE: size });
+      try {
+        for (let round = 0; round < ROUNDS; round++) {
+          add(`pg1-pool${size}`, `POST /payments/send, PostgreSQL, 1 instance, DB_POOL_SIZE=${size}`).runs.push(await wrk([sized.url], payments));
+        }
+      } finally {
+        await sized.stop();
+      }
+    }
     servers.push(await startServer(dir, env));
     for (let round = 0; round < ROUNDS; round++) {
       add("pg2", "POST /payments/send, PostgreSQL, 2 instances", "wrk splits the connections over both").runs.push(await wrk(servers.map((s) => s.url), payments));
@@ -199,10 +211,16 @@ async function historyBench(): Promise<void> {
     server = await startServer(dir);
     const key = registration.apiKey as string;
     const seconds = Math.min(SECONDS, 5);
+    // The cursor of the same deep page: the 5,000th entry's id.
+    const deep = (await (await fetch(`${server.url}/wallets/history?limit=1&offset=4999`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
+    const after = deep.data[0].id as string;
     for (let round = 0; round < ROUNDS; round++) {
       add("history-first", "GET /wallets/history?limit=20, 1M rows").runs.push(await wrk([server.url], getScript(dir, "first", key, "/wallets/history?limit=20"), CONNECTIONS, seconds));
       add("history-offset", "GET /wallets/history?limit=100&offset=5000, 1M rows", "OFFSET walks the skipped rows").runs.push(
         await wrk([server.url], getScript(dir, "offset", key, "/wallets/history?limit=100&offset=5000"), CONNECTIONS, seconds),
+      );
+      add("history-after", "GET /wallets/history?limit=100&after=<5,000th id>, 1M rows", "the same page by cursor: one index seek").runs.push(
+        await wrk([server.url], getScript(dir, "after", key, `/wallets/history?limit=100&after=${after}`), CONNECTIONS, seconds),
       );
     }
     console.log(`history: ${await ledgerCheck(server.url)}`);

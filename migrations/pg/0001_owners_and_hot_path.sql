@@ -17,13 +17,15 @@ CREATE TABLE "approvals" (
 );
 --> statement-breakpoint
 CREATE TABLE "outflow_usage" (
+	"bucket" bigint NOT NULL,
 	"agent_id" text NOT NULL,
 	"currency" text NOT NULL,
-	"bucket" bigint NOT NULL,
 	"amount" bigint NOT NULL,
-	CONSTRAINT "outflow_usage_agent_id_currency_bucket_pk" PRIMARY KEY("agent_id","currency","bucket")
+	CONSTRAINT "outflow_usage_bucket_agent_id_currency_pk" PRIMARY KEY("bucket","agent_id","currency")
 );
 --> statement-breakpoint
+DROP INDEX "journal_entries_reference_idx";--> statement-breakpoint
+ALTER TABLE "agents" ADD COLUMN "score_events" text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 ALTER TABLE "agents" ADD COLUMN "policy" text;--> statement-breakpoint
 ALTER TABLE "approvals" ADD CONSTRAINT "approvals_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint
 ALTER TABLE "outflow_usage" ADD CONSTRAINT "outflow_usage_agent_id_agents_id_fk" FOREIGN KEY ("agent_id") REFERENCES "public"."agents"("id") ON DELETE no action ON UPDATE no action;--> statement-breakpoint

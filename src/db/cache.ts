@@ -1,0 +1,92 @@
+// Rows the hot paths read on every request (an account's id, an agent's row, a block between two
+// agents), kept in memory so that a payment reads nothing it already knows. Transactional: what an
+// op remembers, changes or forgets is staged with the op, promoted when its transaction commits and
+// dropped when it rolls back, so the cache never holds what the database does not.
+//
+// Two scopes. "everywhere": a fact that never changes once it exists (an account's id): cached on every
+// engine, by every instance. "instance": a row that changes: cached only where this process is the
+// database's only writer (SQLite; the engine holds a lock that keeps any other process out), never on
+// PostgreSQL, where other instances write.
+export type CacheScope = "everywhere" | "instance";
+
+const FORGOTTEN = Symbol("forgotten");
+const MAX_ENTRIES = 200_000;
+
+export class Cache {
+  readonly committed = new Map<string, unknown>();
+  constructor(readonly instanceScoped: boolean) {}
+
+  /** A view for one transaction (or, with a parent, one op inside a group's transaction). */
+  view(parent?: CacheView): CacheView {
+    return new CacheView(this, parent ?? null, true);
+  }
+
+  /** A view for reads: they see committed state, so what they load is committed at once. */
+  readView(): CacheView {
+    return new CacheView(this, null, false);
+  }
+
+  accepts(scope: CacheScope): boolean {
+    return scope === "everywhere" || this.instanceScoped;
+  }
+
+  store(key: string, value: unknown): void {
+    if (value === FORGOTTEN) {
+      this.committed.delete(key);
+      return;
+    }
+    // A bound on memory, not an eviction policy: the hot rows come back on their next read.
+    if (this.committed.size >= MAX_ENTRIES) this.committed.clear();
+    this.committed.set(key, value);
+  }
+
+  clear(): void {
+    this.committed.clear();
+  }
+}
+
+export class CacheView {
+  private readonly staged = new Map<string, unknown>();
+  constructor(
+    private readonly cache: Cache,
+    private readonly parent: CacheView | null,
+    private readonly transactional: boolean,
+  ) {}
+
+  private lookup(key: string): unknown {
+    if (this.staged.has(key)) return this.staged.get(key);
+    return this.parent ? this.parent.lookup(key) : this.cache.committed.get(key);
+  }
+
+  get(key: string, scope: CacheScope): unknown {
+    if (!this.cache.accepts(scope)) return undefined;
+    const value = this.lookup(key);
+    return value === FORGOTTEN ? undefined : value;
+  }
+
+  put(key: string, value: unknown, scope: CacheScope): void {
+    if (!this.cache.accepts(scope)) return;
+    if (this.transactional) this.staged.set(key, value);
+    else this.cache.store(key, value);
+  }
+
+  forget(key: string): void {
+    if (this.transactional) this.staged.set(key, FORGOTTEN);
+    else this.cache.store(key, FORGOTTEN);
+  }
+
+  /** Applies `change` to the cached value, if there is one (the row was just updated in the database). */
+  revise(key: string, change: (value: any) => unknown): void {
+    const value = this.lookup(key);
+    if (value !== undefined && value !== FORGOTTEN) this.put(key, change(value), "instance");
+  }
+
+  /** The transaction (or op) committed: its changes go to the parent, or to the cache. */
+  commit(): void {
+    for (const [key, value] of this.staged) {
+      if (this.parent) this.parent.staged.set(key, value);
+      else this.cache.store(key, value);
+    }
+    this.staged.clear();
+  }
+}

@@ -1,0 +1,63 @@
+// One page of a list, newest first. With `after` (the key of the last item of the previous page) the
+// page starts with the item that follows it: an index seek instead of OFFSET's walk over every
+// skipped row, so the thousandth page costs what the first does, and items added meanwhile neither
+// repeat nor shift the pages that follow.
+import { invalid } from "../errors";
+import { all, get, type Query } from "./query";
+
+/** What a list route was asked for: `limit` items, after skipping `offset`, following the item `after`. */
+export type PageWindow = { limit: number; offset: number; after?: string };
+
+export type ListSql = {
+  /** `SELECT … FROM …`: the statement up to its WHERE. */
+  select: string;
+  where: string;
+  params: unknown[];
+  /** The sort keys, each descending; the last one is unique. */
+  order: string[];
+  /** The statement giving the sort keys (in `order`'s order) of the item `after` names, or no row. */
+  position: (after: string) => [sql: string, ...params: unknown[]];
+};
+
+
+/** The rows of one page, and whether more follow it (one row more is read to know). */
+export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows: Row[]; more: boolean }> {
+  let where = list.where;
+  const params = [...list.params];
+  if (window.after !== undefined) {
+    const [sql, ...positionParams] = list.position(window.after);
+    const position = yield* get<Record<string, unknown>>(sql, ...positionParams);
+    if (!position) throw invalid("after: no such item in this list (pass the id of the last item of the previous page)");
+    const keys = Object.values(position);
+    where = `(${where}) AND (${list.order.join(", ")}) < (${keys.map(() => "?").join(", ")})`;
+    params.push(...keys);
+  }
+  const order = list.order.map((key) => `${key} DESC`).join(", ");
+  const rows = yield* all<Row>(`${list.select} WHERE ${where} ORDER BY ${order} LIMIT ? OFFSET ?`, ...params, window.limit + 1, window.offset);
+  return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
+}
+
+/**
+ * A page of a table listed by (created_at, id), newest first, with the count over all pages. The item
+ * `after` names is looked up by id alone: a filter it no longer matches (a message since read) does
+ * not lose the reader's place, and its position says nothing its UUIDv7 id does not.
+ */
+export function* newestFirst<Row, Item>(
+  from: { table: string; columns: string; where: string; params: unknown[] },
+  window: PageWindow,
+  view: (row: Row) => Item,
+): Query<{ total: number; more: boolean; data: Item[] }> {
+  const { table, columns, where, params } = from;
+  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...params))!;
+  const { rows, more } = yield* pageRows<Row>(
+    {
+      select: `SELECT ${columns} FROM ${table}`,
+      where,
+      params,
+      order: ["created_at", "id"],
+      position: (after) => [`SELECT created_at, id FROM ${table} WHERE id = ?`, after],
+    },
+    window,
+  );
+  return { total: Number(total.n), more, data: rows.map(view) };
+}
