@@ -108,24 +108,27 @@ export function* post(entry: Entry): Query<void> {
   ))!;
   const accounts: bigint[] = [];
   for (const posting of entry.postings) accounts.push(yield* accountId(posting.account));
-  // Balances change in account order: two movements between the same accounts in opposite directions
-  // then take the row locks in the same order and queue, instead of deadlocking (PostgreSQL).
-  const order = entry.postings.map((_, index) => index).sort((a, b) => (accounts[a]! < accounts[b]! ? -1 : accounts[a]! > accounts[b]! ? 1 : a - b));
-  for (const index of order) {
-    const posting = entry.postings[index]!;
-    const account = accounts[index]!;
-    yield* run(
-      "INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+  // All postings in one statement (one round trip on PostgreSQL): new rows, no lock to order.
+  yield* run(
+    `INSERT INTO postings (entry_id, account_id, amount, currency, history_type, counterparty_id, history_agent_id, created_at)
+     VALUES ${entry.postings.map(() => "(?, ?, ?, ?, ?, ?, ?, ?)").join(", ")}`,
+    ...entry.postings.flatMap((posting, index) => [
       entryId,
-      account,
+      accounts[index],
       posting.amount,
       posting.account.currency,
       posting.historyType,
       posting.counterpartyId ?? null,
       posting.account.kind === "available" ? posting.account.agentId : null,
       now,
-    );
-    const { balance } = (yield* get<{ balance: bigint }>("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? RETURNING balance", posting.amount, account))!;
+    ]),
+  );
+  // Balances change in account order: two movements between the same accounts in opposite directions
+  // then take the row locks in the same order and queue, instead of deadlocking (PostgreSQL).
+  const order = entry.postings.map((_, index) => index).sort((a, b) => (accounts[a]! < accounts[b]! ? -1 : accounts[a]! > accounts[b]! ? 1 : a - b));
+  for (const index of order) {
+    const posting = entry.postings[index]!;
+    const { balance } = (yield* get<{ balance: bigint }>("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? RETURNING balance", posting.amount, accounts[index]))!;
     if (balance < 0n && posting.account.agentId !== null) throw insufficient(posting, balance);
   }
 }
