@@ -49,7 +49,9 @@ export async function ledgerBench() {
   const { sqliteEngine } = await import("../../src/db");
   const { stepSync } = await import("../../src/db/query");
   const engine = sqliteEngine()!;
+  let statements = 0;
   const execute = (statement: { sql: string; params: unknown[]; mode: string }) => {
+    statements++;
     const prepared = engine.connection.query(statement.sql);
     return statement.mode === "all" ? prepared.all(...(statement.params as never[])) : statement.mode === "get" ? prepared.get(...(statement.params as never[])) : prepared.run(...(statement.params as never[])).changes;
   };
@@ -59,7 +61,7 @@ export async function ledgerBench() {
   for (let i = 0; i < 20_000; i++) stepSync(one(), execute, [], view);
   const perOpUs = ((performance.now() - start) / 20_000) * 1000;
   engine.connection.exec("ROLLBACK");
-  rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment`]);
+  rows.push(["pay() statements only, no commit", `${perOpUs.toFixed(1)} µs per payment, ${(statements / 20_000).toFixed(1)} statements each`]);
   console.log(`\nLedger without HTTP (DB_SYNCHRONOUS=${config.dbSynchronous})`);
   table(rows);
   await closeDatabase();

@@ -215,7 +215,7 @@ async function historyBench(): Promise<void> {
     const deep = (await (await fetch(`${server.url}/wallets/history?limit=1&offset=4999`, { headers: { authorization: `Bearer ${key}` } })).json()) as any;
     const after = deep.data[0].id as string;
     for (let round = 0; round < ROUNDS; round++) {
-      add("history-first", "GET /wallets/history?limit=20, 1M rows").runs.push(await wrk([server.url], getScript(dir, "first", key, "/wallets/history?limit=20"), CONNECTIONS, seconds));
+      add("history-first", "GET /wallets/history?limit=100, 1M rows").runs.push(await wrk([server.url], getScript(dir, "first", key, "/wallets/history?limit=100"), CONNECTIONS, seconds));
       add("history-offset", "GET /wallets/history?limit=100&offset=5000, 1M rows", "OFFSET walks the skipped rows").runs.push(
         await wrk([server.url], getScript(dir, "offset", key, "/wallets/history?limit=100&offset=5000"), CONNECTIONS, seconds),
       );
