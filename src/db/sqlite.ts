@@ -25,6 +25,13 @@ type Pending = { op: () => Query<unknown>; resolve: (value: unknown) => void; re
 const MAX_GROUP = 512;
 
 /**
+ * The checkpointer's module: this file's sibling when run from source. In the compiled executable every
+ * bundled module's URL is the executable's own (file:///$bunfs/root/agentbank) and the worker, a second
+ * entrypoint of the build (package.json), sits at its path under src/.
+ */
+const CHECKPOINTER = new URL(import.meta.url.startsWith("file:///$bunfs/") ? "./db/checkpointer.ts" : "./checkpointer.ts", import.meta.url).href;
+
+/**
  * The database holds key hashes and webhook secrets: owner-only (0600). SQLite gives the -wal and -shm
  * files the main file's mode; files from older versions are tightened too.
  */
@@ -97,7 +104,11 @@ export class SqliteEngine implements Engine {
     this.rollbackTo = db.prepare("ROLLBACK TO op");
     if (path !== ":memory:") {
       db.exec(`PRAGMA wal_autocheckpoint = 4000`);
-      this.checkpointer = new Worker(new URL("./checkpointer.ts", import.meta.url).href);
+      this.checkpointer = new Worker(CHECKPOINTER);
+      // Without it the writer's own automatic checkpoint still keeps the WAL bounded: slower, not wrong.
+      this.checkpointer.onerror = (event) => {
+        console.error(JSON.stringify({ level: "warn", msg: "the WAL checkpointer stopped; the writer checkpoints alone", error: event.message }));
+      };
       this.checkpointer.postMessage({ path });
       this.checkpointer.unref();
       // The migrations above wrote, so the WAL exists; it lives as long as this connection.
