@@ -18,15 +18,15 @@ import type { CacheScope, CacheView } from "./cache";
 
 /**
  * Put at the end of a SELECT, inside a write op, that reads a row the op is going to change because of
- * what it read (a status, a counter, a cursor): FOR NO KEY UPDATE on PostgreSQL, where concurrent transactions
- * of other instances must wait for this one instead of acting on the same old value; a comment to
- * SQLite, whose single writer runs one op at a time anyway.
+ * what it read (a status, a counter, a cursor): FOR NO KEY UPDATE on PostgreSQL, where concurrent
+ * transactions of other instances must wait for this one instead of acting on the same old value; a
+ * comment to SQLite, whose single writer runs one op at a time anyway.
  */
 export const FOR_UPDATE = "/*for update*/";
 
 /**
- * Put after a SELECT that claims rows for work (an outbox): FOR NO KEY UPDATE SKIP LOCKED on PostgreSQL, so
- * instances take different rows; a comment to SQLite, whose single writer needs nothing.
+ * Put after a SELECT that claims rows for work (an outbox): FOR NO KEY UPDATE SKIP LOCKED on
+ * PostgreSQL, so instances take different rows; a comment to SQLite, whose single writer needs nothing.
  */
 export const SKIP_LOCKED = "/*skip locked*/";
 
