@@ -19,7 +19,6 @@ export type ListSql = {
   position: (after: string) => [sql: string, ...params: unknown[]];
 };
 
-
 /** The rows of one page, and whether more follow it (one row more is read to know). */
 export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows: Row[]; more: boolean }> {
   let where = list.where;
