@@ -82,6 +82,39 @@ describe("messages", () => {
     await expectLedgerOk(server);
   });
 
+  test("totals and the unread count (kept per type, not counted) agree with the inbox through sends, events and reads, also concurrent ones", async () => {
+    const [a, b] = [await server.register(), await server.register()];
+    await server.deposit(a.id, 10);
+    for (let i = 0; i < 3; i++) {
+      await send(a, { recipientId: b.id, subject: `d${i}`, body: "x" });
+      await server.request("POST", "/payments/send", { key: a.apiKey, body: { toAgentId: b.id, amount: 1, currency: "USDC" } });
+    }
+    /** What the inbox holds for a filter, item by item, beside the total it reports. */
+    const check = async () => {
+      for (const filter of ["", "unreadOnly=true", "type=direct", "type=payment.received", "type=direct&unreadOnly=true", "type=none"]) {
+        const page = (await server.request("GET", `/messages/inbox?limit=100&${filter}`, { key: b.apiKey })).body;
+        expect(page.pagination.total, filter).toBe(page.data.length);
+        expect(page.pagination.hasMore).toBe(false);
+        if (filter === "unreadOnly=true") expect(await unread(b)).toBe(page.data.length);
+      }
+    };
+    await check();
+    const inbox = (await server.request("GET", "/messages/inbox?limit=100", { key: b.apiKey })).body.data as { id: string; type: string }[];
+    expect(inbox).toHaveLength(6);
+    // The same message marked read by ten requests at once counts once.
+    const first = inbox.find((m) => m.type === "direct")!;
+    const marks = await Promise.all(Array.from({ length: 10 }, () => server.request("POST", `/messages/${first.id}/read`, { key: b.apiKey })));
+    expect(marks.every((reply) => reply.status === 200)).toBe(true);
+    expect(await unread(b)).toBe(5);
+    await server.request("POST", `/messages/${inbox.find((m) => m.type === "payment.received")!.id}/read`, { key: b.apiKey });
+    expect(await unread(b)).toBe(4);
+    await check();
+    // A stranger marking it is 404 and changes no count.
+    expect((await server.request("POST", `/messages/${inbox[5]!.id}/read`, { key: a.apiKey })).status).toBe(404);
+    expect(await unread(b)).toBe(4);
+    await check();
+  });
+
   const bad: [string, (to: string) => unknown][] = [
     ["missing recipient", () => ({ subject: "s", body: "b" })],
     ["recipient not a UUID", () => ({ recipientId: "x", subject: "s", body: "b" })],

@@ -42,12 +42,21 @@ export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows:
  * not lose the reader's place, and its position says nothing its UUIDv7 id does not.
  */
 export function* newestFirst<Row, Item>(
-  from: { table: string; columns: string; where: string; params: unknown[] },
+  from: {
+    table: string;
+    columns: string;
+    where: string;
+    params: unknown[];
+    /** The count over all pages where the feature keeps it (a COUNT(*) grows with the list). */
+    total?: () => Query<number>;
+  },
   window: PageWindow,
   view: (row: Row) => Item,
 ): Query<{ total: number; more: boolean; data: Item[] }> {
   const { table, columns, where, params } = from;
-  const total = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...params))!;
+  const total = from.total
+    ? yield* from.total()
+    : Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...params))!.n);
   const { rows, more } = yield* pageRows<Row>(
     {
       select: `SELECT ${columns} FROM ${table}`,
@@ -58,5 +67,5 @@ export function* newestFirst<Row, Item>(
     },
     window,
   );
-  return { total: Number(total.n), more, data: rows.map(view) };
+  return { total, more, data: rows.map(view) };
 }

@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
@@ -20,7 +20,26 @@ export const messages = table(
   },
   (t) => [
     index("messages_recipient_idx").on(t.recipientId, t.createdAt),
+    // The unread ones, for `unreadOnly` pages: an inbox of a million read messages is not walked to
+    // find the few unread.
+    index("messages_unread_idx").on(t.recipientId, t.createdAt).where(`"messages"."read" = 0`),
     // Only direct messages have a sender; system messages (most rows) stay out of this index.
     index("messages_pair_idx").on(t.senderId, t.recipientId, t.createdAt).where(`"messages"."sender_id" IS NOT NULL`),
   ],
+);
+
+/**
+ * How many messages of each type an agent has received, and how many of them are unread, changed in
+ * the transaction that adds or reads one (src/messaging/store.ts): the inbox's totals and the unread
+ * count add up a few rows instead of counting the whole inbox.
+ */
+export const inboxCounts = table(
+  "inbox_counts",
+  {
+    agentId: text().notNull().references(() => agents.columns.id),
+    type: text().notNull(),
+    messages: integer().notNull(),
+    unread: integer().notNull(),
+  },
+  (t) => [primaryKey(t.agentId, t.type)],
 );

@@ -3,25 +3,16 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { get, newestFirst, run, type PageWindow, type Query } from "../db";
+import { get, newestFirst, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { emit } from "../webhooks/outbox";
+import { addToInbox, inboxCount, markMessageRead, type NewMessage } from "./store";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
 const HOUR_MS = 3_600_000;
 
-type MessageRow = {
-  id: string;
-  senderId: string | null;
-  recipientId: string;
-  type: string;
-  subject: string;
-  body: string;
-  metadata: string | null;
-  read: bigint;
-  createdAt: bigint;
-};
+type MessageRow = NewMessage & { read: bigint; createdAt: bigint };
 
 const COLUMNS = `id, sender_id AS senderId, recipient_id AS recipientId, type, subject, body, metadata, read, created_at AS createdAt`;
 
@@ -72,17 +63,7 @@ export function* sendMessage(
     read: 0n,
     createdAt: BigInt(now),
   };
-  yield* run(
-    `INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)`,
-    row.id,
-    row.senderId,
-    row.recipientId,
-    row.type,
-    row.subject,
-    row.body,
-    row.metadata,
-    row.createdAt,
-  );
+  yield* addToInbox(row);
   yield* emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
   return messageView(row);
 }
@@ -95,7 +76,7 @@ export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: st
     where.push("type = ?");
     params.push(filter.type);
   }
-  return newestFirst({ table: "messages", columns: COLUMNS, where: where.join(" AND "), params }, window, messageView);
+  return newestFirst({ table: "messages", columns: COLUMNS, where: where.join(" AND "), params, total: () => inboxCount(agentId, filter) }, window, messageView);
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */
@@ -109,10 +90,10 @@ export function* getMessage(agentId: string, id: string) {
 export function* markRead(agentId: string, id: string) {
   const row = yield* get<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id);
   if (!row || row.recipientId !== agentId) throw notFound("message");
-  yield* run("UPDATE messages SET read = 1 WHERE id = ?", id);
+  yield* markMessageRead(row);
   return messageView({ ...row, read: 1n });
 }
 
-export function* unreadCount(agentId: string): Query<number> {
-  return Number((yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM messages WHERE recipient_id = ? AND read = 0", agentId))!.n);
+export function unreadCount(agentId: string): Query<number> {
+  return inboxCount(agentId, { unreadOnly: true });
 }

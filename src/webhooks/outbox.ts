@@ -4,6 +4,7 @@
 import { clock } from "../clock";
 import { findAgent } from "../agents/service";
 import { afterCommit, run, type Query } from "../db";
+import { addToInbox } from "../messaging/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 
@@ -12,16 +13,7 @@ export type EventName = "message.received" | "payment.received" | "negotiation.r
 export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
   const now = clock.nowMs();
   if (inbox) {
-    yield* run(
-      "INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, NULL, ?, ?, ?, ?, ?, 0, ?)",
-      uuid(),
-      agentId,
-      event,
-      inbox.subject,
-      inbox.body,
-      JSON.stringify(data),
-      now,
-    );
+    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: now });
   }
   if (!(yield* findAgent(agentId))?.webhookUrl) return;
   yield* run(

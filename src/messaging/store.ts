@@ -1,0 +1,51 @@
+// The inbox's rows and its counts, written together: a total or an unread count is a sum over a few
+// rows of inbox_counts (one per message type), never a count over the inbox, which may hold millions.
+// Lower than the messaging service so that emit() (webhooks/outbox.ts) can add to the inbox too.
+import { get, run, type Query } from "../db";
+
+export type NewMessage = {
+  id: string;
+  senderId: string | null;
+  recipientId: string;
+  type: string;
+  subject: string;
+  body: string;
+  metadata: string | null;
+  createdAt: bigint | number;
+};
+
+/** A write op: the message lands unread in its recipient's inbox, and the counts follow. */
+export function* addToInbox(message: NewMessage): Query<void> {
+  yield* run(
+    "INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
+    message.id,
+    message.senderId,
+    message.recipientId,
+    message.type,
+    message.subject,
+    message.body,
+    message.metadata,
+    message.createdAt,
+  );
+  yield* run(
+    `INSERT INTO inbox_counts (agent_id, type, messages, unread) VALUES (?, ?, 1, 1)
+     ON CONFLICT (agent_id, type) DO UPDATE SET messages = inbox_counts.messages + 1, unread = inbox_counts.unread + 1`,
+    message.recipientId,
+    message.type,
+  );
+}
+
+/** A write op: the message is read; the unread count drops only if it was unread (marking twice is one). */
+export function* markMessageRead(message: { id: string; recipientId: string; type: string }): Query<void> {
+  if ((yield* run("UPDATE messages SET read = 1 WHERE id = ? AND read = 0", message.id)) === 0) return;
+  yield* run("UPDATE inbox_counts SET unread = unread - 1 WHERE agent_id = ? AND type = ?", message.recipientId, message.type);
+}
+
+/** How many messages the agent's inbox holds (of one type, unread only, as asked). */
+export function* inboxCount(agentId: string, filter: { unreadOnly?: boolean; type?: string }): Query<number> {
+  const column = filter.unreadOnly ? "unread" : "messages";
+  const row = filter.type
+    ? yield* get<{ n: bigint }>(`SELECT CAST(COALESCE(SUM(${column}), 0) AS BIGINT) AS n FROM inbox_counts WHERE agent_id = ? AND type = ?`, agentId, filter.type)
+    : yield* get<{ n: bigint }>(`SELECT CAST(COALESCE(SUM(${column}), 0) AS BIGINT) AS n FROM inbox_counts WHERE agent_id = ?`, agentId);
+  return Number(row!.n);
+}
