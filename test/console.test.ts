@@ -50,7 +50,8 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
-});
+  // A server to start and, on a new machine, a browser's first start: more than a test's 30 s may go.
+}, 120_000);
 afterAll(async () => {
   await browser?.close();
   await server?.close();
