@@ -31,10 +31,8 @@ export const FOR_UPDATE = "/*for update*/";
 export const SKIP_LOCKED = "/*skip locked*/";
 
 export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" };
-type Remember = { kind: "remember"; key: string; scope: CacheScope; load: () => Query<unknown> };
-type Forget = { kind: "forget"; key: string };
-type Revise = { kind: "revise"; key: string; change: (value: any) => unknown };
-export type Step = Statement | { kind: "after"; fn: () => void } | Remember | Forget | Revise;
+/** `cache`: asks the engine for the cache view of this op's transaction (see remember). */
+export type Step = Statement | { kind: "after"; fn: () => void } | { kind: "cache" };
 export type Query<T> = Generator<Step, T, unknown>;
 
 /** Every row of a SELECT (or of a statement with RETURNING). */
@@ -57,17 +55,22 @@ export function* run(sql: string, ...params: unknown[]): Query<number> {
  * not kept: what does not exist yet may exist at the next read.
  */
 export function* remember<T>(key: string, scope: CacheScope, load: () => Query<T>): Query<T> {
-  return (yield { kind: "remember", key, scope, load }) as T;
+  const cache = (yield { kind: "cache" }) as CacheView;
+  const known = cache.get(key, scope);
+  if (known !== undefined) return known as T;
+  const value = yield* load();
+  if (value !== null && value !== undefined) cache.put(key, value, scope);
+  return value;
 }
 
 /** Inside a write op that changed what `key` holds: the cache forgets it (when the op commits). */
 export function* forget(key: string): Query<void> {
-  yield { kind: "forget", key };
+  ((yield { kind: "cache" }) as CacheView).forget(key);
 }
 
 /** Inside a write op that changed a cached row in a known way: the cached copy changes the same way. */
 export function* revise<T>(key: string, change: (value: T) => T): Query<void> {
-  yield { kind: "revise", key, change };
+  ((yield { kind: "cache" }) as CacheView).revise(key, change);
 }
 
 /** Inside a write op: `fn` runs after the op's transaction has committed (never if it rolled back). */
@@ -75,11 +78,10 @@ export function* afterCommit(fn: () => void): Query<void> {
   yield { kind: "after", fn };
 }
 
-/** Applies a step that is not a statement; returns what the query receives back. */
-function bookkeeping(step: Exclude<Step, Statement | Remember>, cache: CacheView, after: (() => void)[]): undefined {
-  if (step.kind === "after") after.push(step.fn);
-  else if (step.kind === "forget") cache.forget(step.key);
-  else cache.revise(step.key, step.change);
+/** Answers a step that is not a statement: what the query receives back. */
+function bookkeeping(step: Exclude<Step, Statement>, cache: CacheView, after: (() => void)[]): CacheView | undefined {
+  if (step.kind === "cache") return cache;
+  after.push(step.fn);
   return undefined;
 }
 
@@ -90,14 +92,7 @@ export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => 
     const step = next.value;
     let result: unknown;
     try {
-      if (step.kind === "sql") result = execute(step);
-      else if (step.kind === "remember") {
-        result = cache.get(step.key, step.scope);
-        if (result === undefined) {
-          result = stepSync(step.load(), execute, after, cache);
-          if (result !== null && result !== undefined) cache.put(step.key, result, step.scope);
-        }
-      } else result = bookkeeping(step, cache, after);
+      result = step.kind === "sql" ? execute(step) : bookkeeping(step, cache, after);
     } catch (error) {
       next = query.throw(error);
       continue;
@@ -114,14 +109,7 @@ export async function stepAsync<T>(query: Query<T>, execute: (statement: Stateme
     const step = next.value;
     let result: unknown;
     try {
-      if (step.kind === "sql") result = await execute(step);
-      else if (step.kind === "remember") {
-        result = cache.get(step.key, step.scope);
-        if (result === undefined) {
-          result = await stepAsync(step.load(), execute, after, cache);
-          if (result !== null && result !== undefined) cache.put(step.key, result, step.scope);
-        }
-      } else result = bookkeeping(step, cache, after);
+      result = step.kind === "sql" ? await execute(step) : bookkeeping(step, cache, after);
     } catch (error) {
       next = query.throw(error);
       continue;

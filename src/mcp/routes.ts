@@ -5,7 +5,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { agentFromHeader } from "../auth/keys";
 import { onBehalfOf } from "../http/rate-limit";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
-import { createMcpServer, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
@@ -13,19 +13,9 @@ type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response
 /** The API as one agent, called in-process through the whole request pipeline (auth, limits, logs). */
 export function inProcessApi(app: App, authorization: string, clientAddress: string): ApiCall {
   return async (call) => {
-    const request = new Request(`http://localhost${call.path}`, {
-      method: call.method,
-      headers: { ...call.headers, authorization, ...(call.body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: call.body !== undefined ? JSON.stringify(call.body) : undefined,
-    });
+    const request = new Request(`http://localhost${call.path}`, apiRequestInit(call, authorization));
     onBehalfOf.set(request, clientAddress);
-    const response = await app.handle(request);
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {}
-    return { status: response.status, body };
+    return apiReply(await app.handle(request));
   };
 }
 

@@ -14,6 +14,25 @@ import { requestFor, type ApiRequest, type Tool } from "./catalogue";
 
 export type ApiCall = (request: ApiRequest) => Promise<{ status: number; body: unknown }>;
 
+/** The request of an API call, made with the agent's `authorization`, for fetch() or app.handle(). */
+export function apiRequestInit(call: ApiRequest, authorization: string): RequestInit {
+  return {
+    method: call.method,
+    headers: { ...call.headers, authorization, ...(call.body !== undefined ? { "content-type": "application/json" } : {}) },
+    body: call.body !== undefined ? JSON.stringify(call.body) : undefined,
+  };
+}
+
+/** An API answer as a tool sees it: the status, and the JSON body (its text if it is not JSON). */
+export async function apiReply(response: Response): Promise<{ status: number; body: unknown }> {
+  const text = await response.text();
+  let body: unknown = text;
+  try {
+    body = text ? JSON.parse(text) : null;
+  } catch {}
+  return { status: response.status, body };
+}
+
 const INSTRUCTIONS = `agentbank is a bank for software agents. You act as one agent, identified by the API key this server was given.
 Money: amounts are numbers in major units (12.5) in USDC, USDT, USD, EUR or BTC. Payments, loans, bets, contracts, subscriptions, bookings, withdrawals and x402 payments move money; each is limited per transaction by your reputation tier (get_limits).
 Retries: every tool that moves money or creates something takes an idempotencyKey; when you retry a call, reuse the same key and it is applied once.

@@ -9,23 +9,11 @@ import { boot, loadConfig } from "../boot";
 import { logToStderr } from "../http/log";
 import { buildCatalogue } from "./catalogue";
 import { inProcessApi } from "./routes";
-import { createMcpServer, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 function overHttp(base: string, authorization: string): ApiCall {
-  return async (call) => {
-    const response = await fetch(new URL(call.path, base), {
-      method: call.method,
-      headers: { ...call.headers, authorization, ...(call.body !== undefined ? { "content-type": "application/json" } : {}) },
-      body: call.body !== undefined ? JSON.stringify(call.body) : undefined,
-    });
-    const text = await response.text();
-    let body: unknown = text;
-    try {
-      body = text ? JSON.parse(text) : null;
-    } catch {}
-    return { status: response.status, body };
-  };
+  return async (call) => apiReply(await fetch(new URL(call.path, base), apiRequestInit(call, authorization)));
 }
 
 function stop(message: string): never {
