@@ -58,7 +58,7 @@ async function settleCaptured(captured: { payload: { signature: Hex; authorizati
     functionName: "transferWithAuthorization",
     args: [authorization.from, authorization.to, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce, Number(v), r, s],
   });
-  const receipt = await x.anvil.client.waitForTransactionReceipt({ hash });
+  const receipt = await x.anvil.receipt(hash);
   expect(receipt.status).toBe("success");
 }
 
@@ -242,7 +242,7 @@ describe("when the chain decides", () => {
     const operator = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }) });
     const parked = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }).address;
     const move = async (to: Address, amount: bigint, from = operator) =>
-      x.anvil.client.waitForTransactionReceipt({ hash: await from.writeContract({ address: x.usdc, abi: contracts.TestUSDC.abi as Abi, functionName: "transfer", args: [to, amount] }) });
+      x.anvil.receipt(await from.writeContract({ address: x.usdc, abi: contracts.TestUSDC.abi as Abi, functionName: "transfer", args: [to, amount] }));
     const out = await move(parked, treasuryUsdc);
     const rejected = await pay(agent, { url: `${x.v2Url}/paid`, maxAmount: 1 });
     expect(rejected.body.payment.status).toBe("PENDING");

@@ -40,20 +40,33 @@ export async function startAnvil(options: { chainId?: number } = {}) {
   const chainId = options.chainId ?? anvilChain.id;
   const chain = { ...anvilChain, id: chainId, rpcUrls: { default: { http: [rpcUrl] } } };
   const client = createPublicClient({ chain, transport: http(rpcUrl), pollingInterval: 50 });
+  /**
+   * A transaction's receipt, asked for until anvil has it. Not viem's waitForTransactionReceipt: anvil
+   * answers eth_sendRawTransaction before the receipt exists (a third of the time here), and when viem then
+   * sees the transaction mined but no receipt yet, it waits for the next block — which an automining
+   * chain makes only at the next transaction. On a quiet chain that wait lasted until the test timed out.
+   */
+  const receipt = async (hash: Hex, timeoutMs = 15_000) => {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await client.getTransactionReceipt({ hash }).catch(() => null);
+      if (found) return found;
+      if (Date.now() > deadline) throw new Error(`anvil: no receipt for ${hash} after ${timeoutMs} ms`);
+      await Bun.sleep(10);
+    }
+  };
   // anvil's second account deploys and sends test transfers, so the treasury's nonces are the service's alone.
   const funder = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }) });
 
   const deploy = async (name: "TestUSDC" | "TestAggregator" | "Multicall3", args: unknown[] = []) => {
     const contract = contracts[name];
     const hash = await funder.deployContract({ abi: contract.abi, bytecode: contract.bytecode as Hex, args });
-    const receipt = await client.waitForTransactionReceipt({ hash });
-    return receipt.contractAddress!;
+    return (await receipt(hash)).contractAddress!;
   };
   const usdc = await deploy("TestUSDC");
   const usdcAbi = contracts.TestUSDC.abi;
   const send = async (functionName: string, args: unknown[], address: Address = usdc, abi: Abi = usdcAbi as Abi) => {
-    const hash = await funder.writeContract({ address, abi, functionName, args });
-    return client.waitForTransactionReceipt({ hash });
+    return receipt(await funder.writeContract({ address, abi, functionName, args }));
   };
 
   return {
@@ -62,6 +75,7 @@ export async function startAnvil(options: { chainId?: number } = {}) {
     chain,
     usdc,
     client,
+    receipt,
     deploy,
     send,
     mint: (to: Address, amount: string) => send("mint", [to, parseUnits(amount, 6)]),
@@ -70,8 +84,7 @@ export async function startAnvil(options: { chainId?: number } = {}) {
     /** A USDC call signed by another account of the test mnemonic (index 0 is the service's treasury). */
     sendAs: async (index: number, functionName: string, args: unknown[]) => {
       const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index }) });
-      const hash = await wallet.writeContract({ address: usdc, abi: usdcAbi, functionName, args });
-      return client.waitForTransactionReceipt({ hash });
+      return receipt(await wallet.writeContract({ address: usdc, abi: usdcAbi, functionName, args }));
     },
     /** A transfer from the funder (who mints to itself first). */
     transfer: async (to: Address, amount: string) => {

@@ -148,7 +148,11 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
 
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   const facilitatorAccount = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 2 });
-  const facilitatorWallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount }).extend(publicActions);
+  // x402's v1 settle and @x402/evm's facilitator both wait through the wallet's waitForTransactionReceipt:
+  // anvil's own receipt poll stands in for viem's (see Anvil.receipt).
+  const facilitatorWallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount })
+    .extend(publicActions)
+    .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
   // The funder (index 1) mints: the facilitator's nonces stay its own.
   const mint = async (to: Address, amount: bigint | string) => {
     const units = typeof amount === "bigint" ? amount : parseUnits(amount, 6);
