@@ -1,7 +1,7 @@
 // A real local EVM for the chain tests: anvil from npm on a free port, the test USDC deployed by a
 // funder account, and an RPC proxy in front of it that can go down or refuse broadcasts.
 import { join } from "node:path";
-import { createPublicClient, createWalletClient, http, parseUnits, type Abi, type Address, type Hex } from "viem";
+import { createPublicClient, createWalletClient, http, parseUnits, TransactionReceiptNotFoundError, type Abi, type Address, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import { anvil as anvilChain } from "viem/chains";
 import contracts from "./contracts.json";
@@ -49,7 +49,10 @@ export async function startAnvil(options: { chainId?: number } = {}) {
   const receipt = async (hash: Hex, timeoutMs = 15_000) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const found = await client.getTransactionReceipt({ hash }).catch(() => null);
+      const found = await client.getTransactionReceipt({ hash }).catch((error) => {
+        if (error instanceof TransactionReceiptNotFoundError) return null;
+        throw error;
+      });
       if (found) return found;
       if (Date.now() > deadline) throw new Error(`anvil: no receipt for ${hash} after ${timeoutMs} ms`);
       await Bun.sleep(10);
