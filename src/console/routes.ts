@@ -47,6 +47,16 @@ async function render(session: Session, request: Request, title: string, current
   return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current }, body), status);
 }
 
+/** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */
+async function refusedAs(session: Session, request: Request, title: string, current: string, act: () => Promise<Response>) {
+  try {
+    return await act();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return render(session, request, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
+  }
+}
+
 type Handler = (session: Session, request: Request) => Promise<Response>;
 /** A page behind sign-in. */
 const signedIn = (handler: Handler) => async ({ request }: { request: Request }) => {
@@ -126,18 +136,15 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .post(
     "/approvals/:id/:action",
     ({ request, params, body }) =>
-      action(async (session) => {
-        try {
+      action((session) =>
+        refusedAs(session, request, "Not done", "/console/approvals", async () => {
           const item =
             params.action === "approve"
               ? await approve(session.agentId, params.id, field(body, "termsHash"), executeApproved)
               : await decline(session.agentId, params.id);
           return render(session, request, params.action === "approve" ? "Approved" : "Declined", "/console/approvals", decidedPage(item, writerFor(request)));
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          return render(session, request, "Not done", "/console/approvals", html`<section><p class="error">${error.message}</p><p><a href="/console/approvals">Back</a></p></section>`, error.status);
-        }
-      })({ request, body }),
+        }),
+      )({ request, body }),
     { params: Decision, body: Form, detail: { hide: true } },
   )
   .get("/activity", signedIn(async (session, request) => render(session, request, "Activity", "/console/activity", await activity(session.agentId, writerFor(request)))), {
@@ -170,29 +177,23 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   })
   .post(
     "/webhooks/rotate",
-    action(async (session, request) => {
-      try {
+    action((session, request) =>
+      refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
         const rotated = await write(() => rotateWebhookSecret(session.agentId));
         return render(session, request, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request), rotated.secret));
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        return render(session, request, "Webhooks", "/console/webhooks", html`<section><p class="error">${error.message}</p></section>`, error.status);
-      }
-    }),
+      }),
+    ),
     { body: Form, detail: { hide: true } },
   )
   .post(
     "/webhooks/:id/resend",
     ({ request, params, body }) =>
-      action(async (session) => {
-        try {
+      action((session) =>
+        refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
           await write(() => resendDelivery(session.agentId, params.id));
           return redirect("/console/webhooks");
-        } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
-          return render(session, request, "Webhooks", "/console/webhooks", html`<section><p class="error">${error.message}</p><p><a href="/console/webhooks">Back</a></p></section>`, error.status);
-        }
-      })({ request, body }),
+        }),
+      )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
   .get(
