@@ -253,6 +253,7 @@ describe("on a local EVM", () => {
       { toAddress: good, amount: 0.001 },
       { toAddress: good, amount: 1.0000001 },
       { toAddress: good, amount: -1 },
+      { toAddress: good, amount: 0 },
       { toAddress: good, amount: 1, currency: "EUR" },
       { toAddress: good },
     ]) {
