@@ -215,7 +215,13 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     failing = false;
     const page = await signIn(owner.ownerKey);
     await page.click("header >> text=Webhooks");
-    await page.click("button:has-text('Send again')");
+    // The form posts, then follows the 303 to the webhooks page: wait for that page, or the reload below
+    // races the navigation ("Not attached to an active page", seen once in CI).
+    await Promise.all([
+      page.waitForResponse((response) => response.request().method() === "GET" && new URL(response.url()).pathname === "/console/webhooks"),
+      page.click("button:has-text('Send again')"),
+    ]);
+    await page.waitForLoadState("load");
     for (let i = 0; i < 50 && (await deliveries())[0].outcome !== "DELIVERED"; i++) await Bun.sleep(50);
     expect((await deliveries()).map((d) => d.outcome)).toEqual(["DELIVERED", "FAILED"]);
     const resent = received.at(-1)!;
@@ -230,6 +236,7 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     expect(newSecret).not.toBe(oldSecret);
     // Shown once: the page does not show it again.
     await page.click("header >> text=Webhooks");
+    await page.waitForURL(`${server.url}/console/webhooks`); // count() does not wait: not the page that showed it
     expect(await page.locator("#new-secret").count()).toBe(0);
     await server.request("POST", "/payments/send", { key: other.apiKey, body: { toAgentId: owner.id, amount: 1, currency: "USDC" } });
     for (let i = 0; i < 50 && received.length < 3; i++) await Bun.sleep(50);
