@@ -48,6 +48,26 @@ function referenceRates(env: Env): Record<string, string> {
   return rates;
 }
 
+/** A name /mcp answers to besides its own: a host name or IP, with or without a port (any port). */
+export type HostName = { hostname: string; port: number | null };
+
+function hostNames(env: Env, name: string): HostName[] {
+  return read(env, name, "")
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const match = /^([a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*|\[[0-9a-f:.]+\])(:(\d{1,5}))?$/i.exec(entry);
+      // The URL parser writes each name the way it reads a Host header (lower case, IPv6 compressed).
+      const hostname = match ? URL.parse(`http://${match[1]}`)?.hostname : undefined;
+      const port = match?.[6] === undefined ? null : Number(match[6]);
+      if (!hostname || (port !== null && (port < 1 || port > 65535))) {
+        throw new ConfigError(`${name}: expected host names, each with an optional :port, separated by commas (bank.example.com,bank.example.com:8443), got "${entry}"`);
+      }
+      return { hostname, port };
+    });
+}
+
 /** The layer-2 chain: configured only when the RPC, the chain id and the USDC contract are all set. */
 function chain(env: Env) {
   const rpcUrl = env.CHAIN_RPC_URL || undefined;
@@ -85,6 +105,7 @@ export function loadConfig(env: Env = process.env) {
     rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 100, 1, 1_000_000_000),
     rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
     rateLimitPublic: integer(env, "RATE_LIMIT_PUBLIC", 300, 1, 1_000_000_000),
+    mcpAllowedHosts: hostNames(env, "MCP_ALLOWED_HOSTS"),
     negotiationApprovalThreshold: decimal(env, "NEGOTIATION_APPROVAL_THRESHOLD", "1000"),
     referenceRates: referenceRates(env),
     webhookAllowPrivateNetworks: bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS"),

@@ -95,7 +95,7 @@ describe("Streamable HTTP at /mcp", () => {
     const bad = await call(client, "send_payment", { toAgentId: other.id, amount: 1, currency: "XRP" });
     expect(bad.content[0]!.text).toStartWith('VALIDATION_ERROR: currency must be one of USDC, USDT, USD, EUR, BTC (got "XRP")');
     const typo = await call(client, "send_payment", { to: other.id, amount: 1, currency: "USDC" });
-    expect(typo.content[0]!.text).toContain("to is not a field of this request");
+    expect(typo.content[0]!.text).toStartWith("VALIDATION_ERROR: to is not an argument of send_payment; it takes toAgentId, amount, currency, reason, metadata, idempotencyKey");
     const chain = await call(client, "pay_x402_resource", { url: "https://example.com/", maxAmount: 1 });
     expect(chain.content[0]!.text).toStartWith("CHAIN_UNAVAILABLE:");
     expect(await server.balance(poor)).toEqual({ available: 1, held: 0 });

@@ -4,8 +4,7 @@
 import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
 import { agentFromHeader, ownerFromHeader } from "../auth/keys";
-import { config } from "../config";
-import { consume } from "./rate-limit";
+import { alreadyCounted, consumeAgent } from "./rate-limit";
 
 const callers = new WeakMap<Request, AgentRow>();
 
@@ -19,8 +18,7 @@ export const auth = new Elysia({ name: "auth" }).macro({
   agent: {
     async transform({ headers, request, set }) {
       const agent = await agentFromHeader(headers.authorization);
-      const limit = agent.rateLimit === null ? config.rateLimitDefault : Number(agent.rateLimit);
-      consume(`agent:${agent.id}`, limit, set.headers as Record<string, string | number>);
+      if (!alreadyCounted.has(request)) consumeAgent(agent, set.headers as Record<string, string | number>);
       callers.set(request, agent);
     },
     resolve: ({ request }) => ({ agent: caller(request) }),

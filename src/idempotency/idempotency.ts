@@ -18,10 +18,12 @@ export type IdempotencyScope = {
   body: unknown;
 };
 
-export function validateKey(key: string | undefined): void {
-  if (key !== undefined && (key.length === 0 || key.length > 255 || !/^[\x21-\x7e]+$/.test(key))) {
-    throw invalid("Idempotency-Key must be 1 to 255 visible ASCII characters");
-  }
+/** 1 to 255 visible ASCII characters. */
+export const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** `name`: what the caller calls the key (the header, or an MCP tool's idempotencyKey argument). */
+export function validateKey(key: string | undefined, name = "Idempotency-Key"): void {
+  if (key !== undefined && !KEY_PATTERN.test(key)) throw invalid(`${name} must be 1 to 255 visible ASCII characters`);
 }
 
 // Canonical JSON: a retry that sends the same fields in another order (as a model regenerating a tool

@@ -2,7 +2,9 @@
 // schemas merged into one object (plus idempotencyKey where the route honours Idempotency-Key), its
 // output schema the route's success response. Nothing is declared twice: a route's schema change is
 // the tool's.
+import { invalid } from "../errors";
 import { plainSchema, type JsonSchema } from "../http/openapi";
+import { KEY_PATTERN, validateKey } from "../idempotency/idempotency";
 import type { ToolSpec } from "./tools";
 
 /** The part of an Elysia route the catalogue reads. */
@@ -26,6 +28,7 @@ const IDEMPOTENCY_KEY: JsonSchema = {
   type: "string",
   minLength: 1,
   maxLength: 255,
+  pattern: KEY_PATTERN.source,
   description: "Any unique string (a UUID is fine). Retrying with the same key applies the call once and replays its first answer.",
 };
 
@@ -74,21 +77,59 @@ export function buildCatalogue(specs: ToolSpec[], routes: RouteInfo[]): Tool[] {
 
 export type ApiRequest = { method: string; path: string; body?: unknown; headers: Record<string, string> };
 
-/** The HTTP request a tool call makes: path parameters substituted, the rest as query string or JSON body. */
+const TYPE_NAMES: Record<string, string> = { string: "a string", integer: "an integer", number: "a number", boolean: "true or false" };
+
+const shown = (value: unknown) => (JSON.stringify(value) ?? String(value)).slice(0, 60);
+
+/** The JSON types a path or query argument's schema allows (its own type, or its alternatives'). */
+function scalarTypes(schema: JsonSchema | undefined): string[] {
+  const own = schema?.type === undefined ? [] : [schema.type].flat();
+  const alternatives = (schema?.anyOf ?? []).flatMap((option) => scalarTypes(option));
+  return [...new Set([...own, ...alternatives])].filter((type) => type in TYPE_NAMES);
+}
+
+/** A path or query argument as the text the route receives; a value of another type than its schema's is refused, not coerced. */
+function asText(tool: Tool, name: string, value: unknown): string {
+  const declared = scalarTypes(tool.inputSchema.properties?.[name]);
+  const types = declared.length > 0 ? declared : ["string"];
+  const type = typeof value === "number" && Number.isInteger(value) ? "integer" : typeof value;
+  const accepted = types.includes(type) || (type === "integer" && types.includes("number"));
+  if (!accepted) throw invalid(`${name} must be ${types.map((candidate) => TYPE_NAMES[candidate]).join(" or ")} (got ${shown(value)})`);
+  return String(value);
+}
+
+/** A path segment: "." and ".." would move the request to another route. */
+function pathSegment(tool: Tool, name: string, value: unknown): string {
+  if (value === undefined) throw invalid(`${name} is required`);
+  const text = asText(tool, name, value);
+  if (text === "" || text === "." || text === "..") throw invalid(`${name} must be an id (got ${shown(value)})`);
+  return encodeURIComponent(text);
+}
+
+/**
+ * The HTTP request a tool call makes: path parameters substituted, the rest as query string or JSON
+ * body. Arguments follow the tool's schema: one it does not name, a path or query value of another type,
+ * or an idempotencyKey that is not a valid key throws 400 (a tool error) — nothing is dropped or coerced;
+ * the route checks the rest as it checks any request.
+ */
 export function requestFor(tool: Tool, args: Record<string, unknown>): ApiRequest {
-  let path = tool.path;
-  for (const name of tool.params) path = path.replace(`:${name}`, encodeURIComponent(String(args[name] ?? "")));
-  const search = new URLSearchParams();
-  for (const name of tool.query) if (args[name] !== undefined) search.set(name, String(args[name]));
-  const body: Record<string, unknown> = {};
-  for (const name of tool.body) if (args[name] !== undefined) body[name] = args[name];
-  // Anything else (a misspelt argument) goes into the body, where the route names it in a 400.
-  for (const [name, value] of Object.entries(args)) {
-    if (name !== "idempotencyKey" && !tool.params.includes(name) && !tool.query.includes(name) && !tool.body.includes(name)) body[name] = value;
+  const properties = tool.inputSchema.properties ?? {};
+  for (const name of Object.keys(args)) {
+    if (!Object.hasOwn(properties, name)) throw invalid(`${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
   }
+  let path = tool.path;
+  for (const name of tool.params) path = path.replace(`:${name}`, pathSegment(tool, name, args[name]));
+  const search = new URLSearchParams();
+  for (const name of tool.query) if (args[name] !== undefined) search.set(name, asText(tool, name, args[name]));
+  const body: Record<string, unknown> = Object.create(null);
+  for (const name of tool.body) if (args[name] !== undefined) body[name] = args[name];
   const headers: Record<string, string> = {};
-  if (tool.idempotent && typeof args.idempotencyKey === "string") headers["idempotency-key"] = args.idempotencyKey;
+  const key = args.idempotencyKey;
+  if (key !== undefined) {
+    if (typeof key !== "string") throw invalid(`idempotencyKey must be a string (got ${shown(key)})`);
+    validateKey(key, "idempotencyKey");
+    headers["idempotency-key"] = key;
+  }
   const query = search.toString();
-  const hasBody = tool.body.length > 0 || Object.keys(body).length > 0;
-  return { method: tool.method, path: query ? `${path}?${query}` : path, ...(hasBody ? { body } : {}), headers };
+  return { method: tool.method, path: query ? `${path}?${query}` : path, ...(tool.body.length > 0 ? { body } : {}), headers };
 }

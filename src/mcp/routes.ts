@@ -1,31 +1,61 @@
 // POST /mcp: the MCP server over Streamable HTTP (stateless, JSON answers), authenticated with the
-// agent's API key. Each tool call is an in-process request to the API with the same key.
+// agent's API key and within the agent's limits: only at the service's own host names (hosts.ts),
+// every JSON-RPC message counted against the agent's rate limit as one request, at most
+// MAX_BATCH_MESSAGES in one batch. Each tool call is an in-process request to the API with the same key.
 import { Elysia } from "elysia";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { agentFromHeader } from "../auth/keys";
-import { onBehalfOf } from "../http/rate-limit";
+import { config } from "../config";
+import { ApiError } from "../errors";
+import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
+import { assertAddressedToUs } from "./hosts";
 import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
 
-/** The API as one agent, called in-process through the whole request pipeline (auth, limits, logs). */
-export function inProcessApi(app: App, authorization: string, clientAddress: string): ApiCall {
+/** At most this many messages in one JSON-RPC batch: bounds the work, and the answer, of one request. */
+const MAX_BATCH_MESSAGES = 20;
+
+/**
+ * The API as one agent, called in-process through the whole request pipeline (auth, limits, logs).
+ * `counted`: the message that makes each call was already counted against the agent (at /mcp).
+ */
+export function inProcessApi(app: App, authorization: string, clientAddress: string, counted: boolean): ApiCall {
   return async (call) => {
     const request = new Request(`http://localhost${call.path}`, apiRequestInit(call, authorization));
     onBehalfOf.set(request, clientAddress);
+    if (counted) alreadyCounted.add(request);
     return apiReply(await app.handle(request));
   };
 }
 
+/** How many JSON-RPC messages the body holds (a GET or DELETE counts as one request). */
+function messageCount(body: unknown): number {
+  if (!Array.isArray(body)) return 1;
+  if (body.length > MAX_BATCH_MESSAGES) {
+    throw new ApiError("PAYLOAD_TOO_LARGE", `a JSON-RPC batch holds at most ${MAX_BATCH_MESSAGES} messages (this one has ${body.length}); send the rest in another request`);
+  }
+  return Math.max(1, body.length);
+}
+
+type Context = {
+  request: Request;
+  body: unknown;
+  set: { headers: Record<string, unknown> };
+  server: { port?: number; requestIP(request: Request): { address: string } | null } | null;
+};
+
 export function mcpRoutes(app: App) {
   let tools: Tool[] | null = null;
-  const handle = async ({ request, body, server }: { request: Request; body: unknown; server: { requestIP(request: Request): { address: string } | null } | null }) => {
+  const handle = async ({ request, body, set, server }: Context) => {
+    assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
-    await agentFromHeader(authorization);
+    const agent = await agentFromHeader(authorization);
+    consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown"));
+    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     try {

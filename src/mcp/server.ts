@@ -9,6 +9,7 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
+import { ApiError } from "../errors";
 import { VERSION } from "../version";
 import { requestFor, type ApiRequest, type Tool } from "./catalogue";
 
@@ -78,7 +79,14 @@ export function createMcpServer(tools: Tool[], call: ApiCall): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) return { isError: true, content: [{ type: "text", text: `UNKNOWN_TOOL: there is no tool ${request.params.name}; list the tools to see them` }] };
-    const { status, body } = await call(requestFor(tool, request.params.arguments ?? {}));
+    let apiRequest: ApiRequest;
+    try {
+      apiRequest = requestFor(tool, request.params.arguments ?? {});
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return toolResult(error.status, { error: error.code, message: error.message });
+    }
+    const { status, body } = await call(apiRequest);
     return toolResult(status, body);
   });
 

@@ -37,7 +37,7 @@ export async function runMcpStdio(argv: string[]): Promise<void> {
   } else {
     await boot();
     app = createApp();
-    call = inProcessApi(app, authorization, "stdio");
+    call = inProcessApi(app, authorization, "stdio", false);
   }
   // A wrong key is refused now, not at the model's first tool call.
   const me = await call({ method: "GET", path: "/agents/me", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
