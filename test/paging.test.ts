@@ -122,8 +122,9 @@ describe("cursor paging", () => {
     const agent = await server.register();
     for (const path of lists) {
       const key = path.startsWith("/owner/") ? agent.ownerKey : agent.apiKey;
-      for (const after of [crypto.randomUUID(), "not-an-id", ""]) {
-        const reply = await server.request("GET", `${path}?after=${after}`, { key });
+      // Unknown ids of every scheme, then what no list's id looks like: too long, or outside [A-Za-z0-9_-].
+      for (const after of [crypto.randomUUID(), "bet_unknownUnknown", "999999999999", "not-an-id", "", "a".repeat(65), "bet_x'--", "a b", "lo_é"]) {
+        const reply = await server.request("GET", `${path}?after=${encodeURIComponent(after)}`, { key });
         expect(reply.status, `${path} after=${after}`).toBe(400);
         expect(reply.body.error).toBe("VALIDATION_ERROR");
       }

@@ -256,17 +256,14 @@ export function* getBet(agentId: string, betId: string) {
 
 /** OPEN bets the caller could accept: others' bets, not from creators who blocked the caller. */
 export function openBets(agentId: string, query: { currency?: Currency }, window: PageWindow) {
-  const where = [
-    "status = 'OPEN'",
-    "expires_at > ?",
-    "creator_id <> ?",
-    ...(query.currency ? ["currency = ?"] : []),
-    "NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = bets.creator_id AND blocked_id = ?)",
-  ];
-  const params = [clock.nowMs(), agentId, ...(query.currency ? [query.currency] : []), agentId];
-  return newestFirst({ table: "bets", columns: COLUMNS, where: where.join(" AND "), params }, window, betView);
+  const scope = {
+    where: "status = 'OPEN' AND expires_at > ? AND creator_id <> ? AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = bets.creator_id AND blocked_id = ?)",
+    params: [clock.nowMs(), agentId, agentId],
+  };
+  const narrow = query.currency ? { where: "currency = ?", params: [query.currency] } : undefined;
+  return newestFirst({ table: "bets", columns: COLUMNS, scope, narrow }, window, betView);
 }
 
 export function myBets(agentId: string, window: PageWindow) {
-  return newestFirst({ table: "bets", columns: COLUMNS, where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] }, window, betView);
+  return newestFirst({ table: "bets", columns: COLUMNS, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView);
 }

@@ -123,7 +123,7 @@ export function* getWithdrawal(agentId: string, id: string) {
 }
 
 export function listWithdrawals(agentId: string, window: PageWindow) {
-  return newestFirst({ table: "withdrawals", columns: COLUMNS, where: "agent_id = ?", params: [agentId] }, window, withdrawalView);
+  return newestFirst({ table: "withdrawals", columns: COLUMNS, scope: { where: "agent_id = ?", params: [agentId] } }, window, withdrawalView);
 }
 
 export function* withdrawalsInFlight() {

@@ -258,5 +258,5 @@ export function* getContract(agentId: string, id: string) {
 
 export function myContracts(agentId: string, window: PageWindow) {
   const where = "(creator_id = ? OR counterparty_id = ?)";
-  return newestFirst({ table: "contracts", columns: COLUMNS, where, params: [agentId, agentId] }, window, (row: StoredContract) => contractView(toContract(row)));
+  return newestFirst({ table: "contracts", columns: COLUMNS, scope: { where, params: [agentId, agentId] } }, window, (row: StoredContract) => contractView(toContract(row)));
 }

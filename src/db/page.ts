@@ -15,7 +15,7 @@ export type ListSql = {
   params: unknown[];
   /** The sort keys, each descending; the last one is unique. */
   order: string[];
-  /** The statement giving the sort keys (in `order`'s order) of the item `after` names, or no row. */
+  /** The statement giving the sort keys (in `order`'s order) of the item `after` names, or no row when it is not one of the caller's (another agent's id must answer like an unknown one). */
   position: (after: string) => [sql: string, ...params: unknown[]];
 };
 
@@ -36,24 +36,33 @@ export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows:
   return { rows: rows.slice(0, window.limit), more: rows.length > window.limit };
 }
 
+/** A condition of a list's WHERE with its parameters. */
+export type Condition = { where: string; params: unknown[] };
+
 /**
- * A page of a table listed by (created_at, id), newest first, with the count over all pages. The item
- * `after` names is looked up by id alone: a filter it no longer matches (a message since read) does
- * not lose the reader's place, and its position says nothing its UUIDv7 id does not.
+ * A page of a table listed by (created_at, id), newest first, with the count over all pages.
+ *
+ * `scope` is what makes the list the caller's: its own rows, or what a public list shows everyone
+ * (active services, open offers). The item `after` names is looked up within it, so another agent's
+ * id answers exactly like an unknown one. `narrow` is what the caller's query chose among those rows
+ * (unreadOnly, status, role, currency, category): the cursor is not held to it, so a reader who marks
+ * a message read, or a negotiation that moves on, does not lose the reader's place.
  */
 export function* newestFirst<Row, Item>(
   from: {
     table: string;
     columns: string;
-    where: string;
-    params: unknown[];
+    scope: Condition;
+    narrow?: Condition;
     /** The count over all pages where the feature keeps it (a COUNT(*) grows with the list). */
     total?: () => Query<number>;
   },
   window: PageWindow,
   view: (row: Row) => Item,
 ): Query<{ total: number; more: boolean; data: Item[] }> {
-  const { table, columns, where, params } = from;
+  const { table, columns, scope, narrow } = from;
+  const where = narrow ? `(${scope.where}) AND (${narrow.where})` : scope.where;
+  const params = narrow ? [...scope.params, ...narrow.params] : scope.params;
   const total = from.total
     ? yield* from.total()
     : Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...params))!.n);
@@ -63,7 +72,7 @@ export function* newestFirst<Row, Item>(
       where,
       params,
       order: ["created_at", "id"],
-      position: (after) => [`SELECT created_at, id FROM ${table} WHERE id = ?`, after],
+      position: (after) => [`SELECT created_at, id FROM ${table} WHERE id = ? AND (${scope.where})`, after, ...scope.params],
     },
     window,
   );

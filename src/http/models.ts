@@ -63,10 +63,14 @@ export const Metadata = FreeForm({ description: "free-form object", maxPropertie
 export const PageQuery = t.Object({
   limit: t.Optional(t.Integer({ minimum: 1, maximum: 100, default: 20 })),
   offset: t.Optional(t.Integer({ minimum: 0, maximum: 1_000_000_000, default: 0 })),
+  // Any id a list returns (UUIDs, bet_…, lo_…, svc_…): whether it is one of this caller's items is the list's to answer.
   after: t.Optional(
     t.String({
-      format: "uuid",
+      minLength: 1,
+      maxLength: 64,
+      pattern: "^[A-Za-z0-9_-]+$",
       description: "the id of the last item of the previous page (its `pagination.nextAfter`): this page starts with the item that follows it",
+      "x-rule": "must be the id of an item of this list (letters, digits, _ and -; at most 64 characters)",
     }),
   ),
 });

@@ -380,16 +380,16 @@ export async function settleDueLending(): Promise<void> {
 
 export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
   await settleDueLending();
-  const where = filter.currency ? "status = 'OPEN' AND currency = ?" : "status = 'OPEN'";
-  const params = filter.currency ? [filter.currency] : [];
-  return read(newestFirst({ table: "loan_offers", columns: OFFER_COLUMNS, where, params }, window, (row: StoredOffer) => offerView(toOffer(row))));
+  const narrow = filter.currency ? { where: "currency = ?", params: [filter.currency] } : undefined;
+  const list = { table: "loan_offers", columns: OFFER_COLUMNS, scope: { where: "status = 'OPEN'", params: [] }, narrow };
+  return read(newestFirst(list, window, (row: StoredOffer) => offerView(toOffer(row))));
 }
 
 export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
   await settleDueLending();
-  const where = filter.role === "lender" ? "lender_id = ?" : filter.role === "borrower" ? "borrower_id = ?" : "(lender_id = ? OR borrower_id = ?)";
-  const params = filter.role ? [agentId] : [agentId, agentId];
-  return read(newestFirst({ table: "loans", columns: LOAN_COLUMNS, where, params }, window, (row: StoredLoan) => loanView(toLoan(row))));
+  const scope = { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] };
+  const narrow = filter.role ? { where: filter.role === "lender" ? "lender_id = ?" : "borrower_id = ?", params: [agentId] } : undefined;
+  return read(newestFirst({ table: "loans", columns: LOAN_COLUMNS, scope, narrow }, window, (row: StoredLoan) => loanView(toLoan(row))));
 }
 
 export async function getLoan(agentId: string, id: string) {

@@ -195,7 +195,8 @@ export function* getService(id: string) {
 }
 
 export function discover(filter: { category?: string; currency?: Currency; minPrice?: number; maxPrice?: number }, window: PageWindow) {
-  const conditions: string[] = ["active = 1"];
+  // Every active listing is the list; the query's filters narrow it.
+  const conditions: string[] = [];
   const params: unknown[] = [];
   if (filter.category) {
     conditions.push("category = ?");
@@ -213,7 +214,8 @@ export function discover(filter: { category?: string; currency?: Currency; minPr
   };
   if (filter.minPrice !== undefined) bound(filter.minPrice, "ceil", ">=");
   if (filter.maxPrice !== undefined) bound(filter.maxPrice, "floor", "<=");
-  return newestFirst({ table: "services", columns: SERVICE_COLUMNS, where: conditions.join(" AND "), params }, window, serviceView);
+  const narrow = conditions.length > 0 ? { where: conditions.join(" AND "), params } : undefined;
+  return newestFirst({ table: "services", columns: SERVICE_COLUMNS, scope: { where: "active = 1", params: [] }, narrow }, window, serviceView);
 }
 
 export function* createQuote(agentId: string, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
@@ -317,13 +319,9 @@ export function* book(agentId: string, body: { quoteId: string; rail?: string },
 }
 
 export function listBookings(agentId: string, filter: { role?: "buyer" | "provider" }, window: PageWindow) {
-  const [where, params]: [string, unknown[]] =
-    filter.role === "buyer"
-      ? ["agent_id = ?", [agentId]]
-      : filter.role === "provider"
-        ? ["provider_id = ?", [agentId]]
-        : ["(agent_id = ? OR provider_id = ?)", [agentId, agentId]];
-  return newestFirst({ table: "bookings", columns: BOOKING_COLUMNS, where, params }, window, bookingView);
+  const scope = { where: "(agent_id = ? OR provider_id = ?)", params: [agentId, agentId] };
+  const narrow = filter.role ? { where: filter.role === "buyer" ? "agent_id = ?" : "provider_id = ?", params: [agentId] } : undefined;
+  return newestFirst({ table: "bookings", columns: BOOKING_COLUMNS, scope, narrow }, window, bookingView);
 }
 
 export function* getBooking(agentId: string, id: string) {

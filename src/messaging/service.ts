@@ -69,14 +69,16 @@ export function* sendMessage(
 }
 
 export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string }, window: PageWindow) {
-  const where = ["recipient_id = ?"];
-  const params: (string | number)[] = [agentId];
+  const where: string[] = [];
+  const params: string[] = [];
   if (filter.unreadOnly) where.push("read = 0");
   if (filter.type) {
     where.push("type = ?");
     params.push(filter.type);
   }
-  return newestFirst({ table: "messages", columns: COLUMNS, where: where.join(" AND "), params, total: () => inboxCount(agentId, filter) }, window, messageView);
+  const narrow = where.length > 0 ? { where: where.join(" AND "), params } : undefined;
+  const scope = { where: "recipient_id = ?", params: [agentId] };
+  return newestFirst({ table: "messages", columns: COLUMNS, scope, narrow, total: () => inboxCount(agentId, filter) }, window, messageView);
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */

@@ -323,9 +323,9 @@ export async function getNegotiation(agentId: string, id: string) {
 
 export async function listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
   await expireDue();
-  const where = filter.status ? "(initiator_id = ? OR counterparty_id = ?) AND status = ?" : "(initiator_id = ? OR counterparty_id = ?)";
-  const params = filter.status ? [agentId, agentId, filter.status] : [agentId, agentId];
-  return read(newestFirst({ table: "negotiations", columns: COLUMNS, where, params }, window, (row: StoredRow) => negotiationView(parsed(row))));
+  const scope = { where: "(initiator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] };
+  const narrow = filter.status ? { where: "status = ?", params: [filter.status] } : undefined;
+  return read(newestFirst({ table: "negotiations", columns: COLUMNS, scope, narrow }, window, (row: StoredRow) => negotiationView(parsed(row))));
 }
 
 /** The job: every OPEN negotiation past its expiry becomes EXPIRED. */

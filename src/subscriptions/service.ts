@@ -248,13 +248,10 @@ export async function getSubscription(agentId: string, id: string) {
 }
 
 export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
-  const [mine, params]: [string, unknown[]] =
-    filter.role === "payer"
-      ? ["payer_id = ?", [agentId]]
-      : filter.role === "recipient"
-        ? ["recipient_id = ?", [agentId]]
-        : ["(payer_id = ? OR recipient_id = ?)", [agentId, agentId]];
-  const due = await read(all<{ id: string }>(`SELECT id FROM subscriptions WHERE ${mine} AND status IN (?, ?)`, ...params, "ACTIVE", "PAST_DUE"));
+  const scope = { where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] };
+  const narrow = filter.role ? { where: filter.role === "payer" ? "payer_id = ?" : "recipient_id = ?", params: [agentId] } : undefined;
+  const shown = narrow ?? scope;
+  const due = await read(all<{ id: string }>(`SELECT id FROM subscriptions WHERE ${shown.where} AND status IN (?, ?)`, ...shown.params, "ACTIVE", "PAST_DUE"));
   for (const { id } of due) await chargeDue(id);
-  return read(newestFirst({ table: "subscriptions", columns: COLUMNS, where: mine, params }, window, subscriptionView));
+  return read(newestFirst({ table: "subscriptions", columns: COLUMNS, scope, narrow }, window, subscriptionView));
 }

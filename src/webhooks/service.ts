@@ -68,8 +68,7 @@ export function deliveriesOf(agentId: string, window: PageWindow) {
     {
       table: "webhook_deliveries",
       columns: "id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt",
-      where: "agent_id = ?",
-      params: [agentId],
+      scope: { where: "agent_id = ?", params: [agentId] },
     },
     window,
     (row: DeliveryRow) => ({

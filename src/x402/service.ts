@@ -342,5 +342,5 @@ export async function getX402Payment(agentId: string, id: string) {
 }
 
 export function listX402Payments(agentId: string, window: PageWindow) {
-  return newestFirst({ table: "x402_payments", columns: COLUMNS, where: "agent_id = ?", params: [agentId] }, window, paymentView);
+  return newestFirst({ table: "x402_payments", columns: COLUMNS, scope: { where: "agent_id = ?", params: [agentId] } }, window, paymentView);
 }
