@@ -32,37 +32,38 @@ async function parties(lenderFunds = 200, borrowerFunds = 100): Promise<[Agent, 
 describe("lending", () => {
   test("offer → borrow → partial and full repayment, with exact balances at every step", async () => {
     const [lender, borrower] = await parties();
-    const created = await offer(lender);
+    // 80 at 5 %: the borrower (UNRATED, 100 USD per transaction) may owe 84.
+    const created = await offer(lender, { amount: 80 });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ lenderId: lender.id, amount: 100, currency: "USDC", interestRate: 5, durationDays: 30, collateralPercent: 50, collateralRequired: 50, amountDue: 105, status: "OPEN" });
+    expect(created.body).toMatchObject({ lenderId: lender.id, amount: 80, currency: "USDC", interestRate: 5, durationDays: 30, collateralPercent: 50, collateralRequired: 40, amountDue: 84, status: "OPEN" });
     expect(created.body.id).toMatch(/^lo_/);
-    expect(await server.balance(lender)).toEqual({ available: 100, held: 100 });
+    expect(await server.balance(lender)).toEqual({ available: 120, held: 80 });
     expect(await server.balance(borrower)).toEqual({ available: 100, held: 0 });
     const listed = (await server.request("GET", "/lending/offers?currency=USDC&limit=100", { key: borrower.apiKey })).body;
     expect(listed.data.map((o: { id: string }) => o.id)).toContain(created.body.id);
     expect((await server.request("GET", "/lending/offers?currency=EUR&limit=100", { key: borrower.apiKey })).body.data.map((o: { id: string }) => o.id)).not.toContain(created.body.id);
 
-    const taken = await borrow(borrower, { offerId: created.body.id, collateral: 50 });
+    const taken = await borrow(borrower, { offerId: created.body.id, collateral: 40 });
     expect(taken.status).toBe(200);
     const loan = taken.body;
-    expect(loan).toMatchObject({ offerId: created.body.id, lenderId: lender.id, borrowerId: borrower.id, principal: 100, amountDue: 105, amountRepaid: 0, outstanding: 105, collateral: 50, status: "ACTIVE" });
+    expect(loan).toMatchObject({ offerId: created.body.id, lenderId: lender.id, borrowerId: borrower.id, principal: 80, amountDue: 84, amountRepaid: 0, outstanding: 84, collateral: 40, status: "ACTIVE" });
     expect(loan.id).toMatch(/^loan_/);
     expect(Date.parse(loan.dueAt) - Date.parse(loan.createdAt)).toBe(30 * DAY * 1000);
-    expect(await server.balance(lender)).toEqual({ available: 100, held: 0 });
-    expect(await server.balance(borrower)).toEqual({ available: 150, held: 50 });
+    expect(await server.balance(lender)).toEqual({ available: 120, held: 0 });
+    expect(await server.balance(borrower)).toEqual({ available: 140, held: 40 });
     expect(await openOfferIds(borrower)).not.toContain(created.body.id);
 
     const partial = await repay(borrower, loan.id, 40);
     expect(partial.status).toBe(200);
-    expect(partial.body).toMatchObject({ amountRepaid: 40, outstanding: 65, status: "ACTIVE" });
-    expect(await server.balance(borrower)).toEqual({ available: 110, held: 50 });
-    expect(await server.balance(lender)).toEqual({ available: 140, held: 0 });
-    expect((await repay(borrower, loan.id, 65.01)).body.error).toBe("VALIDATION_ERROR");
-    expect(await server.balance(borrower)).toEqual({ available: 110, held: 50 });
-    const full = await repay(borrower, loan.id, 65);
-    expect(full.body).toMatchObject({ amountRepaid: 105, outstanding: 0, status: "REPAID" });
-    expect(await server.balance(borrower)).toEqual({ available: 95, held: 0 });
-    expect(await server.balance(lender)).toEqual({ available: 205, held: 0 });
+    expect(partial.body).toMatchObject({ amountRepaid: 40, outstanding: 44, status: "ACTIVE" });
+    expect(await server.balance(borrower)).toEqual({ available: 100, held: 40 });
+    expect(await server.balance(lender)).toEqual({ available: 160, held: 0 });
+    expect((await repay(borrower, loan.id, 44.01)).body.error).toBe("VALIDATION_ERROR");
+    expect(await server.balance(borrower)).toEqual({ available: 100, held: 40 });
+    const full = await repay(borrower, loan.id, 44);
+    expect(full.body).toMatchObject({ amountRepaid: 84, outstanding: 0, status: "REPAID" });
+    expect(await server.balance(borrower)).toEqual({ available: 96, held: 0 });
+    expect(await server.balance(lender)).toEqual({ available: 204, held: 0 });
     expect(await reputation(borrower)).toMatchObject({ score: 5, tier: "BRONZE" });
     expect((await reputation(borrower)).events[0]).toMatchObject({ reason: "LOAN_REPAID_ON_TIME", change: 5 });
     expect((await reputation(lender)).score).toBe(0);
@@ -151,42 +152,46 @@ describe("lending", () => {
 
   test("refusals hold nothing: own offer 400, not enough collateral 400, block 403, wrong collateral 400, tier 403", async () => {
     const [lender, borrower] = await parties(300, 10);
-    const created = (await offer(lender, { amount: 100, collateralPercent: 50 })).body;
+    const created = (await offer(lender, { amount: 80, collateralPercent: 50 })).body;
     expect((await borrow(lender, { offerId: created.id })).body.error).toBe("VALIDATION_ERROR");
     const poor = await borrow(borrower, { offerId: created.id });
     expect(poor.status).toBe(400);
     expect(poor.body.error).toBe("INSUFFICIENT_BALANCE");
     expect(await server.balance(borrower)).toEqual({ available: 10, held: 0 });
-    expect(await server.balance(lender)).toEqual({ available: 200, held: 100 });
+    expect(await server.balance(lender)).toEqual({ available: 220, held: 80 });
     await server.deposit(borrower.id, 100);
-    expect((await borrow(borrower, { offerId: created.id, collateral: 49 })).body.error).toBe("VALIDATION_ERROR");
+    expect((await borrow(borrower, { offerId: created.id, collateral: 39 })).body.error).toBe("VALIDATION_ERROR");
+    // The tier limit applies to what the borrower would owe: 100 at 5 % is 105, above UNRATED's 100.
+    const owesTooMuch = (await offer(lender, { amount: 100 })).body;
+    expect((await borrow(borrower, { offerId: owesTooMuch.id })).body.error).toBe("TIER_LIMIT_EXCEEDED");
+    expect((await cancel(lender, owesTooMuch.id)).status).toBe(200);
     expect((await server.request("POST", "/agents/me/block", { key: lender.apiKey, body: { agentId: borrower.id } })).status).toBe(200);
-    const blocked = await borrow(borrower, { offerId: created.id, collateral: 50 });
+    const blocked = await borrow(borrower, { offerId: created.id, collateral: 40 });
     expect(blocked.status).toBe(403);
     expect(blocked.body.error).toBe("FORBIDDEN");
     expect(await server.balance(borrower)).toEqual({ available: 110, held: 0 });
-    expect(await server.balance(lender)).toEqual({ available: 200, held: 100 });
+    expect(await server.balance(lender)).toEqual({ available: 220, held: 80 });
     expect(await openOfferIds(borrower)).toContain(created.id);
     expect((await offer(lender, { amount: 100.01 })).body.error).toBe("TIER_LIMIT_EXCEEDED");
     const broke = await server.register();
     expect((await offer(broke, { amount: 5 })).body.error).toBe("INSUFFICIENT_BALANCE");
     expect(await server.balance(broke)).toEqual({ available: 0, held: 0 });
-    expect(await server.balance(lender)).toEqual({ available: 200, held: 100 });
+    expect(await server.balance(lender)).toEqual({ available: 220, held: 80 });
     await expectLedgerOk(server);
   });
 
   test("a repayment the borrower cannot afford is 400 INSUFFICIENT_BALANCE; the held collateral is not spent", async () => {
-    const [lender, borrower] = await parties(100, 50);
-    const loan = (await borrow(borrower, { offerId: (await offer(lender, { amount: 100, interestRate: 10 })).body.id })).body;
-    expect(await server.balance(borrower)).toEqual({ available: 100, held: 50 });
-    const short = await repay(borrower, loan.id, 110);
+    const [lender, borrower] = await parties(80, 40);
+    const loan = (await borrow(borrower, { offerId: (await offer(lender, { amount: 80, interestRate: 10 })).body.id })).body;
+    expect(await server.balance(borrower)).toEqual({ available: 80, held: 40 });
+    const short = await repay(borrower, loan.id, 88);
     expect(short.status).toBe(400);
     expect(short.body.error).toBe("INSUFFICIENT_BALANCE");
-    expect(await server.balance(borrower)).toEqual({ available: 100, held: 50 });
+    expect(await server.balance(borrower)).toEqual({ available: 80, held: 40 });
     expect(await server.balance(lender)).toEqual({ available: 0, held: 0 });
-    expect(await getLoan(borrower, loan.id)).toMatchObject({ amountRepaid: 0, outstanding: 110, status: "ACTIVE" });
-    expect((await repay(borrower, loan.id, 100)).body).toMatchObject({ outstanding: 10, status: "ACTIVE" });
-    expect(await server.balance(lender)).toEqual({ available: 100, held: 0 });
+    expect(await getLoan(borrower, loan.id)).toMatchObject({ amountRepaid: 0, outstanding: 88, status: "ACTIVE" });
+    expect((await repay(borrower, loan.id, 80)).body).toMatchObject({ outstanding: 8, status: "ACTIVE" });
+    expect(await server.balance(lender)).toEqual({ available: 80, held: 0 });
     await expectLedgerOk(server);
   });
 

@@ -128,9 +128,10 @@ describe("Streamable HTTP at /mcp", () => {
     await ok(mb, "counter_offer", { id: negotiation.id, offer: { amount: 80, currency: "USDC" } });
     expect((await ok(ma, "accept_offer", { id: negotiation.id })).status).toBe("ACCEPTED");
 
-    const offer = await ok(ma, "offer_loan", { amount: 100, currency: "USDC", interestRate: 5, durationDays: 30, collateralPercent: 50 });
+    // b is UNRATED: what it will owe (principal + interest) must be within 100 USD.
+    const offer = await ok(ma, "offer_loan", { amount: 80, currency: "USDC", interestRate: 5, durationDays: 30, collateralPercent: 50 });
     const loan = await ok(mb, "borrow", { offerId: offer.id });
-    expect((await ok(mb, "repay_loan", { loanId: loan.id, amount: 105 })).status).toBe("REPAID");
+    expect((await ok(mb, "repay_loan", { loanId: loan.id, amount: 84 })).status).toBe("REPAID");
 
     const bet = await ok(ma, "create_bet", { description: "match", condition: "A wins", amount: 10, currency: "USDC" });
     expect((await ok(mb, "accept_bet", { betId: bet.id })).status).toBe("MATCHED");

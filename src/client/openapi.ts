@@ -764,7 +764,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Take an offer: your collateral is held and the principal paid to you */
+        /** Take an offer: your collateral is held and the principal paid to you (an outflow of principal + interest to the lender) */
         post: operations["postLendingBorrow"];
         delete?: never;
         options?: never;
@@ -4728,7 +4728,7 @@ export interface operations {
                              * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
                              * @enum {string}
                              */
-                            kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                            kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                             /**
                              * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
                              * @enum {string}
@@ -4865,7 +4865,7 @@ export interface operations {
                          * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
                          * @enum {string}
                          */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
                          * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
@@ -4999,7 +4999,7 @@ export interface operations {
                          * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
                          * @enum {string}
                          */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
                          * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
@@ -5136,7 +5136,7 @@ export interface operations {
                          * @description what is waiting: an outflow of that kind, or an accepted negotiation above the threshold
                          * @enum {string}
                          */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
                          * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
@@ -5355,7 +5355,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -6033,7 +6033,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -6522,7 +6522,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -7113,7 +7113,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -7407,6 +7407,43 @@ export interface operations {
                     };
                 };
             };
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "AWAITING_APPROVAL";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        approvalId: string;
+                        /** @enum {string} */
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * Format: date-time
+                         * @description when the hold is released unless the owner approves
+                         */
+                        expiresAt: string;
+                        message: string;
+                    };
+                };
+            };
             /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
             400: {
                 headers: {
@@ -7433,7 +7470,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8039,7 +8076,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -8746,7 +8783,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -9171,7 +9208,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -10213,7 +10250,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**
@@ -11520,7 +11557,7 @@ export interface operations {
                          */
                         approvalId: string;
                         /** @enum {string} */
-                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
+                        kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL";
                         /** @description in major units of `currency` */
                         amount: number;
                         /**

@@ -42,6 +42,7 @@ const KIND_LABEL: Record<string, string> = {
   BET: "Open bet",
   BET_ACCEPT: "Accepting a bet",
   LOAN_OFFER: "Loan offer",
+  LOAN_BORROW: "Borrowing, owed",
   CONTRACT: "Contract escrow",
   SUBSCRIPTION: "Subscription",
   BOOKING: "Booking",

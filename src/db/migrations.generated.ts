@@ -7,10 +7,12 @@ import sqlite3 from "../../migrations/sqlite/0003_system_accounts.sql" with { ty
 import sqlite4 from "../../migrations/sqlite/0004_owners_and_hot_path.sql" with { type: "text" };
 import sqlite5 from "../../migrations/sqlite/0005_score_events_on_agents.sql" with { type: "text" };
 import sqlite6 from "../../migrations/sqlite/0006_inbox_counts.sql" with { type: "text" };
+import sqlite7 from "../../migrations/sqlite/0007_approvals_held.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
 import pg3 from "../../migrations/pg/0003_inbox_counts.sql" with { type: "text" };
+import pg4 from "../../migrations/pg/0004_approvals_held.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -20,6 +22,7 @@ export const sqliteMigrations = [
   { tag: "0004_owners_and_hot_path", when: 1795443751329, breakpoints: true, sql: sqlite4 },
   { tag: "0005_score_events_on_agents", when: 1795443752868, breakpoints: true, sql: sqlite5 },
   { tag: "0006_inbox_counts", when: 1795449515551, breakpoints: true, sql: sqlite6 },
+  { tag: "0007_approvals_held", when: 1795559956668, breakpoints: true, sql: sqlite7 },
 ];
 
 export const pgMigrations = [
@@ -27,4 +30,5 @@ export const pgMigrations = [
   { tag: "0001_owners_and_hot_path", when: 1795443752132, breakpoints: true, sql: pg1 },
   { tag: "0002_score_events_on_agents", when: 1795443753610, breakpoints: true, sql: pg2 },
   { tag: "0003_inbox_counts", when: 1795449516165, breakpoints: true, sql: pg3 },
+  { tag: "0004_approvals_held", when: 1795559957914, breakpoints: true, sql: pg4 },
 ];

@@ -59,9 +59,9 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         offerId: t.String({ minLength: 1, maxLength: 64 }),
         collateral: t.Optional(Amount({ description: "if given, must equal the offer's collateralRequired" })),
       }),
-      ...answers(docs("Lending", "Take an offer: your collateral is held and the principal paid to you", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "IDEMPOTENCY_KEY_REUSED",
-      ]), { 200: Loan }),
+      ...answers(docs("Lending", "Take an offer: your collateral is held and the principal paid to you (an outflow of principal + interest to the lender)", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+      ]), { 200: Loan, 202: Held }),
     },
   )
   .post(

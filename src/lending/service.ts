@@ -2,6 +2,8 @@
 // and pays the principal out of the lender's escrow; repayments go to the lender, and full repayment
 // returns the collateral. OPEN offers EXPIRE (amount back), ACTIVE loans DEFAULT at dueAt
 // (collateral to the lender). Due transitions run in a job and before every read or action.
+// Both sides are outflows checked when they begin: the offer (LOAN_OFFER, the amount) and the borrow
+// (LOAN_BORROW, principal + interest to the lender); repayment and default settle the borrow.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
@@ -235,7 +237,11 @@ function* expireOfferIfDue(row: OfferRow): Query<OfferRow> {
   return next;
 }
 
-/** A write op: an ACTIVE loan past dueAt defaults: collateral to the lender, −10 to the borrower. */
+/**
+ * A write op: an ACTIVE loan past dueAt defaults: collateral to the lender, −10 to the borrower. Not
+ * checked again: it settles the borrow (LOAN_BORROW), and what the borrower loses net, collateral
+ * minus the principal it kept (at most 200 % − 100 %), is never above the principal + interest checked.
+ */
 function* defaultLoanIfDue(row: LoanRow): Query<LoanRow> {
   if (row.status !== "ACTIVE" || row.dueAt > clock.nowMs()) return row;
   const currency = row.currency as Currency;
@@ -287,7 +293,12 @@ export function* cancelOffer(lenderId: string, id: string) {
   return offerView(yield* setOffer(row, { status: "CANCELLED" }));
 }
 
-export function* borrow(borrowerId: string, body: { offerId: string; collateral?: number }) {
+/**
+ * Borrowing commits the borrower to pay principal + interest to the lender (by repaying, or through
+ * its collateral): it is an outflow to the lender of that amount, checked here once. Held for the
+ * owner, it holds only the collateral — what the borrower's own money puts at risk now.
+ */
+export function* borrow(borrowerId: string, body: { offerId: string; collateral?: number }, sanction: Sanction = {}) {
   const found = yield* findOffer(body.offerId, true);
   if (!found) throw notFound("loan offer");
   const offer = yield* expireOfferIfDue(found);
@@ -299,6 +310,8 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
   if (body.collateral !== undefined && toMinor(body.collateral, currency, "collateral") !== collateral) {
     throw invalid(`this offer requires a collateral of exactly ${toMajor(collateral, currency)} ${currency}`);
   }
+  const amountDue = offer.amount + ofBps(offer.amount, offer.interestBps);
+  yield* authorizeOutflow({ agentId: borrowerId, kind: "LOAN_BORROW", amount: amountDue, currency, counterpartyId: offer.lenderId, terms: body, held: collateral }, sanction);
   const now = clock.nowMs();
   const row: LoanRow = {
     id: prefixedId("loan"),
@@ -308,7 +321,7 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
     principal: offer.amount,
     currency,
     interestBps: offer.interestBps,
-    amountDue: offer.amount + ofBps(offer.amount, offer.interestBps),
+    amountDue,
     amountRepaid: 0n,
     collateral,
     dueAt: now + offer.durationDays * DAY_MS,
@@ -326,6 +339,7 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
   return loanView(row);
 }
 
+/** Not checked again: it settles the borrow, checked (or approved) as LOAN_BORROW for the whole amount due. */
 export function* repay(borrowerId: string, loanId: string, amountMajor: number) {
   const found = yield* findLoan(loanId, true);
   if (!found || found.borrowerId !== borrowerId) throw notFound("loan");

@@ -1,8 +1,8 @@
-// Outflows held for the owner: the amount waits in the agent's held account, with the exact request
-// and a hash of its terms, until the owner approves (the request runs again, once, with the grant),
-// declines, or APPROVAL_TTL_MS passes. Declined, expired or failed: the hold goes back to the agent's
-// available balance, the amount leaves the 24 h usage, and the agent is told (notification.financial
-// with the reason).
+// Outflows held for the owner: the amount (for a borrow, its collateral) waits in the agent's held
+// account, with the exact request and a hash of its terms, until the owner approves (the request runs
+// again, once, with the grant), declines, or APPROVAL_TTL_MS passes. Declined, expired or failed: the
+// hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
+// told (notification.financial with the reason).
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { ApiError, invalidState, notFound } from "../errors";
@@ -15,7 +15,7 @@ import { countOutflow, currentBucket, uncountOutflow } from "./usage";
 
 export const APPROVAL_TTL_MS = 24 * 3_600_000;
 
-export const OUTFLOW_KINDS = ["PAYMENT", "X402", "BET", "BET_ACCEPT", "LOAN_OFFER", "CONTRACT", "SUBSCRIPTION", "BOOKING", "WITHDRAWAL"] as const;
+export const OUTFLOW_KINDS = ["PAYMENT", "X402", "BET", "BET_ACCEPT", "LOAN_OFFER", "LOAN_BORROW", "CONTRACT", "SUBSCRIPTION", "BOOKING", "WITHDRAWAL"] as const;
 export type OutflowKind = (typeof OUTFLOW_KINDS)[number];
 
 /** Money leaving an agent because the agent asked: what the owner's policy is checked against. */
@@ -28,6 +28,11 @@ export type Outflow = {
   counterpartyId: string | null;
   /** The request as the agent sent it: held with the approval, run again once approved. */
   terms: Record<string, unknown>;
+  /**
+   * What the agent's own money puts at risk now, held while the owner decides; default the amount.
+   * A borrow's amount is what it will owe, but what it risks now is its collateral.
+   */
+  held?: bigint;
 };
 
 /** The owner's approval, passed to the request when it runs again. */
@@ -39,6 +44,7 @@ export type ApprovalRow = {
   kind: OutflowKind;
   status: string;
   amount: bigint;
+  held: bigint;
   currency: Currency;
   counterpartyId: string | null;
   terms: string;
@@ -51,7 +57,7 @@ export type ApprovalRow = {
   decidedAt: bigint | null;
 };
 
-const COLUMNS = `id, agent_id AS agentId, kind, status, amount, currency, counterparty_id AS counterpartyId, terms, terms_hash AS termsHash,
+const COLUMNS = `id, agent_id AS agentId, kind, status, amount, held, currency, counterparty_id AS counterpartyId, terms, terms_hash AS termsHash,
   usage_bucket AS usageBucket, reason, result, created_at AS createdAt, expires_at AS expiresAt, decided_at AS decidedAt`;
 
 export const termsHashOf = (outflow: Outflow) =>
@@ -68,6 +74,11 @@ export const termsHashOf = (outflow: Outflow) =>
 
 const reference = (id: string) => ({ type: "approval", id });
 
+/** The held money goes back to the agent's available balance (nothing was held for a borrow without collateral). */
+function* giveBack(row: ApprovalRow): Query<void> {
+  if (row.held > 0n) yield* release({ holder: row.agentId, to: row.agentId, amount: row.held, currency: row.currency, reference: reference(row.id) });
+}
+
 export function* findApproval(id: string, lock = false): Query<ApprovalRow | null> {
   return yield* get<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
 }
@@ -78,22 +89,25 @@ export function* approvalsByIds(ids: string[]): Query<ApprovalRow[]> {
 }
 
 /**
- * A write op, after the policy's checks passed: holds the amount, counts it in the 24 h usage (so
- * outflows waiting for approval cannot jointly pass the cap either) and records the approval.
+ * A write op, after the policy's checks passed: holds the amount (or what `held` says), counts the
+ * amount in the 24 h usage (so outflows waiting for approval cannot jointly pass the cap either) and
+ * records the approval.
  */
 export function* holdOutflow(outflow: Outflow) {
   const id = uuid();
   const now = clock.nowMs();
   const bucket = currentBucket();
-  yield* hold(outflow.agentId, outflow.amount, outflow.currency, reference(id));
+  const held = outflow.held ?? outflow.amount;
+  if (held > 0n) yield* hold(outflow.agentId, held, outflow.currency, reference(id));
   yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
   yield* run(
-    `INSERT INTO approvals (id, agent_id, kind, status, amount, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, created_at, expires_at, decided_at)
-     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`,
+    `INSERT INTO approvals (id, agent_id, kind, status, amount, held, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, created_at, expires_at, decided_at)
+     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`,
     id,
     outflow.agentId,
     outflow.kind,
     outflow.amount,
+    held,
     outflow.currency,
     outflow.counterpartyId,
     JSON.stringify(outflow.terms),
@@ -103,6 +117,7 @@ export function* holdOutflow(outflow: Outflow) {
     now + APPROVAL_TTL_MS,
   );
   const amount = toMajor(outflow.amount, outflow.currency);
+  const what = held === outflow.amount ? "it is held" : `${toMajor(held, outflow.currency)} ${outflow.currency} of yours (its collateral) is held`;
   return {
     status: "AWAITING_APPROVAL" as const,
     approvalId: id,
@@ -110,13 +125,13 @@ export function* holdOutflow(outflow: Outflow) {
     amount,
     currency: outflow.currency,
     expiresAt: iso(now + APPROVAL_TTL_MS),
-    message: `${amount} ${outflow.currency} is above your owner's approval amount: it is held until your owner approves or declines it (within 24 h)`,
+    message: `${amount} ${outflow.currency} is above your owner's approval amount: ${what} until your owner approves or declines it (within 24 h)`,
   };
 }
 
 /**
  * In the write op of the approved request: checks that the request is the one that was held (same
- * agent, kind, amount, currency, counterparty and terms) and still PENDING, gives the held amount back
+ * agent, kind, amount, currency, counterparty and terms) and still PENDING, gives the held money back
  * to the agent's available balance for the outflow to take, and marks the approval APPROVED — in the
  * same transaction as the outflow itself, so it happens once or not at all.
  */
@@ -128,7 +143,7 @@ export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
   if (row.termsHash !== termsHashOf(outflow)) {
     throw invalidState(`the terms changed since they were held: now ${toMajor(outflow.amount, outflow.currency)} ${outflow.currency}${outflow.counterpartyId ? ` to ${outflow.counterpartyId}` : ""}`);
   }
-  yield* release({ holder: row.agentId, to: row.agentId, amount: row.amount, currency: row.currency, reference: reference(row.id) });
+  yield* giveBack(row);
   const now = clock.nowMs();
   yield* run("UPDATE approvals SET status = 'APPROVED', decided_at = ? WHERE id = ?", now, row.id);
   yield* notifyFinancial(row.agentId, "approval.approved", notice(row, null), `Your owner approved ${toMajor(row.amount, row.currency)} ${row.currency} (${row.kind})`);
@@ -138,7 +153,7 @@ const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.i
 
 /** Ends a PENDING approval without the outflow: hold released, usage given back, the agent told. */
 function* close(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
-  yield* release({ holder: row.agentId, to: row.agentId, amount: row.amount, currency: row.currency, reference: reference(row.id) });
+  yield* giveBack(row);
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
   yield* run("UPDATE approvals SET status = ?, reason = ?, decided_at = ? WHERE id = ?", status, reason, clock.nowMs(), row.id);
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;

@@ -4,7 +4,7 @@ import { acceptBet, createBet } from "../betting/service";
 import { requestWithdrawal } from "../chain/withdrawals";
 import { createContract } from "../contracts/service";
 import { write } from "../db";
-import { createOffer } from "../lending/service";
+import { borrow, createOffer } from "../lending/service";
 import { book } from "../marketplace/service";
 import { sendPayment } from "../payments/service";
 import { createSubscription } from "../subscriptions/service";
@@ -25,6 +25,7 @@ const RERUN: Record<OutflowKind, Rerun> = {
   BET: (agentId, terms, sanction) => write(() => createBet(agentId, terms, sanction)),
   BET_ACCEPT: (agentId, terms, sanction) => write(() => acceptBet(agentId, terms.betId, sanction)),
   LOAN_OFFER: (agentId, terms, sanction) => write(() => createOffer(agentId, terms, sanction)),
+  LOAN_BORROW: (agentId, terms, sanction) => write(() => borrow(agentId, terms, sanction)),
   CONTRACT: (agentId, terms, sanction) => write(() => createContract(agentId, terms, sanction)),
   SUBSCRIPTION: (agentId, terms, sanction) => write(() => createSubscription(agentId, terms, sanction)),
   BOOKING: (agentId, terms, sanction) => write(() => book(agentId, terms, sanction)),

@@ -1,8 +1,9 @@
-// The one check of every outflow an agent starts (payments, x402, bets, loan offers, contracts,
-// subscriptions, bookings, withdrawals): the reputation tier's limit, then the owner's policy — the
-// counterparty allowlist, the per-transaction cap, the 24 h cap, and the approval amount, above which
-// the outflow is held for the owner instead of made. A path that moves an agent's money out calls
-// authorizeOutflow() in its write op before the movement; there is no other way to the tier check.
+// The one check of every outflow an agent starts (payments, x402, bets, loan offers, borrowing,
+// contracts, subscriptions, bookings, withdrawals): the reputation tier's limit, then the owner's
+// policy — the counterparty allowlist, the per-transaction cap, the 24 h cap, and the approval amount,
+// above which the outflow is held for the owner instead of made. A path that moves an agent's money
+// out calls authorizeOutflow() in its write op before the movement; there is no other way to the tier
+// check. test/money-paths.test.ts lists every movement of money and what checked it.
 import { findAgent, lockAgents } from "../agents/service";
 import { type Query } from "../db";
 import { ApiError, Deferred } from "../errors";
@@ -28,6 +29,7 @@ const WHAT: Record<Outflow["kind"], string> = {
   BET: "an open bet (anyone may accept it)",
   BET_ACCEPT: "a bet",
   LOAN_OFFER: "an open loan offer (anyone may borrow)",
+  LOAN_BORROW: "a loan (what you will owe the lender: principal plus interest)",
   CONTRACT: "a contract's escrow",
   SUBSCRIPTION: "a subscription",
   BOOKING: "a booking",

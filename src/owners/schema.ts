@@ -2,7 +2,7 @@ import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
- * An outflow held for the owner's decision (owners/approvals.ts). The amount sits in the agent's held
+ * An outflow held for the owner's decision (owners/approvals.ts). `held` sits in the agent's held
  * account meanwhile. status: PENDING → APPROVED | DECLINED | EXPIRED | FAILED.
  */
 export const approvals = table(
@@ -13,6 +13,8 @@ export const approvals = table(
     kind: text().notNull(),
     status: text().notNull(),
     amount: integer().notNull(),
+    /** What waits in the agent's held account: the amount, or for a borrow its collateral (may be 0). */
+    held: integer().notNull().default(0),
     currency: text().notNull(),
     counterpartyId: text(),
     /** The request the agent made, as JSON: what runs again once approved. */

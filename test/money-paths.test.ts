@@ -1,0 +1,335 @@
+// Every way money leaves an agent is an outflow (issue 22, finding 2). Borrowing commits the borrower
+// to pay principal + interest to the lender, so it passes the tier limit and the owner's policy on that
+// amount (held for the owner above the approval amount, with the collateral); repaying and defaulting
+// settle it without a second check. The inventory below lists every call of the ledger's money
+// functions in src/ with the check that guards it, and fails on a call site it does not list.
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Glob } from "bun";
+import { dirname, join, relative } from "node:path";
+import { expectLedgerOk } from "./helpers/ledger";
+import { startServer, type Agent, type TestServer } from "./helpers/server";
+
+let server: TestServer;
+beforeAll(async () => (server = await startServer()));
+afterAll(() => server.close());
+
+const USD = "USD";
+const setPolicy = (agent: Agent, policy: Record<string, unknown>) => server.request("PUT", "/owner/policy", { key: agent.ownerKey, body: policy });
+const offer = async (lender: Agent, body: Record<string, unknown>) => {
+  const made = await server.request("POST", "/lending/offers", { key: lender.apiKey, body: { currency: USD, durationDays: 30, ...body } });
+  expect(made.status).toBe(201);
+  return made.body as { id: string };
+};
+const borrow = (borrower: Agent, offerId: string) => server.request("POST", "/lending/borrow", { key: borrower.apiKey, body: { offerId } });
+const repay = (borrower: Agent, loanId: string, amount: number) => server.request("POST", `/lending/repay/${loanId}`, { key: borrower.apiKey, body: { amount } });
+const loansOf = async (agent: Agent) => (await server.request("GET", "/lending/my-loans?limit=100", { key: agent.apiKey })).body.data as any[];
+const offerStatus = async (agent: Agent, offerId: string) =>
+  ((await server.request("GET", "/lending/offers?limit=100", { key: agent.apiKey })).body.data as { id: string }[]).some((o) => o.id === offerId) ? "OPEN" : "NOT OPEN";
+const approvals = async (agent: Agent) => (await server.request("GET", "/owner/approvals", { key: agent.ownerKey })).body;
+const usd = (agent: Agent) => server.balance(agent, USD);
+
+async function funded(amount = 1_000): Promise<Agent> {
+  const agent = await server.register();
+  await server.deposit(agent.id, amount, USD);
+  return agent;
+}
+
+describe("borrowing is an outflow to the lender of principal + interest", () => {
+  // The finding's owner: only P, at most 50 per transaction, above 20 held for approval.
+  let p: Agent;
+  let q: Agent;
+  const ownersPolicy = () => ({ allowlist: [p.id], perTransaction: { USD: 50 }, approvalAbove: { USD: 20 } });
+  beforeAll(async () => {
+    p = await funded(10_000);
+    q = await funded(10_000);
+  });
+
+  test("the finding's loan from Q: refused (403), nothing held, no loan to repay to Q or leave to default", async () => {
+    const a = await funded();
+    await setPolicy(a, ownersPolicy());
+    const fromQ = await offer(q, { amount: 100, interestRate: 100, collateralPercent: 200 });
+    const refused = await borrow(a, fromQ.id);
+    expect(refused.status).toBe(403);
+    // The tier is checked first: A is UNRATED and would owe 200 USD.
+    expect(refused.body.error).toBe("TIER_LIMIT_EXCEEDED");
+    // Within the tier and the cap, Q is still not on the allowlist.
+    const smallFromQ = await offer(q, { amount: 40, interestRate: 25, collateralPercent: 200 });
+    const notAllowed = await borrow(a, smallFromQ.id);
+    expect(notAllowed.status).toBe(403);
+    expect(notAllowed.body).toMatchObject({ error: "COUNTERPARTY_NOT_ALLOWED", details: { counterpartyId: q.id } });
+    expect(await usd(a)).toEqual({ available: 1_000, held: 0 });
+    expect(await loansOf(a)).toEqual([]);
+    expect(await offerStatus(a, fromQ.id)).toBe("OPEN");
+    expect(await offerStatus(a, smallFromQ.id)).toBe("OPEN");
+    await expectLedgerOk(server);
+  });
+
+  test("principal + interest above the per-transaction cap: 403 POLICY_LIMIT_EXCEEDED on the amount due", async () => {
+    const a = await funded();
+    await setPolicy(a, ownersPolicy());
+    const fromP = await offer(p, { amount: 60, interestRate: 50, collateralPercent: 200 });
+    const refused = await borrow(a, fromP.id);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ error: "POLICY_LIMIT_EXCEEDED", details: { currency: USD, window: "transaction", limit: 50, amount: 90 } });
+    // A principal within the cap is refused too when what it owes is not: 40 at 50 % is 60.
+    const owesMore = await offer(p, { amount: 40, interestRate: 50, collateralPercent: 0 });
+    expect((await borrow(a, owesMore.id)).body).toMatchObject({ error: "POLICY_LIMIT_EXCEEDED", details: { amount: 60 } });
+    expect(await usd(a)).toEqual({ available: 1_000, held: 0 });
+    expect(await loansOf(a)).toEqual([]);
+    await expectLedgerOk(server);
+  });
+
+  test("an UNRATED agent without a policy: principal + interest above the tier's 100 USD is 403 TIER_LIMIT_EXCEEDED", async () => {
+    const a = await funded();
+    const fromQ = await offer(q, { amount: 100, interestRate: 100, collateralPercent: 200 });
+    const refused = await borrow(a, fromQ.id);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toBe("TIER_LIMIT_EXCEEDED");
+    expect(refused.body.message).toContain("200 USD");
+    expect(await usd(a)).toEqual({ available: 1_000, held: 0 });
+    // Owing exactly the tier's limit is allowed.
+    const within = await offer(q, { amount: 50, interestRate: 100, collateralPercent: 200 });
+    expect((await borrow(a, within.id)).status).toBe(200);
+    expect(await usd(a)).toEqual({ available: 950, held: 100 });
+    await expectLedgerOk(server);
+  });
+
+  test("above the approval amount: 202, the collateral held; approved, the loan is made and repaid without a second check", async () => {
+    const a = await funded();
+    await setPolicy(a, { ...ownersPolicy(), daily: { USD: 100 } });
+    const fromP = await offer(p, { amount: 25, interestRate: 20, collateralPercent: 40 });
+    const held = await borrow(a, fromP.id);
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({ status: "AWAITING_APPROVAL", kind: "LOAN_BORROW", amount: 30, currency: USD });
+    expect(held.body.message).toContain("10 USD of yours (its collateral) is held");
+    // What waits is the collateral; the amount due counts against the 24 h cap.
+    expect(await usd(a)).toEqual({ available: 990, held: 10 });
+    expect((await server.request("GET", "/owner/policy", { key: a.ownerKey })).body.remainingToday).toEqual({ USD: 70 });
+    expect(await loansOf(a)).toEqual([]);
+    expect(await offerStatus(a, fromP.id)).toBe("OPEN");
+
+    const listed = await approvals(a);
+    expect(listed.data[0]).toMatchObject({ id: held.body.approvalId, kind: "LOAN_BORROW", status: "PENDING", amount: 30, counterpartyId: p.id, terms: { offerId: fromP.id } });
+    const approved = await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: a.ownerKey, body: { termsHash: listed.data[0].termsHash } });
+    expect(approved.body).toMatchObject({ status: "APPROVED", reason: null, result: { offerId: fromP.id, lenderId: p.id, principal: 25, amountDue: 30, collateral: 10, status: "ACTIVE" } });
+    expect(await usd(a)).toEqual({ available: 1_015, held: 10 });
+    expect((await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: a.ownerKey })).status).toBe(409);
+    expect(await loansOf(a)).toHaveLength(1);
+
+    // The owner now allows nobody but Q and at most 1 per transaction: repaying the approved loan is
+    // its settlement, not a new outflow, and is not checked again.
+    await setPolicy(a, { allowlist: [q.id], perTransaction: { USD: 1 } });
+    const loanId = approved.body.result.id;
+    const repaid = await repay(a, loanId, 30);
+    expect(repaid.status).toBe(200);
+    expect(repaid.body).toMatchObject({ status: "REPAID", amountRepaid: 30 });
+    expect(await usd(a)).toEqual({ available: 995, held: 0 });
+    await expectLedgerOk(server);
+  });
+
+  test("an approved loan left to default hands the collateral to the lender without a second check", async () => {
+    const a = await funded();
+    await setPolicy(a, ownersPolicy());
+    const before = await usd(p);
+    const fromP = await offer(p, { amount: 20, interestRate: 50, collateralPercent: 150, durationDays: 1 });
+    const held = await borrow(a, fromP.id);
+    expect(held.body).toMatchObject({ status: "AWAITING_APPROVAL", amount: 30 });
+    expect((await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: a.ownerKey })).body.status).toBe("APPROVED");
+    await setPolicy(a, { allowlist: [q.id], perTransaction: { USD: 1 } });
+    await server.advance(86_400 + 5);
+    expect((await loansOf(a))[0]).toMatchObject({ status: "DEFAULTED", collateral: 30 });
+    // A kept the principal (20) and lost the collateral (30); P lent 20 and got 30.
+    expect(await usd(a)).toEqual({ available: 990, held: 0 });
+    expect(await usd(p)).toEqual({ available: before.available + 10, held: before.held });
+    await expectLedgerOk(server);
+  });
+
+  test("declined: the collateral is released, the 24 h usage given back, the offer still open", async () => {
+    const a = await funded();
+    await setPolicy(a, { ...ownersPolicy(), daily: { USD: 100 } });
+    const fromP = await offer(p, { amount: 25, interestRate: 20, collateralPercent: 40 });
+    const held = await borrow(a, fromP.id);
+    expect(held.status).toBe(202);
+    const declined = await server.request("POST", `/owner/approvals/${held.body.approvalId}/decline`, { key: a.ownerKey });
+    expect(declined.body).toMatchObject({ status: "DECLINED", kind: "LOAN_BORROW" });
+    expect(await usd(a)).toEqual({ available: 1_000, held: 0 });
+    expect((await server.request("GET", "/owner/policy", { key: a.ownerKey })).body.remainingToday).toEqual({ USD: 100 });
+    expect(await loansOf(a)).toEqual([]);
+    expect(await offerStatus(a, fromP.id)).toBe("OPEN");
+    await expectLedgerOk(server);
+  });
+
+  test("a held borrow without collateral holds nothing; approved, it is made; an offer taken meanwhile makes it FAILED", async () => {
+    const a = await funded();
+    await setPolicy(a, ownersPolicy());
+    const bare = await offer(p, { amount: 30, interestRate: 0, collateralPercent: 0 });
+    const held = await borrow(a, bare.id);
+    expect(held.body).toMatchObject({ status: "AWAITING_APPROVAL", amount: 30 });
+    expect(await usd(a)).toEqual({ available: 1_000, held: 0 });
+    expect((await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: a.ownerKey })).body.status).toBe("APPROVED");
+    expect(await usd(a)).toEqual({ available: 1_030, held: 0 });
+
+    const contested = await offer(p, { amount: 30, interestRate: 0, collateralPercent: 50 });
+    const waiting = await borrow(a, contested.id);
+    expect(await usd(a)).toEqual({ available: 1_015, held: 15 });
+    expect((await borrow(await funded(), contested.id)).status).toBe(200);
+    const failed = await server.request("POST", `/owner/approvals/${waiting.body.approvalId}/approve`, { key: a.ownerKey });
+    expect(failed.body).toMatchObject({ status: "FAILED" });
+    expect(failed.body.reason).toStartWith("INVALID_STATE:");
+    expect(await usd(a)).toEqual({ available: 1_030, held: 0 });
+    await expectLedgerOk(server);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// The inventory: every call of the ledger's money functions in src/ (outside src/ledger), by file and
+// top-level function, with the calls in source order, and the check that guards it. A row whose check
+// begins with `authorizeOutflow(KIND)` is verified: that function (or the one named after "in") calls
+// authorizeOutflow with that kind before it moves the money.
+
+/** The modules whose functions move money, and those functions. src/chain/ledger.ts: the chain's entries. */
+const MONEY_FUNCTIONS: Record<string, string[]> = {
+  "src/ledger/ledger.ts": ["post"],
+  "src/ledger/transfers.ts": ["transfer", "deposit"],
+  "src/ledger/escrow.ts": ["hold", "release"],
+  "src/chain/ledger.ts": ["debitWithdrawal", "settleWithdrawal", "returnWithdrawal"],
+};
+
+type Site = [site: string, moves: string, check: string];
+
+const INVENTORY: Site[] = [
+  // Outflows an agent starts: checked as they begin.
+  ["src/payments/service.ts › pay", "transfer", "authorizeOutflow (kind from the caller: PAYMENT; SUBSCRIPTION, later charges with `standing`, which skips only the approval amount; BOOKING)"],
+  ["src/x402/service.ts › debit", "post", "authorizeOutflow(X402): the agent's USDC into x402 in flight"],
+  ["src/chain/withdrawals.ts › requestWithdrawal", "debitWithdrawal", "authorizeOutflow(WITHDRAWAL): the agent's USDC into withdrawals in flight"],
+  ["src/chain/withdrawals.ts › settleInternally", "transfer", "authorizeOutflow(WITHDRAWAL) in requestWithdrawal, its only caller (to another agent's deposit address)"],
+  ["src/betting/service.ts › createBet", "hold", "authorizeOutflow(BET): the stake into the creator's escrow"],
+  ["src/betting/service.ts › acceptBet", "hold", "authorizeOutflow(BET_ACCEPT): the stake into the acceptor's escrow"],
+  ["src/lending/service.ts › createOffer", "hold", "authorizeOutflow(LOAN_OFFER): the amount into the lender's escrow"],
+  ["src/lending/service.ts › borrow", "hold, release", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
+  ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
+  // Settlements of outflows checked when they began.
+  ["src/x402/service.ts › settle", "post", "settles an x402 payment checked at debit (X402)"],
+  ["src/chain/withdrawals.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
+  ["src/betting/service.ts › settle", "release, release, release", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
+  ["src/contracts/service.ts › fulfillCondition", "release", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
+  ["src/lending/service.ts › repay", "transfer, release", "settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
+  ["src/lending/service.ts › defaultLoanIfDue", "release", "settles the borrow checked at borrow (LOAN_BORROW): the collateral to the lender"],
+  // Money going back to the agent it came from.
+  ["src/x402/service.ts › refund", "post", "returns an x402 payment to the agent"],
+  ["src/betting/service.ts › expire", "release", "returns the creator's stake"],
+  ["src/lending/service.ts › expireOfferIfDue", "release", "returns the lender's escrow"],
+  ["src/lending/service.ts › cancelOffer", "release", "returns the lender's escrow"],
+  ["src/contracts/service.ts › returnEscrow", "release", "returns the creator's escrow (cancelled, expired, breached)"],
+  ["src/owners/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/owners/outflows.ts)"],
+  ["src/owners/approvals.ts › giveBack", "release", "returns what an approval held, to the agent itself"],
+  // Money from outside.
+  ["src/admin/routes.ts › adminRoutes", "deposit", "deposit by the operator (admin key)"],
+  ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
+  // The chain's ledger entries: each function's callers are listed above.
+  ["src/chain/ledger.ts › debitWithdrawal", "post", "the chain's entry; called by requestWithdrawal"],
+  ["src/chain/ledger.ts › settleWithdrawal", "post", "the chain's entry; called by finish"],
+  ["src/chain/ledger.ts › returnWithdrawal", "post", "the chain's entry; called by finish"],
+];
+
+const ROOT = join(import.meta.dir, "..");
+
+/** Comments blanked out (same length, so positions hold): a call in a comment is not a call. */
+const withoutComments = (text: string) =>
+  text.replace(/\/\*[\s\S]*?\*\//g, (block) => block.replace(/[^\n]/g, " ")).replace(/(^|[\s;,{}()])\/\/.*$/gm, (line, before: string) => before + " ".repeat(line.length - before.length));
+
+/** Top-level declarations (functions, consts) with where they start. */
+const declarationsOf = (text: string) =>
+  [...text.matchAll(/^(?:export\s+)?(?:async\s+)?(?:function\*?\s*(\w+)|(?:const|let|class)\s+(\w+))/gm)].map((m) => ({ at: m.index!, name: (m[1] ?? m[2])! }));
+
+type Source = { file: string; text: string };
+type Call = { file: string; fn: string; callee: string; at: number };
+
+async function sources(): Promise<Source[]> {
+  const files = await Array.fromAsync(new Glob("src/**/*.ts").scan(ROOT));
+  return Promise.all(files.sort().map(async (file) => ({ file, text: withoutComments(await Bun.file(join(ROOT, file)).text()) })));
+}
+
+/** Every call of a money function outside src/ledger, by the name it was imported under. */
+function moneyCalls({ file, text }: Source): Call[] {
+  if (file.startsWith("src/ledger/")) return [];
+  const local = new Map<string, string>();
+  for (const m of text.matchAll(/(import|export)\s*(type\s+)?(\{[^}]*\}|\*\s*as\s+\w+)\s*from\s*"(\.[^"]+)"/g)) {
+    const module = relative(ROOT, join(ROOT, dirname(file), m[4]!)) + ".ts";
+    const money = MONEY_FUNCTIONS[module];
+    if (!money || m[2]) continue;
+    if (m[3]!.startsWith("*") || m[1] === "export") throw new Error(`${file}: import the money functions of ${module} by name (this test follows named imports)`);
+    for (const spec of m[3]!.slice(1, -1).split(",").map((part) => part.trim()).filter(Boolean)) {
+      const [imported, as = imported] = spec.replace(/^type\s+/, "").split(/\s+as\s+/);
+      if (money.includes(imported!)) local.set(as!, imported!);
+    }
+  }
+  if (local.size === 0) return [];
+  const declarations = declarationsOf(text);
+  return [...text.matchAll(new RegExp(`(?<![\\w.$])(${[...local.keys()].join("|")})\\s*\\(`, "g"))].map((m) => ({
+    file,
+    fn: declarations.filter((declaration) => declaration.at < m.index!).at(-1)?.name ?? "(module)",
+    callee: local.get(m[1]!)!,
+    at: m.index!,
+  }));
+}
+
+/** The text of a top-level function, from its declaration to the next one. */
+function bodyOf(source: Source, fn: string): { text: string; at: number } | null {
+  const declarations = declarationsOf(source.text);
+  const index = declarations.findIndex((declaration) => declaration.name === fn);
+  if (index < 0) return null;
+  const at = declarations[index]!.at;
+  return { text: source.text.slice(at, declarations[index + 1]?.at ?? source.text.length), at };
+}
+
+describe("inventory: every call that moves money is listed with its check", () => {
+  test("the ledger modules export no money function the inventory does not know", async () => {
+    for (const [module, known] of Object.entries(MONEY_FUNCTIONS)) {
+      const source = { file: module, text: withoutComments(await Bun.file(join(ROOT, module)).text()) };
+      const exported = [...source.text.matchAll(/^export function\*\s*(\w+)/gm)].map((m) => m[1]!);
+      const moving = exported.filter((fn) => fn === "post" || /\byield\*\s*post\(/.test(bodyOf(source, fn)!.text));
+      expect(moving.sort(), `${module}: a new money function? add it to MONEY_FUNCTIONS in test/money-paths.test.ts`).toEqual([...known].sort());
+    }
+  });
+
+  test("every call site in src/ is in the table, with the same calls, and nothing stale", async () => {
+    const found = new Map<string, string[]>();
+    for (const source of await sources()) {
+      for (const call of moneyCalls(source)) {
+        const site = `${call.file} › ${call.fn}`;
+        found.set(site, [...(found.get(site) ?? []), call.callee]);
+      }
+    }
+    const listed = new Map(INVENTORY.map(([site, moves]) => [site, moves]));
+    const unlisted = [...found].filter(([site, moves]) => listed.get(site) !== moves.join(", "));
+    const advice = (site: string, moves: string[]) =>
+      `  ["${site}", "${moves.join(", ")}", "authorizeOutflow(KIND) | settles … checked at … | returns … | deposit …"],`;
+    expect(
+      unlisted.map(([site, moves]) => advice(site, moves)),
+      "Money moves at a call site test/money-paths.test.ts does not list (or with other calls). Add the row to INVENTORY " +
+        "with the check that guards it: an outflow the agent starts must call authorizeOutflow() before the movement; " +
+        "a settlement names the check that covered it.",
+    ).toEqual([]);
+    expect(INVENTORY.filter(([site]) => !found.has(site)).map(([site]) => site), "rows in INVENTORY no call site matches any more: remove them").toEqual([]);
+  });
+
+  test("each `authorizeOutflow(KIND)` row: that function authorizes that kind before the money moves", async () => {
+    const byFile = new Map((await sources()).map((source) => [source.file, source]));
+    for (const [site, , check] of INVENTORY) {
+      const claim = /^authorizeOutflow(?:\((\w+)\))?(?: in (\w+)\b)?/.exec(check);
+      if (!claim) continue;
+      const [file, fn] = site.split(" › ") as [string, string];
+      const source = byFile.get(file)!;
+      const firstMove = moneyCalls(source).find((call) => call.fn === fn)!;
+      // Authorized in a caller: that caller authorizes before it calls this function.
+      const where = claim[2] ?? fn;
+      const body = bodyOf(source, where)!;
+      const moveAt = claim[2] ? body.text.search(new RegExp(`(?<![\\w.$])${fn}\\s*\\(`)) : firstMove.at - body.at;
+      const authorizeAt = body.text.indexOf("authorizeOutflow(");
+      expect(authorizeAt, `${site}: ${where} must call authorizeOutflow() before it moves money`).toBeGreaterThanOrEqual(0);
+      expect(authorizeAt, `${site}: ${where} must call authorizeOutflow() before it moves money`).toBeLessThan(moveAt);
+      if (claim[1]) expect(body.text.slice(authorizeAt, authorizeAt + 200), `${site}: the outflow's kind`).toContain(`kind: "${claim[1]}"`);
+    }
+  });
+});
