@@ -190,7 +190,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     ({ request, params, body }) =>
       action((session) =>
         refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
-          await write(() => resendDelivery(session.agentId, params.id));
+          await resendDelivery(session.agentId, params.id);
           return redirect("/console/webhooks");
         }),
       )({ request, body }),
