@@ -37,6 +37,7 @@ async function funded(amount = 10): Promise<Agent> {
 const setPolicy = (agent: Agent, policy: Record<string, unknown>) => server.request("PUT", "/owner/policy", { key: agent.ownerKey, body: policy });
 const pay = (agent: Agent) => server.request("POST", "/x402/pay", { key: agent.apiKey, body: { url: `${x.v1Url}/paid`, maxAmount: 1 } });
 const withdraw = (agent: Agent, toAddress: string, amount: number) => server.request("POST", "/wallets/withdraw", { key: agent.apiKey, body: { toAddress, amount } });
+const approve = (agent: Agent, approvalId: string) => server.request("POST", `/owner/approvals/${approvalId}/approve`, { key: agent.ownerKey });
 const withdrawals = async (agent: Agent) => (await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.data as any[];
 /** Mines a block and lets the service's jobs (chain watcher, x402 resolver, withdrawal sender) run. */
 async function settleJobs(): Promise<void> {
@@ -84,6 +85,20 @@ describe("x402", () => {
     // Approving again pays nothing more.
     expect((await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: agent.ownerKey })).status).toBe(409);
     expect((await x.balanceOf(x.payTo)) - merchant).toBe(PRICE_UNITS);
+    await settleJobs();
+    await expectLedgerOk(server);
+  });
+
+  test("4 parallel approves of a held payment: one 200, three 409; the merchant is paid once", async () => {
+    const agent = await funded();
+    await setPolicy(agent, { approvalAbove: { USDC: PRICE / 2 } });
+    const merchant = await x.balanceOf(x.payTo);
+    const held = await pay(agent);
+    const replies = await Promise.all([1, 2, 3, 4].map(() => approve(agent, held.body.approvalId)));
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409, 409]);
+    expect(replies.find((reply) => reply.status === 200)!.body).toMatchObject({ status: "APPROVED", kind: "X402" });
+    expect((await x.balanceOf(x.payTo)) - merchant).toBe(PRICE_UNITS);
+    expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: 0 });
     await settleJobs();
     await expectLedgerOk(server);
   });
@@ -140,6 +155,19 @@ describe("withdrawals", () => {
     expect(await x.balanceOf(target)).toBe(3_000_000n);
     await settleJobs();
     expect((await withdrawals(agent)).map((w) => w.status)).toEqual(["CONFIRMED"]);
+    expect(await server.balance(agent)).toEqual({ available: 7, held: 0 });
+    await expectLedgerOk(server);
+  });
+
+  test("4 parallel approves of a held withdrawal: one 200, three 409; one withdrawal", async () => {
+    const agent = await funded();
+    await setPolicy(agent, { approvalAbove: { USDC: 1 } });
+    const held = await withdraw(agent, freshAddress(), 3);
+    const replies = await Promise.all([1, 2, 3, 4].map(() => approve(agent, held.body.approvalId)));
+    expect(replies.map((reply) => reply.status).sort()).toEqual([200, 409, 409, 409]);
+    expect((await withdrawals(agent)).length).toBe(1);
+    expect((await server.balance(agent)).available).toBe(7);
+    for (let i = 0; i < 20 && (await withdrawals(agent))[0].status !== "CONFIRMED"; i++) await settleJobs();
     expect(await server.balance(agent)).toEqual({ available: 7, held: 0 });
     await expectLedgerOk(server);
   });

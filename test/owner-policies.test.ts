@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
+import { outflowPaths } from "./helpers/outflows";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -22,67 +23,9 @@ async function funded(amount = 1_000): Promise<Agent> {
   return agent;
 }
 
-/** Each outflow path: how to make it (amount in USDC), and how to count what it created. */
-type Path = {
-  name: string;
-  make: (agent: Agent, amount: number) => Promise<{ status: number; body: any }>;
-  /** How many of these the agent has (bets, offers, …): an outflow must create exactly one, once. */
-  count: (agent: Agent) => Promise<number>;
-};
-
 let counterparty: Agent;
 let provider: Agent;
-
-const countOf = async (agent: Agent, path: string) => (await server.request("GET", path, { key: agent.apiKey })).body.pagination.total as number;
-
-const PATHS: Path[] = [
-  {
-    name: "payment",
-    make: (agent, amount) => server.request("POST", "/payments/send", { key: agent.apiKey, body: { toAgentId: counterparty.id, amount, currency: "USDC" } }),
-    count: async (agent) => (await server.request("GET", "/wallets/history?limit=100", { key: agent.apiKey })).body.data.filter((row: any) => row.type === "PAYMENT_SENT").length,
-  },
-  {
-    name: "bet",
-    make: (agent, amount) => server.request("POST", "/betting", { key: agent.apiKey, body: { description: "rain", condition: "it rains", amount, currency: "USDC" } }),
-    count: (agent) => countOf(agent, "/betting/my-bets"),
-  },
-  {
-    name: "bet acceptance",
-    make: async (agent, amount) => {
-      const bet = await server.request("POST", "/betting", { key: counterparty.apiKey, body: { description: "sun", condition: "it shines", amount, currency: "USDC" } });
-      return server.request("POST", `/betting/${bet.body.id}/accept`, { key: agent.apiKey });
-    },
-    count: (agent) => countOf(agent, "/betting/my-bets"),
-  },
-  {
-    name: "loan offer",
-    make: (agent, amount) => server.request("POST", "/lending/offers", { key: agent.apiKey, body: { amount, currency: "USDC", interestRate: 5, durationDays: 30, collateralPercent: 50 } }),
-    count: async (agent) => (await server.request("GET", "/lending/offers?limit=100", { key: agent.apiKey })).body.data.filter((offer: any) => offer.lenderId === agent.id).length,
-  },
-  {
-    name: "contract",
-    make: (agent, amount) =>
-      server.request("POST", "/contracts", {
-        key: agent.apiKey,
-        body: { counterpartyId: counterparty.id, title: "job", description: "a job", escrowAmount: amount, currency: "USDC", conditions: [{ id: "done", type: "DELIVERY", description: "done", params: {} }] },
-      }),
-    count: (agent) => countOf(agent, "/contracts/mine"),
-  },
-  {
-    name: "subscription",
-    make: (agent, amount) => server.request("POST", "/subscriptions", { key: agent.apiKey, body: { recipientId: counterparty.id, amount, currency: "USDC", frequency: "MONTHLY" } }),
-    count: (agent) => countOf(agent, "/subscriptions/mine"),
-  },
-  {
-    name: "booking",
-    make: async (agent, amount) => {
-      const listing = await server.request("POST", "/services", { key: provider.apiKey, body: { name: `job ${amount}`, description: "", category: "work", price: amount, currency: "USDC", pricingUnit: "FIXED" } });
-      const quote = await server.request("POST", "/quotes", { key: agent.apiKey, body: { serviceId: listing.body.id } });
-      return server.request("POST", "/bookings", { key: agent.apiKey, body: { quoteId: quote.body.id } });
-    },
-    count: (agent) => countOf(agent, "/bookings/mine"),
-  },
-];
+const PATHS = outflowPaths(() => server, () => ({ counterparty, provider }));
 
 beforeAll(async () => {
   counterparty = await funded(10_000);

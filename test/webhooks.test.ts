@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Webhook } from "standardwebhooks";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
+import { waitFor } from "./helpers/wait";
 
 type Received = { headers: Headers; body: string; at: number };
 
@@ -22,16 +23,6 @@ function startReceiver() {
     },
   });
   return { url: `http://127.0.0.1:${server.port}`, received, stop: () => server.stop(true) };
-}
-
-async function waitFor<T>(probe: () => T | undefined | Promise<T | undefined>, ms = 8000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await Bun.sleep(25);
-  }
-  throw new Error("timed out waiting");
 }
 
 let server: TestServer;

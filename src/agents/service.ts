@@ -1,6 +1,6 @@
 import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, forget, get, remember, revise, run, type Query } from "../db";
-import { notFound } from "../errors";
+import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
 import { toMajor } from "../money";
@@ -156,12 +156,18 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
   return { id, apiKey, ownerKey };
 }
 
-/** A write op: replaces the agent's API key; the old one stops working at once. */
-export function* rotateApiKey(agentId: string): Query<string> {
+/**
+ * A write op: replaces the agent's API key; the old one stops working at once. `presentedHash`: the
+ * hash of the key the agent's request authenticated with, checked again under the row lock, so that of
+ * concurrent rotations with one key the first replaces it and the others find it dead (401), as any
+ * later request with it would. Without it (the owner, in the console) whichever key is current goes.
+ */
+export function* rotateApiKey(agentId: string, presentedHash?: string): Query<string> {
   const apiKey = secret("pp_");
-  const old = (yield* get<{ hash: string }>(`SELECT api_key_hash AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+  const current = (yield* get<{ hash: string }>(`SELECT api_key_hash AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+  if (presentedHash !== undefined && current.hash !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid API key: it was rotated (by another request meanwhile) or never issued");
   yield* updateAgent(agentId, { api_key_hash: sha256Hex(apiKey) });
-  yield* forget(`key:api_key_hash:${old.hash}`);
+  yield* forget(`key:api_key_hash:${current.hash}`);
   return apiKey;
 }
 

@@ -218,7 +218,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a failed delivery's event again (once, now; deliveries are never retried on their own) */
+        /** Send a failed delivery's event again (once, now; deliveries are never retried on their own); at most 5 times an hour per event and 60 per agent */
         post: operations["postAgentsMeWebhookDeliveriesByIdResend"];
         delete?: never;
         options?: never;
@@ -4845,7 +4845,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the termsHash you were shown: approving fails (409) if the terms held are not these */
+                    /** @description the termsHash you were shown: approving or declining fails (409) if the terms held are not these */
                     termsHash?: string;
                 };
             };
@@ -4983,7 +4983,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the termsHash you were shown: approving or declining fails (409) if the terms held are not these */
+                    termsHash?: string;
+                };
+            };
+        };
         responses: {
             /** @description Something of the agent's waiting for (or decided by) its owner */
             200: {

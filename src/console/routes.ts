@@ -141,7 +141,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
           const item =
             params.action === "approve"
               ? await approve(session.agentId, params.id, field(body, "termsHash"), executeApproved)
-              : await decline(session.agentId, params.id);
+              : await decline(session.agentId, params.id, field(body, "termsHash"));
           return render(session, request, params.action === "approve" ? "Approved" : "Declined", "/console/approvals", decidedPage(item, writerFor(request)));
         }),
       )({ request, body }),
@@ -190,7 +190,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     ({ request, params, body }) =>
       action((session) =>
         refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
-          await write(() => resendDelivery(session.agentId, params.id));
+          await resendDelivery(session.agentId, params.id);
           return redirect("/console/webhooks");
         }),
       )({ request, body }),

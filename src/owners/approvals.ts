@@ -4,7 +4,7 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { afterCommit, all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
 import { ApiError, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -35,8 +35,11 @@ export type Outflow = {
   held?: bigint;
 };
 
-/** The owner's approval, passed to the request when it runs again. */
-export type Grant = { approvalId: string };
+/**
+ * The owner's approval, passed to the request when it runs again. `taken` turns true once the op that
+ * took it (takeGrant) has committed: the approve call that made the outflow knows it did.
+ */
+export type Grant = { approvalId: string; taken: boolean };
 
 export type ApprovalRow = {
   id: string;
@@ -147,6 +150,7 @@ export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
   const now = clock.nowMs();
   yield* run("UPDATE approvals SET status = 'APPROVED', decided_at = ? WHERE id = ?", now, row.id);
   yield* notifyFinancial(row.agentId, "approval.approved", notice(row, null), `Your owner approved ${toMajor(row.amount, row.currency)} ${row.currency} (${row.kind})`);
+  yield* afterCommit(() => (grant.taken = true));
 }
 
 const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.id, outflow: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, reason });
@@ -161,22 +165,36 @@ function* close(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", rea
   yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);
 }
 
-/** The approval of `ownerAgentId`'s agent, locked, PENDING and not expired (expired: closed first). */
-function* pendingOf(ownerAgentId: string, id: string): Query<ApprovalRow> {
+const isDue = (row: ApprovalRow) => row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs();
+
+/** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
+function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
   const row = yield* findApproval(id, true);
   if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
-  if (row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs()) {
-    yield* close(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
-    return { ...row, status: "EXPIRED" };
-  }
-  return row;
+  if (!isDue(row)) return row;
+  yield* close(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  return (yield* findApproval(id))!;
 }
 
-export function* declineOutflow(ownerAgentId: string, id: string): Query<ApprovalRow> {
-  const row = yield* pendingOf(ownerAgentId, id);
-  if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
-  yield* close(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it");
-  return (yield* findApproval(id))!;
+/**
+ * An owner's decision on a held outflow: due expiry applied, then `action` on the PENDING row. A
+ * decision that is refused (already decided or expired, other terms) is thrown only after the write
+ * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
+ * ones, the first to lock the row acts, and the others find it decided.
+ */
+async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T>): Promise<T> {
+  const outcome = await write(function* (): Query<T | ApiError> {
+    const row = yield* settled(ownerAgentId, id);
+    if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
+    if (termsHash !== undefined && termsHash !== row.termsHash) return invalidState("the terms you decided on are not the ones held (termsHash differs)");
+    return yield* action(row);
+  });
+  if (outcome instanceof ApiError) throw outcome;
+  return outcome;
+}
+
+export async function declineOutflow(ownerAgentId: string, id: string, termsHash: string | undefined): Promise<void> {
+  await decide(ownerAgentId, id, termsHash, (row) => close(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it"));
 }
 
 /** Runs the held request again with the owner's grant; what it answered is kept with the approval. */
@@ -186,27 +204,39 @@ export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
  * The owner approves: the request runs again as the agent, with the grant, and moves the money in
  * the same transaction that marks the approval APPROVED. If it cannot (the counterparty blocked the
  * agent meanwhile, a bet was taken, the policy was tightened…), the approval is FAILED with that
- * reason and the hold goes back.
+ * reason and the hold goes back. Of concurrent approves (and declines), only the one whose decision
+ * committed first answers; the others are refused (409) as any later one would be.
  */
-export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalRow> {
-  const row = await write(() => pendingOf(ownerAgentId, id));
-  if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
-  if (termsHash !== undefined && termsHash !== row.termsHash) throw invalidState("the terms you approved are not the ones held (termsHash differs)");
+export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
+  const row = await decide(ownerAgentId, id, termsHash, function* (row) {
+    return row;
+  });
+  const grant: Grant = { approvalId: row.id, taken: false };
+  let answered: { result: unknown } | null = null;
   let failure = "INVALID_STATE: the request ran again but moved no money (the resource no longer asks for payment?)";
   try {
-    const result = await execute(row, { approvalId: row.id });
-    await write(() => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id));
+    answered = { result: await execute(row, grant) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     failure = `${error.code}: ${error.message}`;
   }
-  // If the request could not be made, its op rolled back as a whole: the approval is closed in an op of
-  // its own (unless a concurrent approve made it meanwhile: then that one counts).
-  await write(function* () {
-    const current = (yield* findApproval(id, true))!;
-    if (current.status === "PENDING") yield* close(current, "FAILED", failure);
+  const keep = ({ result }: { result: unknown }) => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id);
+  if (grant.taken) {
+    if (answered) await write(() => keep(answered));
+    return;
+  }
+  // The request's op rolled back as a whole (or moved nothing). Unless another decision came first
+  // (then this approve is refused, like any repeat), the approval is FAILED in an op of its own.
+  await decide(ownerAgentId, id, undefined, function* (current) {
+    yield* close(current, "FAILED", failure);
+    if (answered) yield* keep(answered);
   });
-  return (await read(findApproval(id)))!;
+}
+
+/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
+export async function expireIfDue(agentId: string, id: string): Promise<void> {
+  const row = await read(findApproval(id));
+  if (row && row.agentId === agentId && isDue(row)) await write(() => settled(agentId, id));
 }
 
 /** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
@@ -218,5 +248,5 @@ export async function expireDueApprovals(agentId?: string): Promise<void> {
       ...(agentId ? [agentId] : []),
     ),
   );
-  for (const { id, agentId } of due) await write(() => pendingOf(agentId, id));
+  for (const { id, agentId } of due) await write(() => settled(agentId, id));
 }

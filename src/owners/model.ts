@@ -127,9 +127,9 @@ export const ApprovalQuery = t.Object({
   ...PageQuery.properties,
 });
 
-export const ApproveBody = t.Optional(
+export const DecisionBody = t.Optional(
   t.Object(
-    { termsHash: t.Optional(t.String({ pattern: "^[0-9a-f]{64}$", description: "the termsHash you were shown: approving fails (409) if the terms held are not these" })) },
+    { termsHash: t.Optional(t.String({ pattern: "^[0-9a-f]{64}$", description: "the termsHash you were shown: approving or declining fails (409) if the terms held are not these" })) },
     { additionalProperties: false },
   ),
 );

@@ -7,7 +7,7 @@ import { auth } from "../http/auth";
 import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";
-import { Approval, ApprovalPage, ApprovalQuery, ApproveBody, Policy, PolicyBody } from "./model";
+import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody } from "./model";
 import { approve, decline, getApproval, listApprovals, policyView, setPolicy } from "./service";
 
 const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
@@ -39,15 +39,16 @@ export const ownerRoutes = new Elysia({ name: "owners" })
   .post("/owner/approvals/:id/approve", ({ owner, params, body }) => approve(owner.id, params.id, body?.termsHash, executeApproved), {
     owner: true,
     params: IdParam,
-    body: ApproveBody,
+    body: DecisionBody,
     ...answers(
       docs("Owners", "Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED", "owner", [...DECIDE_ERRORS]),
       { 200: Approval },
     ),
   })
-  .post("/owner/approvals/:id/decline", ({ owner, params }) => decline(owner.id, params.id), {
+  .post("/owner/approvals/:id/decline", ({ owner, params, body }) => decline(owner.id, params.id, body?.termsHash), {
     owner: true,
     params: IdParam,
+    body: DecisionBody,
     ...answers(docs("Owners", "Decline: a held outflow's hold is released (status DECLINED); a negotiation is REJECTED", "owner", [...DECIDE_ERRORS]), { 200: Approval }),
   })
   .get("/approvals/:id", ({ agent, params }) => getApproval(agent.id, params.id), {

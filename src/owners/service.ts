@@ -2,13 +2,13 @@
 // outflows and accepted negotiations above the threshold — approved or declined from here (API and
 // console alike).
 import { findAgent, namesOf, updateAgent } from "../agents/service";
-import { iso } from "../clock";
+import { clock, iso } from "../clock";
 import { config } from "../config";
 import { get, pageRows, read, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
-import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, findApproval, type ApprovalRow, type Executor } from "./approvals";
+import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, findApproval, type ApprovalRow, type Executor } from "./approvals";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "./policy";
 import { spentInWindow } from "./usage";
 
@@ -110,13 +110,17 @@ function* views(agentId: string, ids: string[]): Query<ApprovalView[]> {
   return ids.flatMap((id) => byId.get(id) ?? []);
 }
 
-/** Held outflows and negotiations as one queue: (id, pending, at) rows. */
+/**
+ * Held outflows and negotiations as one queue: (id, pending, at) rows. A held outflow past its expiry
+ * is not counted PENDING even before its expiry is applied (a read cannot apply it).
+ */
 function queue(agentId: string, status?: string): { sql: string; params: unknown[] } {
   const negotiations = ownerQueueSelect(agentId, status);
+  const unexpired = status === "PENDING" ? "AND expires_at > ?" : "";
   return {
-    sql: `SELECT id, CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END AS pending, created_at AS at FROM approvals WHERE agent_id = ? ${status ? "AND status = ?" : ""}
+    sql: `SELECT id, CASE WHEN status = 'PENDING' THEN 1 ELSE 0 END AS pending, created_at AS at FROM approvals WHERE agent_id = ? ${status ? "AND status = ?" : ""} ${unexpired}
           UNION ALL ${negotiations.sql}`,
-    params: [agentId, ...(status ? [status] : []), ...negotiations.params],
+    params: [agentId, ...(status ? [status] : []), ...(unexpired ? [clock.nowMs()] : []), ...negotiations.params],
   };
 }
 
@@ -150,6 +154,7 @@ export async function listApprovals(agentId: string, filter: { status?: string }
 }
 
 export async function getApproval(agentId: string, id: string): Promise<ApprovalView> {
+  await expireIfDue(agentId, id);
   const [view] = await read(views(agentId, [id]));
   if (!view) throw notFound("approval");
   return view;
@@ -165,7 +170,7 @@ async function isOutflow(agentId: string, id: string): Promise<boolean> {
 function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Query<NegotiationRow> {
   const [row] = yield* negotiationsByIds([id]);
   if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("approval");
-  if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you approved are not the ones accepted (termsHash differs)");
+  if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you decided on are not the ones accepted (termsHash differs)");
   return row;
 }
 
@@ -183,12 +188,12 @@ export async function approve(agentId: string, id: string, termsHash: string | u
 }
 
 /** The owner declines: a held outflow's hold is released; a negotiation is REJECTED. */
-export async function decline(agentId: string, id: string): Promise<ApprovalView> {
+export async function decline(agentId: string, id: string, termsHash: string | undefined): Promise<ApprovalView> {
   if (await isOutflow(agentId, id)) {
-    await write(() => declineOutflow(agentId, id));
+    await declineOutflow(agentId, id, termsHash);
   } else {
     await write(function* () {
-      yield* negotiationFor(agentId, id, undefined);
+      yield* negotiationFor(agentId, id, termsHash);
       yield* humanDecline(agentId, id);
     });
   }

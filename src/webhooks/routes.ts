@@ -26,13 +26,13 @@ export const webhookRoutes = new Elysia({ prefix: "/agents/me", name: "webhooks"
   .post(
     "/webhook/deliveries/:id/resend",
     async ({ agent, params, set }) => {
-      const queued = await write(() => resendDelivery(agent.id, params.id));
+      const queued = await resendDelivery(agent.id, params.id);
       set.status = 202;
       return queued;
     },
     {
       agent: true,
       params: t.Object({ id: t.String({ format: "uuid" }) }),
-      ...answers(docs("Webhooks", "Send a failed delivery's event again (once, now; deliveries are never retried on their own)", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 202: Resent }),
+      ...answers(docs("Webhooks", "Send a failed delivery's event again (once, now; deliveries are never retried on their own); at most 5 times an hour per event and 60 per agent", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 202: Resent }),
     },
   );

@@ -3,11 +3,12 @@
 // (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
 import { updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, FOR_UPDATE, get, newestFirst, run, write, type PageWindow, type Query } from "../db";
+import { afterCommit, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { invalidState, notFound } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
 import { wakeDispatcher } from "./dispatcher";
+import { countResend } from "./resends";
 
 type DeliveryRow = {
   id: string;
@@ -48,19 +49,31 @@ export function* rotateWebhookSecret(agentId: string) {
 }
 
 /**
- * A write op: the event of a delivery that did not succeed goes back to the outbox, to be sent again
- * (same webhook-id: a receiver that did get it dedupes), to the URL and with the secret of now.
+ * The event of a delivery that did not succeed goes back to the outbox, to be sent again (same
+ * webhook-id: a receiver that did get it dedupes), to the URL and with the secret of now. Bounded per
+ * event and per agent (resends.ts); a resend refused for its state does not count.
  */
-export function* resendDelivery(agentId: string, deliveryId: string) {
-  const delivery = yield* get<{ eventId: string; outcome: string }>("SELECT event_id AS eventId, outcome FROM webhook_deliveries WHERE id = ? AND agent_id = ?", deliveryId, agentId);
+export async function resendDelivery(agentId: string, deliveryId: string) {
+  const delivery = await read(get<{ eventId: string; outcome: string }>("SELECT event_id AS eventId, outcome FROM webhook_deliveries WHERE id = ? AND agent_id = ?", deliveryId, agentId));
   if (!delivery) throw notFound("webhook delivery");
   if (delivery.outcome === "DELIVERED") throw invalidState("this delivery succeeded; there is nothing to send again");
-  const event = (yield* get<{ status: string }>(`SELECT status FROM webhook_events WHERE id = ? ${FOR_UPDATE}`, delivery.eventId))!;
+  const uncount = countResend(agentId, delivery.eventId);
+  try {
+    return await write(() => requeue(delivery.eventId));
+  } catch (error) {
+    uncount();
+    throw error;
+  }
+}
+
+/** A write op: a failed (or skipped) event back to PENDING, and the dispatcher woken after the commit. */
+function* requeue(eventId: string) {
+  const event = (yield* get<{ status: string }>(`SELECT status FROM webhook_events WHERE id = ? ${FOR_UPDATE}`, eventId))!;
   if (event.status === "PENDING" || event.status === "SENDING") throw invalidState("this event is already on its way");
   if (event.status === "DELIVERED") throw invalidState("a later attempt delivered this event");
-  yield* run("UPDATE webhook_events SET status = 'PENDING', claimed_at = NULL WHERE id = ?", delivery.eventId);
+  yield* run("UPDATE webhook_events SET status = 'PENDING', claimed_at = NULL WHERE id = ?", eventId);
   yield* afterCommit(wakeDispatcher);
-  return { eventId: delivery.eventId, status: "PENDING" as const };
+  return { eventId, status: "PENDING" as const };
 }
 
 export function deliveriesOf(agentId: string, window: PageWindow) {
