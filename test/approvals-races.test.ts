@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
-import { outflowPaths } from "./helpers/outflows";
+import { availableAfter, outflowPaths } from "./helpers/outflows";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -47,7 +47,7 @@ describe("approve and decline are exactly-once", () => {
       expect(replies.find((reply) => reply.status === 200)!.body).toMatchObject({ id: approvalId, status: "APPROVED" });
       for (const refused of replies.filter((reply) => reply.status === 409)) expect(refused.body.error).toBe("INVALID_STATE");
       expect(await path.count(agent)).toBe(count + 1);
-      expect((await server.balance(agent)).available).toBe(70);
+      expect((await server.balance(agent)).available).toBe(availableAfter(path, 100, 30));
       expect((await financialNotifications(server, agent, "approval.")).map((n) => n.kind)).toEqual(["approval.approved"]);
       await expectLedgerOk(server);
     });
@@ -62,7 +62,7 @@ describe("approve and decline are exactly-once", () => {
       expect((await approvalOf(agent, approvalId)).status).toBe(winner);
       expect(await path.count(agent)).toBe(winner === "APPROVED" ? count + 1 : count);
       if (winner === "DECLINED") expect(await server.balance(agent)).toEqual({ available: 100, held: 0 });
-      else expect((await server.balance(agent)).available).toBe(70);
+      else expect((await server.balance(agent)).available).toBe(availableAfter(path, 100, 30));
       await expectLedgerOk(server);
     });
   }

@@ -8,7 +8,12 @@ export type OutflowPath = {
   make: (agent: Agent, amount: number) => Promise<{ status: number; body: any }>;
   /** How many of these the agent has (bets, offers, …): an outflow must create exactly one, once. */
   count: (agent: Agent) => Promise<number>;
+  /** What making it pays into the agent's available balance at once (a borrow: its principal); none when absent. */
+  received?: (amount: number) => number;
 };
+
+/** The agent's available balance after `path` took `amount` out of `start` (and paid in what it pays back at once). */
+export const availableAfter = (path: OutflowPath, start: number, amount: number) => start - amount + (path.received?.(amount) ?? 0);
 
 /** Who the paths pay: `counterparty` (funded: it opens the bets an agent accepts) and `provider` (lists the services booked). */
 export type OutflowParties = { counterparty: Agent; provider: Agent };
@@ -62,6 +67,16 @@ export function outflowPaths(server: () => TestServer, parties: () => OutflowPar
         return server().request("POST", "/bookings", { key: agent.apiKey, body: { quoteId: quote.body.id } });
       },
       count: (agent) => countOf(agent, "/bookings/mine"),
+    },
+    {
+      // Interest 0 and collateral 100 %: the outflow (principal + interest) and what is held (the collateral) are the amount.
+      name: "borrow",
+      make: async (agent, amount) => {
+        const offer = await server().request("POST", "/lending/offers", { key: parties().counterparty.apiKey, body: { amount, currency: "USDC", interestRate: 0, durationDays: 30, collateralPercent: 100 } });
+        return server().request("POST", "/lending/borrow", { key: agent.apiKey, body: { offerId: offer.body.id } });
+      },
+      count: (agent) => countOf(agent, "/lending/my-loans"),
+      received: (amount) => amount,
     },
   ];
 }
