@@ -3,6 +3,7 @@
 // output schema the route's success response. Nothing is declared twice: a route's schema change is
 // the tool's.
 import { plainSchema, type JsonSchema } from "../http/openapi";
+import { dictionary, ownProperty } from "../json";
 import type { ToolSpec } from "./tools";
 
 /** The part of an Elysia route the catalogue reads. */
@@ -76,18 +77,22 @@ export type ApiRequest = { method: string; path: string; body?: unknown; headers
 
 /** The HTTP request a tool call makes: path parameters substituted, the rest as query string or JSON body. */
 export function requestFor(tool: Tool, args: Record<string, unknown>): ApiRequest {
+  // Argument names are the caller's: read as own properties, copied into a body without a prototype
+  // (an argument "__proto__" stays an argument, which the route then refuses).
+  const arg = (name: string) => ownProperty(args, name);
   let path = tool.path;
-  for (const name of tool.params) path = path.replace(`:${name}`, encodeURIComponent(String(args[name] ?? "")));
+  for (const name of tool.params) path = path.replace(`:${name}`, encodeURIComponent(String(arg(name) ?? "")));
   const search = new URLSearchParams();
-  for (const name of tool.query) if (args[name] !== undefined) search.set(name, String(args[name]));
-  const body: Record<string, unknown> = {};
-  for (const name of tool.body) if (args[name] !== undefined) body[name] = args[name];
+  for (const name of tool.query) if (arg(name) !== undefined) search.set(name, String(arg(name)));
+  const body = dictionary<unknown>();
+  for (const name of tool.body) if (arg(name) !== undefined) body[name] = arg(name);
   // Anything else (a misspelt argument) goes into the body, where the route names it in a 400.
   for (const [name, value] of Object.entries(args)) {
     if (name !== "idempotencyKey" && !tool.params.includes(name) && !tool.query.includes(name) && !tool.body.includes(name)) body[name] = value;
   }
   const headers: Record<string, string> = {};
-  if (tool.idempotent && typeof args.idempotencyKey === "string") headers["idempotency-key"] = args.idempotencyKey;
+  const idempotencyKey = arg("idempotencyKey");
+  if (tool.idempotent && typeof idempotencyKey === "string") headers["idempotency-key"] = idempotencyKey;
   const query = search.toString();
   const hasBody = tool.body.length > 0 || Object.keys(body).length > 0;
   return { method: tool.method, path: query ? `${path}?${query}` : path, ...(hasBody ? { body } : {}), headers };
