@@ -276,7 +276,7 @@ describe.skipIf(!haveBrowser)("owner console", () => {
 
   test("rotating the API key asks first, shows the new key once, and the old key dies", async () => {
     const page = await signIn(owner.ownerKey);
-    await page.click("header >> text=API key");
+    await page.click("header >> text=Keys");
     await page.click("text=Rotate the API key…");
     // The confirmation page: nothing rotated yet.
     expect((await server.request("GET", "/agents/me", { key: owner.apiKey })).status).toBe(200);
@@ -288,6 +288,33 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     expect((await server.request("GET", "/agents/me", { key: newKey })).status).toBe(200);
     owner.apiKey = newKey;
     await page.close();
+  });
+
+  test("replacing the owner key asks first, shows the new key once, and ends every session signed in with the old key", async () => {
+    const page = await signIn(owner.ownerKey);
+    const elsewhere = await signIn(owner.ownerKey);
+    await elsewhere.waitForSelector("h1");
+    await page.click("header >> text=Keys");
+    await page.click("text=Replace the owner key…");
+    // The confirmation page: nothing replaced yet.
+    expect((await server.request("GET", "/owner/policy", { key: owner.ownerKey })).status).toBe(200);
+    await page.click("button:has-text('Yes, replace the owner key')");
+    const newKey = (await page.textContent("#new-owner-key"))!.trim();
+    await shot(page, "owner-key-replaced");
+    expect(newKey).toMatch(/^po_/);
+    expect((await server.request("GET", "/owner/policy", { key: owner.ownerKey })).status).toBe(401);
+    expect((await server.request("GET", "/owner/policy", { key: newKey })).status).toBe(200);
+    // Both sessions signed in with the old key are over: the console asks to sign in again.
+    for (const signedOut of [page, elsewhere]) {
+      await signedOut.goto(`${server.url}/console/policy`);
+      expect(await signedOut.locator("#ownerKey").count()).toBe(1);
+    }
+    await page.fill("#ownerKey", newKey);
+    await page.click("button[type=submit]");
+    await page.waitForSelector("header >> text=Keys");
+    owner.ownerKey = newKey;
+    await page.close();
+    await elsewhere.close();
   });
 
   test("a wrong key cannot sign in", async () => {

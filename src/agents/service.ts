@@ -31,7 +31,14 @@ export function findAgent(id: string): Query<AgentRow | null> {
   return remember(agentKey(id), "instance", () => get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id));
 }
 
-type AgentChanges = { rate_limit?: number | null; policy?: string | null; webhook_url?: string | null; webhook_secret?: string | null; api_key_hash?: string };
+type AgentChanges = {
+  rate_limit?: number | null;
+  policy?: string | null;
+  webhook_url?: string | null;
+  webhook_secret?: string | null;
+  api_key_hash?: string;
+  owner_key_hash?: string;
+};
 
 /** A write op: changes columns of an agent's row (and the cache forgets it). */
 export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
@@ -90,9 +97,23 @@ export function* lockAgents(ids: string[]): Query<void> {
   yield* all(`SELECT id FROM agents WHERE id IN (${sorted.map(() => "?").join(", ")}) ORDER BY id ${FOR_UPDATE}`, ...sorted);
 }
 
-export function* findAgentByKeyHash(column: "api_key_hash" | "owner_key_hash", hash: string): Query<AgentRow | null> {
-  const found = yield* remember(`key:${column}:${hash}`, "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
+type KeyColumn = "api_key_hash" | "owner_key_hash";
+const keyHashKey = (column: KeyColumn, hash: string) => `key:${column}:${hash}`;
+
+export function* findAgentByKeyHash(column: KeyColumn, hash: string): Query<AgentRow | null> {
+  const found = yield* remember(keyHashKey(column, hash), "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
   return found && (yield* findAgent(found.id));
+}
+
+/**
+ * A write op: the agent's key in `column` becomes `newHash`; the old one stops working at once.
+ * `presentedHash`, when given, must still be the key in force under the row lock (401 otherwise).
+ */
+export function* replaceKeyHash(agentId: string, column: KeyColumn, newHash: string, presentedHash?: string): Query<void> {
+  const old = (yield* get<{ hash: string }>(`SELECT ${column} AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
+  if (presentedHash !== undefined && old.hash !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
+  yield* updateAgent(agentId, { [column]: newHash });
+  yield* forget(keyHashKey(column, old.hash));
 }
 
 export function agentView(agent: AgentRow) {
@@ -164,10 +185,7 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  */
 export function* rotateApiKey(agentId: string, presentedHash?: string): Query<string> {
   const apiKey = secret("pp_");
-  const current = (yield* get<{ hash: string }>(`SELECT api_key_hash AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-  if (presentedHash !== undefined && current.hash !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid API key: it was rotated (by another request meanwhile) or never issued");
-  yield* updateAgent(agentId, { api_key_hash: sha256Hex(apiKey) });
-  yield* forget(`key:api_key_hash:${current.hash}`);
+  yield* replaceKeyHash(agentId, "api_key_hash", sha256Hex(apiKey), presentedHash);
   return apiKey;
 }
 

@@ -8,7 +8,7 @@ import { prefixedId } from "../ids";
 import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
 
@@ -108,7 +108,7 @@ const isDue = (bet: BetRow, now: number) => bet.status === "OPEN" && Number(bet.
 export function* createBet(
   creatorId: string,
   body: { description: string; condition: string; amount: number; currency: Currency; oracleType?: OracleType; oracle?: Record<string, unknown>; expiresInHours?: number },
-  sanction: Sanction = {},
+  sanction: Sanction = NO_SANCTION,
 ) {
   const amount = toMinor(body.amount, body.currency);
   const oracleType = body.oracleType ?? "MANUAL";
@@ -143,7 +143,7 @@ export function* createBet(
   return betView(row);
 }
 
-export function* acceptBet(agentId: string, betId: string, sanction: Sanction = {}) {
+export function* acceptBet(agentId: string, betId: string, sanction: Sanction = NO_SANCTION) {
   const bet = yield* lockBet(betId);
   if (!bet) throw notFound("bet");
   if (bet.creatorId === agentId) throw invalid("you cannot accept your own bet");

@@ -12,7 +12,7 @@ import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { toMajor, toMinor } from "../money";
-import { authorizeOutflow, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { transfer } from "../ledger/transfers";
@@ -77,7 +77,7 @@ export function parseDestination(toAddress: string): `0x${string}` {
  * address it settles at once inside the ledger, with no chain transaction: the watcher does not
  * credit what the treasury sends to agent addresses, so an on-chain transfer there would vanish.
  */
-export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }, sanction: Sanction = {}) {
+export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }, sanction: Sanction = NO_SANCTION) {
   chainSettings();
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);

@@ -17,7 +17,7 @@ export function localeOf(request: Request): string {
   }
 }
 
-const isCurrency = (value: string): value is Currency => (CURRENCIES as readonly string[]).includes(value);
+export const isCurrency = (value: string): value is Currency => (CURRENCIES as readonly string[]).includes(value);
 
 /** "4,800.00 USDC": at least 2 decimals, at most the currency's, grouped the viewer's way. */
 export function formatAmount(amount: number, currency: string, locale: string): string {

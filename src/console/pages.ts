@@ -140,7 +140,7 @@ export async function activity(agentId: string, w: Writer): Promise<string> {
 <section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge"], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt)]), [2]))}</section>`;
 }
 
-const PARTS = [
+export const POLICY_PARTS = [
   ["perTransaction", "Most per outflow"],
   ["daily", "Most per 24 h"],
   ["approvalAbove", "Ask me above"],
@@ -151,7 +151,7 @@ export async function policyPage(agentId: string, csrf: string, w: Writer, messa
   const allowNames = await read(namesOf(policy.allowlist ?? []));
   const rows = CURRENCIES.map((currency) => [
     currency,
-    ...PARTS.map(([part, label]) =>
+    ...POLICY_PARTS.map(([part, label]) =>
       raw(html`<input name="${part}.${currency}" inputmode="decimal" aria-label="${label} (${currency})" value="${policy[part][currency] ?? ""}" placeholder="no limit">`),
     ),
     policy.spentLast24h[currency] !== undefined ? w.money(policy.spentLast24h[currency]!, currency) : "",
@@ -160,7 +160,7 @@ export async function policyPage(agentId: string, csrf: string, w: Writer, messa
   return html`${message ? raw(html`<p class="${message.ok ? "ok" : "error"}" id="policy-message">${message.text}</p>`) : ""}
 <form method="post" action="/console/policy">${hidden(csrf)}
 <section><h2>Limits per currency</h2><p class="muted">Empty means no limit of that kind. The reputation tier's limit applies too; an outflow must pass both.</p>
-${raw(table(["Currency", ...PARTS.map(([, label]) => label), "Out in the last 24 h"], rows))}</section>
+${raw(table(["Currency", ...POLICY_PARTS.map(([, label]) => label), "Out in the last 24 h"], rows))}</section>
 <section><h2>Who the agent may pay</h2><p class="muted">One agent id per line. Empty: anyone. With a list, open bets, loan offers and payments to outside addresses are refused.</p>
 ${listed.length ? raw(html`<ul>${listed}</ul>`) : ""}
 <textarea name="allowlist" rows="4" aria-label="allowlist">${(policy.allowlist ?? []).join("\n")}</textarea></section>
@@ -187,11 +187,36 @@ export async function webhooksPage(agentId: string, csrf: string, w: Writer, sho
 <section><h2>Latest deliveries</h2><p class="muted">A failed delivery is not retried on its own; send it again here once the receiver is fixed.</p>${raw(table(["When", "Event", "Outcome", "Status", "Error", ""], rows))}</section>`;
 }
 
-export function confirmRotation(what: "secret" | "key", csrf: string): string {
-  const [action, text, button] =
-    what === "key"
-      ? ["/console/rotate", "The agent's API key is replaced at once: the key it uses now stops working, and the new key is shown here once.", "Yes, replace the API key"]
-      : ["/console/webhooks/rotate", "Deliveries are signed with a new secret from now on: the receiver must be given it, or it will reject them. It is shown here once.", "Yes, replace the signing secret"];
+export function keysPage(): string {
+  return html`<section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once.</p>
+<div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>
+<section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, and every console session signed in with it, this one too. The new key is shown once; sign in with it.</p>
+<div class="actions"><a class="button danger" href="/console/security/owner-key">Replace the owner key…</a></div></section>`;
+}
+
+const ROTATIONS = {
+  key: {
+    action: "/console/rotate",
+    text: "The agent's API key is replaced at once: the key it uses now stops working, and the new key is shown here once.",
+    button: "Yes, replace the API key",
+    cancel: "/console/security",
+  },
+  "owner-key": {
+    action: "/console/security/owner-key",
+    text: "Your owner key is replaced at once: the key you signed in with stops working, every console session signed in with it ends (this one too), and the new key is shown here once.",
+    button: "Yes, replace the owner key",
+    cancel: "/console/security",
+  },
+  secret: {
+    action: "/console/webhooks/rotate",
+    text: "Deliveries are signed with a new secret from now on: the receiver must be given it, or it will reject them. It is shown here once.",
+    button: "Yes, replace the signing secret",
+    cancel: "/console/webhooks",
+  },
+};
+
+export function confirmRotation(what: keyof typeof ROTATIONS, csrf: string): string {
+  const { action, text, button, cancel } = ROTATIONS[what];
   return html`<section class="confirm danger"><p>${text}</p><form method="post" action="${action}">${hidden(csrf)}
-<div class="actions"><button type="submit" class="danger">${button}</button><a class="button plain" href="${what === "key" ? "/console/security" : "/console/webhooks"}">Cancel</a></div></form></section>`;
+<div class="actions"><button type="submit" class="danger">${button}</button><a class="button plain" href="${cancel}">Cancel</a></div></form></section>`;
 }

@@ -1,26 +1,33 @@
 // /console: the human owner's side of an agent. Signs in with the owner key (po_…). Overview (balances,
 // history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
 // that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks (deliveries,
-// send a failed one again, rotate the signing secret), API key (rotate). Every action goes through the
-// same services as the API; every form carries the session's CSRF token.
+// send a failed one again, rotate the signing secret), Keys (rotate the agent's API key or the owner
+// key). Every action goes through the same services as the API; every form carries the session's CSRF
+// token. Form fields arrive in an object without a prototype and are read as its own properties; a
+// field named (or dotted/bracketed through) __proto__, constructor or prototype is refused with 400.
 import { Elysia, t } from "elysia";
 import { findAgent, findAgentByKeyHash, rotateApiKey } from "../agents/service";
 import { read, write } from "../db";
-import { ApiError } from "../errors";
+import { ApiError, invalid } from "../errors";
 import { secret, sha256Hex } from "../ids";
+import { dictionary, isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
 import { executeApproved } from "../owners/executors";
-import type { MajorLimits } from "../owners/policy";
-import { approve, decline, getApproval, pendingCount, setPolicy } from "../owners/service";
+import type { MajorLimits, PolicyInput } from "../owners/policy";
+import { approve, decline, getApproval, pendingCount, rotateOwnerKey, setPolicy } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
-import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, policyPage, webhooksPage } from "./pages";
+import { isCurrency } from "./format";
+import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, keysPage, overview, POLICY_PARTS, policyPage, webhooksPage } from "./pages";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "./sessions";
 import { bare, html, layout, page, raw, writerFor } from "./views";
 
 /** Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. */
 const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 }));
-const field = (body: unknown, name: string) => (body as Record<string, string> | undefined)?.[name];
+type Fields = Record<string, string>;
+const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
+const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
+const reservedMessage = (name: string) => `The form field "${name}" is not accepted: no field of the console is named with ${[...RESERVED_KEYS].join(", ")}.`;
 const redirect = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, ...headers } });
-const refused = (reason: string) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), 403);
+const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
 const Id = t.Object({ id: t.String({ format: "uuid" }) });
 const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
 
@@ -68,22 +75,28 @@ const action = (handler: (session: Session, request: Request, body: unknown) => 
   const session = await read(sessionOf(request));
   if (!session) return signInPage(request, "Sign in first.", 401);
   if (!sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token. Reload the page and try again.");
+  const reserved = reservedField(body);
+  if (reserved !== null) return refused(reservedMessage(reserved), 400);
   return handler(session, request, body);
 };
 
-/** The policy form: amounts per part and currency, the allowlist as one id per line. */
-function policyFromForm(body: unknown) {
-  const values = (body ?? {}) as Record<string, string>;
-  const input: Record<string, MajorLimits> = { perTransaction: {}, daily: {}, approvalAbove: {} };
-  for (const [name, text] of Object.entries(values)) {
-    const [part, currency] = name.split(".");
-    if (!part || !currency || !(part in input) || text.trim() === "") continue;
+type Part = (typeof POLICY_PARTS)[number][0];
+const isPart = (name: string): name is Part => POLICY_PARTS.some(([part]) => part === name);
+
+/** The policy form: amounts per part and currency ("daily.USDC"), the allowlist as one id per line; any other field is refused. */
+function policyFromForm(body: unknown): PolicyInput {
+  const limits = { perTransaction: dictionary<number>(), daily: dictionary<number>(), approvalAbove: dictionary<number>() };
+  for (const [name, text] of Object.entries((body ?? {}) as Fields)) {
+    if (name === "csrf" || name === "allowlist") continue;
+    const [part = "", currency = "", ...rest] = name.split(".");
+    if (!isPart(part) || !isCurrency(currency) || rest.length > 0) throw invalid(`"${name}" is not a field of this form`);
+    if (text.trim() === "") continue;
     const amount = text.trim().replace(",", ".");
-    if (!/^\d+(\.\d+)?$/.test(amount)) throw new ApiError("VALIDATION_ERROR", `${part} ${currency}: "${text}" is not an amount`);
-    (input[part] as Record<string, number>)[currency] = Number(amount);
+    if (!/^\d+(\.\d+)?$/.test(amount)) throw invalid(`${part} ${currency}: "${text}" is not an amount`);
+    limits[part][currency] = Number(amount);
   }
-  const ids = (values.allowlist ?? "").split(/[\s,]+/).filter(Boolean);
-  return { ...input, allowlist: ids.length ? ids : null };
+  const ids = (field(body, "allowlist") ?? "").split(/[\s,]+/).filter(Boolean);
+  return { ...(limits as Record<Part, MajorLimits>), allowlist: ids.length ? ids : null };
 }
 
 export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
@@ -100,6 +113,8 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     "/login",
     async ({ request, body }) => {
       if (!sameToken(readCookie(request, LOGIN_CSRF_COOKIE), field(body, "csrf"))) return refused("The form expired or did not come from this console. Reload and try again.");
+      const reserved = reservedField(body);
+      if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
       const ownerKey = field(body, "ownerKey") ?? "";
       const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey))) : null;
       if (!agent) return signInPage(request, "That owner key is not valid.", 401);
@@ -113,6 +128,8 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     async ({ request, body }) => {
       const session = await read(sessionOf(request));
       if (session && !sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token.");
+      const reserved = reservedField(body);
+      if (reserved !== null) return refused(reservedMessage(reserved), 400);
       await write(() => closeSession(request));
       return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, "", request, 0) });
     },
@@ -196,20 +213,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .get(
-    "/security",
-    signedIn(async (session, request) =>
-      render(
-        session,
-        request,
-        "API key",
-        "/console/security",
-        html`<section><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once.</p>
-<div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>`,
-      ),
-    ),
-    { detail: { hide: true } },
-  )
+  .get("/security", signedIn(async (session, request) => render(session, request, "Keys", "/console/security", keysPage())), { detail: { hide: true } })
   .get("/security/rotate", signedIn(async (session, request) => render(session, request, "Rotate the API key", "/console/security", confirmRotation("key", session.csrfToken))), {
     detail: { hide: true },
   })
@@ -219,6 +223,30 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       const apiKey = await write(() => rotateApiKey(session.agentId));
       const shown = html`<section><p class="ok">The API key was rotated. Store it now: it is not shown again.</p><p class="key" id="new-api-key">${apiKey}</p></section>`;
       return render(session, request, "New API key", "/console/security", shown);
+    }),
+    { body: Form, detail: { hide: true } },
+  )
+  .get(
+    "/security/owner-key",
+    signedIn(async (session, request) => render(session, request, "Replace the owner key", "/console/security", confirmRotation("owner-key", session.csrfToken))),
+    { detail: { hide: true } },
+  )
+  .post(
+    "/security/owner-key",
+    action(async (session, request) => {
+      // The session is checked again once the agent's row is locked: of two rotations at once, one wins.
+      const stillSignedIn = function* () {
+        return (yield* sessionOf(request))?.agentId === session.agentId;
+      };
+      const ownerKey = await write(() => rotateOwnerKey(session.agentId, stillSignedIn)).catch((error) => {
+        if (error instanceof ApiError && error.code === "UNAUTHORIZED") return null;
+        throw error;
+      });
+      if (ownerKey === null) return signInPage(request, "Your session ended: the owner key was replaced meanwhile.", 401);
+      const shown = html`<section><p class="ok">The owner key was replaced. Store it now: it is not shown again.</p><p class="key" id="new-owner-key">${ownerKey}</p>
+<p>The old key no longer works, and every console session signed in with it has ended, this one too.</p>
+<div class="actions"><a class="button" href="/console">Sign in with the new key</a></div></section>`;
+      return page(bare("New owner key", shown), 200, { "set-cookie": cookie(SESSION_COOKIE, "", request, 0) });
     }),
     { body: Form, detail: { hide: true } },
   );

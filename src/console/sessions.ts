@@ -54,6 +54,11 @@ export function* sessionOf(request: Request): Query<Session | null> {
   return { agentId: row.agentId, csrfToken: row.csrfToken };
 }
 
+/** A write op: every session of the agent's owner ends (its owner key was replaced). */
+export function* closeSessionsOf(agentId: string): Query<void> {
+  yield* run("DELETE FROM console_sessions WHERE agent_id = ?", agentId);
+}
+
 /** A write op. */
 export function* closeSession(request: Request): Query<void> {
   const token = readCookie(request, SESSION_COOKIE);

@@ -79,7 +79,7 @@ const NAV: [string, string][] = [
   ["/console/activity", "Activity"],
   ["/console/policy", "Policy"],
   ["/console/webhooks", "Webhooks"],
-  ["/console/security", "API key"],
+  ["/console/security", "Keys"],
 ];
 
 /** A page of the signed-in console: the agent's name, the navigation with the pending count, the body. */

@@ -10,7 +10,7 @@ import { uuid } from "../ids";
 import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import type { ContractCondition } from "./schema";
 
@@ -133,7 +133,7 @@ const returnEscrow = (contract: ContractRow): Query<void> =>
 export function* createContract(
   creatorId: string,
   body: { counterpartyId: string; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
-  sanction: Sanction = {},
+  sanction: Sanction = NO_SANCTION,
 ) {
   if (body.counterpartyId === creatorId) throw invalid("you cannot make a contract with yourself");
   if (new Set(body.conditions.map((condition) => condition.id)).size !== body.conditions.length) throw invalid("condition ids must be unique");

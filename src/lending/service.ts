@@ -13,7 +13,7 @@ import { hold, release } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 
 type OfferRow = {
@@ -257,7 +257,7 @@ function* defaultLoanIfDue(row: LoanRow): Query<LoanRow> {
 export function* createOffer(
   lenderId: string,
   body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
-  sanction: Sanction = {},
+  sanction: Sanction = NO_SANCTION,
 ) {
   const amount = toMinor(body.amount, body.currency);
   const interestBps = toBps(body.interestRate, "interestRate");

@@ -6,7 +6,7 @@ import { FOR_UPDATE, get, newestFirst, run, type PageWindow, type Query } from "
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
-import type { Sanction } from "../owners/outflows";
+import { NO_SANCTION, type Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { price, type PricingUnit } from "./pricing";
@@ -259,7 +259,7 @@ export function* createQuote(agentId: string, body: { serviceId: string; currenc
 }
 
 /** With the owner's grant, a quote that expired while the owner decided still holds: its price was fixed when the booking was held. */
-export function* book(agentId: string, body: { quoteId: string; rail?: string }, sanction: Sanction = {}) {
+export function* book(agentId: string, body: { quoteId: string; rail?: string }, sanction: Sanction = NO_SANCTION) {
   const rail = body.rail ?? "INTERNAL";
   if (!(RAILS as readonly string[]).includes(rail)) throw invalid(`rail ${rail} is not supported; supported rails: ${RAILS.join(", ")}`);
   const quote = yield* get<QuoteRow>(`SELECT ${QUOTE_COLUMNS} FROM quotes WHERE id = ?`, body.quoteId);

@@ -5,6 +5,7 @@
 import { invalid } from "../errors";
 import { plainSchema, type JsonSchema } from "../http/openapi";
 import { KEY_PATTERN, validateKey } from "../idempotency/idempotency";
+import { dictionary, ownProperty } from "../json";
 import type { ToolSpec } from "./tools";
 
 /** The part of an Elysia route the catalogue reads. */
@@ -117,14 +118,16 @@ export function requestFor(tool: Tool, args: Record<string, unknown>): ApiReques
   for (const name of Object.keys(args)) {
     if (!Object.hasOwn(properties, name)) throw invalid(`${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
   }
+  // Argument names are the caller's: read as own properties only, copied into a body without a prototype.
+  const arg = (name: string) => ownProperty(args, name);
   let path = tool.path;
-  for (const name of tool.params) path = path.replace(`:${name}`, pathSegment(tool, name, args[name]));
+  for (const name of tool.params) path = path.replace(`:${name}`, pathSegment(tool, name, arg(name)));
   const search = new URLSearchParams();
-  for (const name of tool.query) if (args[name] !== undefined) search.set(name, asText(tool, name, args[name]));
-  const body: Record<string, unknown> = Object.create(null);
-  for (const name of tool.body) if (args[name] !== undefined) body[name] = args[name];
+  for (const name of tool.query) if (arg(name) !== undefined) search.set(name, asText(tool, name, arg(name)));
+  const body = dictionary<unknown>();
+  for (const name of tool.body) if (arg(name) !== undefined) body[name] = arg(name);
   const headers: Record<string, string> = {};
-  const key = args.idempotencyKey;
+  const key = arg("idempotencyKey");
   if (key !== undefined) {
     if (typeof key !== "string") throw invalid(`idempotencyKey must be a string (got ${shown(key)})`);
     validateKey(key, "idempotencyKey");

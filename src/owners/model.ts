@@ -161,3 +161,8 @@ export const Held = Model(
     ],
   },
 );
+
+export const RotatedOwnerKey = Model(
+  { ownerKey: t.String({ description: "the new owner key (po_...); the old one and its console sessions no longer work. Shown only here." }) },
+  { description: "The owner's new key", examples: [{ ownerKey: "po_Qw3e5R7t9Y1u3I5o7P9a1S3d5F7g9H1j3K5l7Z9x1C3" }] },
+);

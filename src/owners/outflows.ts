@@ -7,6 +7,7 @@
 import { findAgent, lockAgents } from "../agents/service";
 import { type Query } from "../db";
 import { ApiError, Deferred } from "../errors";
+import { ownProperty } from "../json";
 import { toMajor } from "../money";
 import { assertWithinTier } from "../reputation/tiers";
 import { holdOutflow, takeGrant, type Grant, type Outflow } from "./approvals";
@@ -22,6 +23,13 @@ export type Sanction = {
   /** A subscription charge: its terms were accepted, or approved, when the subscription was made. */
   standing?: boolean;
 };
+
+/**
+ * No sanction: the outflow passes the policy's automatic limits or waits for the owner. Frozen and
+ * without a prototype, and a sanction is read by own property only, so nothing inherited (a polluted
+ * Object.prototype) can ever stand for a grant or a standing acceptance.
+ */
+export const NO_SANCTION: Sanction = Object.freeze(Object.create(null));
 
 const WHAT: Record<Outflow["kind"], string> = {
   PAYMENT: "a payment",
@@ -98,16 +106,17 @@ function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
  * COUNTERPARTY_NOT_ALLOWED or POLICY_LIMIT_EXCEEDED; throws Deferred (202, the outflow held for the
  * owner) above the approval amount; otherwise counts the outflow in the agent's 24 h usage.
  */
-export function* authorizeOutflow(outflow: Outflow, sanction: Sanction = {}): Query<void> {
-  if (sanction.grant) {
+export function* authorizeOutflow(outflow: Outflow, sanction: Sanction = NO_SANCTION): Query<void> {
+  const grant = ownProperty(sanction, "grant");
+  if (grant) {
     // Limits are checked again as it goes out (an owner who tightened the policy meanwhile is obeyed),
     // but not the 24 h cap: the amount was counted when it was held.
     yield* checkLimits(outflow, false);
-    yield* takeGrant(outflow, sanction.grant);
+    yield* takeGrant(outflow, grant);
     return;
   }
   const policy = yield* checkLimits(outflow, true);
-  if (policy && !sanction.standing && needsApproval(policy, outflow)) throw new Deferred(202, () => holdForApproval(outflow));
+  if (policy && ownProperty(sanction, "standing") !== true && needsApproval(policy, outflow)) throw new Deferred(202, () => holdForApproval(outflow));
   yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
 }
 

@@ -1,6 +1,9 @@
 // An owner's spending policy for its agent: per currency a per-transaction cap, a 24 h cap and an
 // amount above which an outflow waits for the owner; and an optional allowlist of counterparties.
 // Stored as JSON on the agent's row (minor units as strings), so the check reads it with the agent.
+// The maps per currency have no prototype and are read by own property only: a currency is limited
+// only if the owner named it.
+import { dictionary, ownProperty } from "../json";
 import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 
 export type Limits = Partial<Record<Currency, bigint>>;
@@ -9,18 +12,17 @@ export type Policy = { perTransaction: Limits; daily: Limits; allowlist: string[
 type StoredLimits = Partial<Record<Currency, string>>;
 type Stored = { perTransaction: StoredLimits; daily: StoredLimits; allowlist: string[] | null; approvalAbove: StoredLimits };
 
-export const EMPTY_POLICY: Policy = { perTransaction: {}, daily: {}, allowlist: null, approvalAbove: {} };
+/** Per currency of `from` that is set, `convert(value, currency)`; a map without a prototype. */
+function perCurrency<From, To>(from: Partial<Record<Currency, From>> | undefined, convert: (value: From, currency: Currency) => To): Partial<Record<Currency, To>> {
+  const result = dictionary<To>();
+  for (const currency of CURRENCIES) {
+    const value = from && ownProperty(from, currency);
+    if (value !== undefined) result[currency] = convert(value, currency);
+  }
+  return result;
+}
 
-const limitsOf = (stored: StoredLimits): Limits => {
-  const limits: Limits = {};
-  for (const currency of CURRENCIES) if (stored[currency] !== undefined) limits[currency] = BigInt(stored[currency]!);
-  return limits;
-};
-const storedLimits = (limits: Limits): StoredLimits => {
-  const stored: StoredLimits = {};
-  for (const currency of CURRENCIES) if (limits[currency] !== undefined) stored[currency] = limits[currency]!.toString();
-  return stored;
-};
+export const EMPTY_POLICY: Policy = Object.freeze({ perTransaction: dictionary<bigint>(), daily: dictionary<bigint>(), allowlist: null, approvalAbove: dictionary<bigint>() });
 
 // The same few policies are read on every outflow of their agents: parsed once per distinct text.
 const parsed = new Map<string, Policy>();
@@ -32,7 +34,8 @@ export function parsePolicy(text: string | null): Policy | null {
   let policy = parsed.get(text);
   if (!policy) {
     const stored = JSON.parse(text) as Stored;
-    policy = { perTransaction: limitsOf(stored.perTransaction), daily: limitsOf(stored.daily), allowlist: stored.allowlist, approvalAbove: limitsOf(stored.approvalAbove) };
+    const limits = (part: StoredLimits) => perCurrency(part, (value) => BigInt(value));
+    policy = { perTransaction: limits(stored.perTransaction), daily: limits(stored.daily), allowlist: stored.allowlist, approvalAbove: limits(stored.approvalAbove) };
     if (parsed.size >= PARSED_MAX) parsed.clear();
     parsed.set(text, policy);
   }
@@ -45,13 +48,13 @@ const isEmpty = (policy: Policy) =>
 /** What goes in the agent's row: null for a policy that limits nothing. */
 export function storePolicy(policy: Policy): string | null {
   if (isEmpty(policy)) return null;
-  const stored: Stored = {
-    perTransaction: storedLimits(policy.perTransaction),
-    daily: storedLimits(policy.daily),
+  const stored = (limits: Limits) => perCurrency(limits, (value) => value.toString());
+  return JSON.stringify({
+    perTransaction: stored(policy.perTransaction),
+    daily: stored(policy.daily),
     allowlist: policy.allowlist,
-    approvalAbove: storedLimits(policy.approvalAbove),
-  };
-  return JSON.stringify(stored);
+    approvalAbove: stored(policy.approvalAbove),
+  } satisfies Stored);
 }
 
 export type MajorLimits = Partial<Record<Currency, number>>;
@@ -59,21 +62,17 @@ export type PolicyInput = { perTransaction?: MajorLimits; daily?: MajorLimits; a
 
 /** A policy from the owner's request (major units); a missing part limits nothing. */
 export function policyFromInput(input: PolicyInput): Policy {
-  const limits = (name: string, values: MajorLimits = {}): Limits => {
-    const result: Limits = {};
-    for (const currency of CURRENCIES) if (values[currency] !== undefined) result[currency] = toMinor(values[currency]!, currency, `${name}.${currency}`);
-    return result;
-  };
+  const limits = (name: "perTransaction" | "daily" | "approvalAbove") =>
+    perCurrency(ownProperty(input, name), (value, currency) => toMinor(value, currency, `${name}.${currency}`));
+  const allowlist = ownProperty(input, "allowlist");
   return {
-    perTransaction: limits("perTransaction", input.perTransaction),
-    daily: limits("daily", input.daily),
-    allowlist: input.allowlist === undefined || input.allowlist === null ? null : [...new Set(input.allowlist)],
-    approvalAbove: limits("approvalAbove", input.approvalAbove),
+    perTransaction: limits("perTransaction"),
+    daily: limits("daily"),
+    allowlist: allowlist === undefined || allowlist === null ? null : [...new Set(allowlist)],
+    approvalAbove: limits("approvalAbove"),
   };
 }
 
 export function limitsView(limits: Limits): MajorLimits {
-  const view: MajorLimits = {};
-  for (const currency of CURRENCIES) if (limits[currency] !== undefined) view[currency] = toMajor(limits[currency]!, currency);
-  return view;
+  return perCurrency(limits, (value, currency) => toMajor(value, currency));
 }

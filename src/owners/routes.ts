@@ -1,14 +1,15 @@
 // /owner: the human owner's API (owner key po_…, so an agent cannot loosen its own limits): the
-// spending policy, and approving or declining what waits. /approvals/{id}: an agent reads one of its
+// spending policy, approving or declining what waits, and replacing the owner key. /approvals/{id}: an agent reads one of its
 // held outflows (what it answered once approved).
 import { Elysia } from "elysia";
-import { read } from "../db";
+import { bearer } from "../auth/keys";
+import { read, write } from "../db";
 import { auth } from "../http/auth";
 import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";
-import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody } from "./model";
-import { approve, decline, getApproval, listApprovals, policyView, setPolicy } from "./service";
+import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody, RotatedOwnerKey } from "./model";
+import { approve, decline, getApproval, listApprovals, ownerKeyInForce, policyView, rotateOwnerKey, setPolicy } from "./service";
 
 const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
 
@@ -51,6 +52,21 @@ export const ownerRoutes = new Elysia({ name: "owners" })
     body: DecisionBody,
     ...answers(docs("Owners", "Decline: a held outflow's hold is released (status DECLINED); a negotiation is REJECTED", "owner", [...DECIDE_ERRORS]), { 200: Approval }),
   })
+  .post(
+    "/owner/key/rotate",
+    // Not idempotent by key (like the agent key's rotation): a replay would have to store the new key.
+    async ({ owner, headers }) => {
+      const presented = bearer(headers.authorization)!;
+      return { ownerKey: await write(() => rotateOwnerKey(owner.id, () => ownerKeyInForce(owner.id, presented))) };
+    },
+    {
+      owner: true,
+      ...answers(
+        docs("Owners", "Replace the owner key: the new key (po_…) is shown once; the old key and every console session signed in with it end at once", "owner", ["FORBIDDEN"]),
+        { 200: RotatedOwnerKey },
+      ),
+    },
+  )
   .get("/approvals/:id", ({ agent, params }) => getApproval(agent.id, params.id), {
     agent: true,
     params: IdParam,

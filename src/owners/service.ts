@@ -1,11 +1,13 @@
 // The owner's side of an agent: its spending policy, and one list of what waits for the owner — held
 // outflows and accepted negotiations above the threshold — approved or declined from here (API and
 // console alike).
-import { findAgent, namesOf, updateAgent } from "../agents/service";
+import { findAgent, findAgentByKeyHash, lockAgents, namesOf, replaceKeyHash, updateAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { get, pageRows, read, write, type PageWindow, type Query } from "../db";
-import { invalid, invalidState, notFound } from "../errors";
+import { closeSessionsOf } from "../console/sessions";
+import { ApiError, invalid, invalidState, notFound } from "../errors";
+import { secret, sha256Hex } from "../ids";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
 import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, findApproval, type ApprovalRow, type Executor } from "./approvals";
@@ -44,6 +46,26 @@ export async function setPolicy(agentId: string, input: PolicyInput) {
   }
   await write(() => updateAgent(agentId, { policy: storePolicy(policy) }));
   return read(policyView(agentId));
+}
+
+/**
+ * A write op: a new owner key (returned once, stored hashed); the old key and every console session
+ * signed in with it end in the same transaction. `stillSignedIn` re-checks the caller's credential
+ * (the key it sent, or its console session) once the agent's row is locked, so of concurrent rotations
+ * by one owner exactly one succeeds: the others find their credential ended (401).
+ */
+export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<boolean>): Query<string> {
+  yield* lockAgents([agentId]);
+  if (!(yield* stillSignedIn())) throw new ApiError("UNAUTHORIZED", "invalid owner key: it was rotated");
+  const ownerKey = secret("po_");
+  yield* replaceKeyHash(agentId, "owner_key_hash", sha256Hex(ownerKey));
+  yield* closeSessionsOf(agentId);
+  return ownerKey;
+}
+
+/** For rotateOwnerKey: whether `ownerKey` is the agent's owner key in force. */
+export function* ownerKeyInForce(agentId: string, ownerKey: string): Query<boolean> {
+  return (yield* findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey)))?.id === agentId;
 }
 
 const rate = (currency: Currency) => config.referenceRates[currency]!;

@@ -7,7 +7,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
-import type { Sanction } from "../owners/outflows";
+import { NO_SANCTION, type Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { periodStart, type Frequency } from "./periods";
@@ -118,7 +118,7 @@ function* charge(row: SubscriptionRow, period: number, sanction: Sanction = { st
   yield* notifyFinancial(row.recipientId, "subscription.charged", data, `Subscription payment received: ${amount} ${row.currency}`);
 }
 
-export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = {}) {
+export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = NO_SANCTION) {
   const amount = toMinor(body.amount, body.currency);
   const now = BigInt(clock.nowMs());
   const row: SubscriptionRow = {

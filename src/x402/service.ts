@@ -25,7 +25,7 @@ import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
 import { outboundFetch, OutboundRefused, readCapped, TooLarge } from "../net/outbound";
 import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
 import { notifyFinancial } from "../webhooks/outbox";
 import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 
@@ -237,7 +237,7 @@ function problemOf(answer: Answer): string | null {
   return settlementClaim(response.headers)?.reason ?? null;
 }
 
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = {}): Promise<Outcome> {
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
