@@ -9,6 +9,7 @@ import type { Query } from "./query";
 import { SqliteEngine } from "./sqlite";
 
 export { afterCommit, all, FOR_UPDATE, forget, get, remember, revise, run, SKIP_LOCKED, type Query } from "./query";
+export { cacheKeys } from "./cache";
 export { DatabaseInUse } from "./sqlite";
 export { newestFirst, pageRows, type ListSql, type PageWindow } from "./page";
 
