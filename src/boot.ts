@@ -11,6 +11,7 @@ function fatal(error: unknown, kind: string): never {
   process.exit(1);
 }
 
+/** Sets the configuration in force from the environment (config.ts); a bad value prints one line and exits. */
 export function loadConfig(): Config {
   try {
     return initConfig();

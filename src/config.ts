@@ -1,7 +1,7 @@
 // Configuration comes from the environment only (Bun also reads a .env file), validated once at start.
 // A bad value stops the process with one line naming the variable.
 
-export type Config = ReturnType<typeof loadConfig>;
+export type Config = ReturnType<typeof configFrom>;
 
 export class ConfigError extends Error {}
 
@@ -88,7 +88,8 @@ function chain(env: Env) {
   return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, confirmations };
 }
 
-export function loadConfig(env: Env = process.env) {
+/** The configuration the environment gives; a bad value throws a ConfigError naming the variable. */
+function configFrom(env: Env) {
   const synchronous = read(env, "DB_SYNCHRONOUS", "FULL").toUpperCase();
   if (synchronous !== "FULL" && synchronous !== "NORMAL") {
     throw new ConfigError(`DB_SYNCHRONOUS: expected FULL or NORMAL, got "${synchronous}"`);
@@ -119,6 +120,6 @@ export function loadConfig(env: Env = process.env) {
 export let config: Config;
 
 export function initConfig(env: Env = process.env): Config {
-  config = loadConfig(env);
+  config = configFrom(env);
   return config;
 }

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DAY_MS } from "../src/time";
 import { expectLedgerOk } from "./helpers/ledger";
 import { block, financialNotifications } from "./helpers/inbox";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -182,7 +183,7 @@ describe("bet lifecycle", () => {
   test("API and ORACLE_NET bets keep their oracle settings and are resolved by the operator", async () => {
     const creator = await agent(100);
     const acceptor = await agent(100);
-    const resolveAt = new Date(Date.now() + 365 * 86_400_000).toISOString();
+    const resolveAt = new Date(Date.now() + 365 * DAY_MS).toISOString();
     const oracle = { url: "https://1.1.1.1/match/7", jsonPath: "$.winner", operator: "eq", value: "A", resolveAt };
     const api = await create(creator, betBody({ oracleType: "API", oracle }));
     expect(api.status).toBe(201);

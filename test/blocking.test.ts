@@ -49,6 +49,20 @@ describe("blocking", () => {
     expect(missing.body.error).toBe("NOT_FOUND");
   });
 
+  test("ten blocks of one pair at once: all 200 with the same block, one row", async () => {
+    const [a, b] = [await server.register(), await server.register()];
+    const replies = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => server.request("POST", "/agents/me/block", { key: a.apiKey, body: { agentId: b.id, reason: `reason ${i}` } })),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+    expect(new Set(replies.map((reply) => JSON.stringify(reply.body))).size).toBe(1);
+    const list = (await server.request("GET", "/agents/me/blocks", { key: a.apiKey })).body;
+    expect(list.pagination.total).toBe(1);
+    expect(list.data).toEqual([expect.objectContaining({ agentId: b.id, reason: replies[0]!.body.reason })]);
+    expect((await server.request("DELETE", `/agents/me/block/${b.id}`, { key: a.apiKey })).status).toBe(200);
+    expect((await server.request("GET", "/agents/me/blocks", { key: a.apiKey })).body.pagination.total).toBe(0);
+  });
+
   test("bad input: self 400, unknown 404, reason over 200 400, bad ids 400", async () => {
     const [a, b] = [await server.register(), await server.register()];
     expect((await server.request("POST", "/agents/me/block", { key: a.apiKey, body: { agentId: a.id } })).status).toBe(400);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MINUTE_MS } from "../src/time";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -30,7 +31,7 @@ describe("pricing units", () => {
     expect(reply.body).toMatchObject({ serviceId: service.id, providerId: provider.id, agentId: buyer.id, amount, currency: "USDC" });
     expect(reply.body.id).toMatch(/^qt_/);
     expect(reply.body.breakdown).toMatchObject({ unitPrice: price, pricingUnit, units, amount, formula });
-    expect(Date.parse(reply.body.expiresAt) - Date.parse(reply.body.createdAt)).toBe(15 * 60 * 1000);
+    expect(Date.parse(reply.body.expiresAt) - Date.parse(reply.body.createdAt)).toBe(15 * MINUTE_MS);
   });
 
   test("missing or foreign units and bad counts are 400", async () => {

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { HOUR_MS } from "../src/time";
 import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -9,7 +10,6 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const HOUR_MS = 3_600_000;
 const start = (from: Agent, body: Record<string, unknown>, headers?: Record<string, string>) =>
   server.request("POST", "/negotiations", { key: from.apiKey, body, headers });
 const act = (agent: Agent, id: string, action: string, body?: unknown) => server.request("POST", `/negotiations/${id}/${action}`, { key: agent.apiKey, body });

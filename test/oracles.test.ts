@@ -1,5 +1,6 @@
 // API and ORACLE_NET bets resolved by their oracles: an API served by the test, an aggregator on anvil.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { HOUR_MS, MINUTE_MS } from "../src/time";
 import { startAnvil, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -47,7 +48,7 @@ const read = async (agent: Agent, id: string) => (await server.request("GET", `/
 
 describe("API oracle", () => {
   test("at resolveAt the oracle settles MET: the creator wins the pot", async () => {
-    const resolveAt = new Date((await serviceNow()) + 3_600_000).toISOString();
+    const resolveAt = new Date((await serviceNow()) + HOUR_MS).toISOString();
     const { id, creator, acceptor } = await matchedBet("API", { url: oracleUrl, jsonPath: "$.data.price", operator: "gt", value: 100, resolveAt });
     await server.advance(3590);
     expect((await read(creator, id)).status).toBe("MATCHED");
@@ -61,7 +62,7 @@ describe("API oracle", () => {
   });
 
   test("a string comparison that fails settles NOT_MET: the acceptor wins", async () => {
-    const resolveAt = new Date((await serviceNow()) + 60_000).toISOString();
+    const resolveAt = new Date((await serviceNow()) + MINUTE_MS).toISOString();
     const { id, creator, acceptor } = await matchedBet("API", { url: oracleUrl, jsonPath: "data.winner", operator: "eq", value: "B", resolveAt });
     await server.advance(61);
     expect(await read(acceptor, id)).toMatchObject({ status: "SETTLED", outcome: "NOT_MET", winnerId: acceptor.id });
@@ -72,7 +73,7 @@ describe("API oracle", () => {
   test("an oracle that fails is retried for 24 h, then the bet is DISPUTED for the operator", async () => {
     oracleStatus = 500;
     try {
-      const resolveAt = new Date((await serviceNow()) + 60_000).toISOString();
+      const resolveAt = new Date((await serviceNow()) + MINUTE_MS).toISOString();
       const { id, creator, acceptor } = await matchedBet("API", { url: oracleUrl, jsonPath: "$.data.price", operator: "gt", value: 100, resolveAt });
       await server.advance(61);
       expect((await read(creator, id)).status).toBe("MATCHED");
@@ -95,7 +96,7 @@ describe("ORACLE_NET (a price feed on the local EVM)", () => {
   test("a fresh round settles the bet; a stale round is not used", async () => {
     const feed = await anvil.deploy("TestAggregator", [8]);
     const now = await serviceNow();
-    const resolveAt = now + 3_600_000;
+    const resolveAt = now + HOUR_MS;
     await anvil.setFeedAnswer(feed, 101n * 10n ** 8n, BigInt(Math.floor(resolveAt / 1000) - 60));
     const fresh = await matchedBet("ORACLE_NET", { feed, operator: "gte", value: 100.5, resolveAt: new Date(resolveAt).toISOString() });
 

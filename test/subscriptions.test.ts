@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { periodStart } from "../src/subscriptions/periods";
+import { MINUTE_MS } from "../src/time";
 import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -292,7 +293,7 @@ describe("MONTHLY over HTTP, from a Jan 31", () => {
     const state = async () => (await monthly.request("GET", `/subscriptions/${created.body.id}`, { key: payer.apiKey })).body;
     const advanceTo = async (ms: number) => monthly.advance((ms - Date.parse((await monthly.admin("POST", "/admin/clock/advance", { seconds: 0 })).body.now)) / 1000);
 
-    await advanceTo(due(1, 28) - 60_000);
+    await advanceTo(due(1, 28) - MINUTE_MS);
     expect((await state()).periodsCharged).toBe(1);
     await advanceTo(due(1, 28) + 1000);
     expect(await state()).toMatchObject({ periodsCharged: 2, nextChargeAt: new Date(due(2, 31)).toISOString() });

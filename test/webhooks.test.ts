@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { DAY_MS } from "../src/time";
 import { Webhook } from "standardwebhooks";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -184,7 +185,7 @@ describe("SSRF guard", () => {
       expect(registration.status).toBe(400);
       // Bet oracles go through the same guard, when the bet is made.
       await strict.deposit(agent.id, 10);
-      const resolveAt = new Date(Date.now() + 86_400_000).toISOString();
+      const resolveAt = new Date(Date.now() + DAY_MS).toISOString();
       for (const url of ["http://127.0.0.1:9/price", "http://[::ffff:10.0.0.1]/price", "http://localhost/price"]) {
         const bet = await strict.request("POST", "/betting", {
           key: agent.apiKey,

@@ -1,18 +1,16 @@
 // The one check every feature calls before an agent acts toward another (CONTRACT.md §4).
-import { forget, get, remember, type Query } from "../db";
+import { cacheKeys, forget, get, remember, type Query } from "../db";
 import { forbidden } from "../errors";
 
-const blockKey = (blockerId: string, blockedId: string) => `block:${blockerId}:${blockedId}`;
-
 export function* isBlocked(blockerId: string, blockedId: string): Query<boolean> {
-  const found = yield* remember(blockKey(blockerId, blockedId), "instance", function* () {
+  const found = yield* remember(cacheKeys.block(blockerId, blockedId), "instance", function* () {
     return { blocked: (yield* get("SELECT 1 AS blocked FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId)) !== null };
   });
   return found.blocked;
 }
 
 /** In the write op that blocks or unblocks: the cached answer for the pair is dropped. */
-export const blockChanged = (blockerId: string, blockedId: string) => forget(blockKey(blockerId, blockedId));
+export const blockChanged = (blockerId: string, blockedId: string) => forget(cacheKeys.block(blockerId, blockedId));
 
 /** 403 when `targetId` has blocked `actorId`. */
 export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {

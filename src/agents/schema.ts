@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { integer, table, text, uniqueIndex } from "../db/tables";
 
 export const agents = table("agents", {
   id: text().primaryKey(),
@@ -29,5 +29,6 @@ export const blocks = table(
     reason: text(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("blocks_pair_idx").on(t.blockerId, t.blockedId)],
+  // One row per pair: two blocks at once insert one (ON CONFLICT DO NOTHING).
+  (t) => [uniqueIndex("blocks_pair_idx").on(t.blockerId, t.blockedId)],
 );

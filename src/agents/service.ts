@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, forget, get, remember, revise, run, type Query } from "../db";
+import { all, cacheKeys, FOR_UPDATE, forget, get, remember, revise, run, type Query } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
@@ -24,11 +24,9 @@ export type AgentRow = {
 const AGENT_COLUMNS = `id, name, owner_name AS ownerName, owner_email AS ownerEmail, description, capabilities,
   webhook_url AS webhookUrl, score, rate_limit AS rateLimit, policy, created_at AS createdAt`;
 
-const agentKey = (id: string) => `agent:${id}`;
-
 /** Remembered where this process is the only writer: every change to the row goes through this module. */
 export function findAgent(id: string): Query<AgentRow | null> {
-  return remember(agentKey(id), "instance", () => get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id));
+  return remember(cacheKeys.agent(id), "instance", () => get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id));
 }
 
 type AgentChanges = {
@@ -44,13 +42,12 @@ type AgentChanges = {
 export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
   const columns = Object.keys(changes) as (keyof AgentChanges)[];
   yield* run(`UPDATE agents SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`, ...columns.map((column) => changes[column]), id);
-  yield* forget(agentKey(id));
+  yield* forget(cacheKeys.agent(id));
 }
 
 export type ScoreEvent = { reason: string; change: number; referenceType: string | null; referenceId: string | null; createdAt: number };
 /** The reputation route shows the latest 20 changes; the agent's row keeps exactly those (no table, no index to write). */
 const SCORE_EVENTS_KEPT = 20;
-const scoreEventsKey = (id: string) => `score-events:${id}`;
 
 /**
  * The agent's latest score changes, oldest first, each as its JSON text (the row stores their JSON
@@ -58,7 +55,7 @@ const scoreEventsKey = (id: string) => `score-events:${id}`;
  * that adds one.
  */
 function* scoreEventsOf(id: string, lock = false): Query<string[]> {
-  const events = yield* remember(scoreEventsKey(id), "instance", function* () {
+  const events = yield* remember(cacheKeys.scoreEvents(id), "instance", function* () {
     const row = yield* get<{ events: string }>(`SELECT score_events AS events FROM agents WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
     return row && (JSON.parse(row.events) as ScoreEvent[]).map((event) => JSON.stringify(event));
   });
@@ -69,8 +66,8 @@ function* scoreEventsOf(id: string, lock = false): Query<string[]> {
 export function* addToScore(id: string, event: ScoreEvent): Query<void> {
   const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
   yield* run("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, `[${events.join(",")}]`, id);
-  yield* revise<string[]>(scoreEventsKey(id), () => events);
-  yield* revise<AgentRow>(agentKey(id), (row) => ({ ...row, score: row.score + BigInt(event.change) }));
+  yield* revise<string[]>(cacheKeys.scoreEvents(id), () => events);
+  yield* revise<AgentRow>(cacheKeys.agent(id), (row) => ({ ...row, score: row.score + BigInt(event.change) }));
 }
 
 /** The names of the given agents (for people reading ids: the console, the owner's approvals). */
@@ -98,10 +95,9 @@ export function* lockAgents(ids: string[]): Query<void> {
 }
 
 type KeyColumn = "api_key_hash" | "owner_key_hash";
-const keyHashKey = (column: KeyColumn, hash: string) => `key:${column}:${hash}`;
 
 export function* findAgentByKeyHash(column: KeyColumn, hash: string): Query<AgentRow | null> {
-  const found = yield* remember(keyHashKey(column, hash), "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
+  const found = yield* remember(cacheKeys.agentByKeyHash(column, hash), "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
   return found && (yield* findAgent(found.id));
 }
 
@@ -113,7 +109,7 @@ export function* replaceKeyHash(agentId: string, column: KeyColumn, newHash: str
   const old = (yield* get<{ hash: string }>(`SELECT ${column} AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
   if (presentedHash !== undefined && old.hash !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
   yield* updateAgent(agentId, { [column]: newHash });
-  yield* forget(keyHashKey(column, old.hash));
+  yield* forget(cacheKeys.agentByKeyHash(column, old.hash));
 }
 
 export function agentView(agent: AgentRow) {

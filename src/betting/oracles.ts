@@ -10,6 +10,7 @@ import { invalid } from "../errors";
 import { logLine } from "../http/log";
 import { parseJson } from "../json";
 import { outboundFetch, readCapped } from "../net/outbound";
+import { DAY_MS, MINUTE_MS } from "../time";
 
 export const ORACLE_TYPES = ["MANUAL", "API", "ORACLE_NET"] as const;
 export const OUTCOMES = ["MET", "NOT_MET", "VOID"] as const;
@@ -23,8 +24,8 @@ type Scalar = string | number | boolean;
 export type ApiOracle = { url: string; jsonPath: string; operator: Operator; value: Scalar; resolveAt: string };
 export type FeedOracle = { feed: string; operator: Operator; value: number; resolveAt: string };
 
-const RETRY_WINDOW_MS = 24 * 3_600_000;
-const RETRY_EVERY_MS = 60_000;
+const RETRY_WINDOW_MS = DAY_MS;
+const RETRY_EVERY_MS = MINUTE_MS;
 const FETCH_TIMEOUT_MS = 10_000;
 const MAX_RESPONSE_BYTES = 1024 * 1024;
 const STALE_AFTER_S = 3600;

@@ -9,6 +9,7 @@ import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
 
@@ -60,8 +61,6 @@ const COLUMN: Record<keyof BetRow, string> = {
 };
 const KEYS = Object.keys(COLUMN) as (keyof BetRow)[];
 const COLUMNS = KEYS.map((key) => (COLUMN[key] === key ? key : `${COLUMN[key]} AS ${key}`)).join(", ");
-
-const HOUR_MS = 3_600_000;
 
 const reference = (bet: { id: string }) => ({ type: "bet", id: bet.id });
 const isoOrNull = (ms: bigint | null) => (ms === null ? null : iso(Number(ms)));

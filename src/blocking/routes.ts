@@ -18,10 +18,15 @@ function* block(blockerId: string, blockedId: string, reason: string | null) {
   if (blockerId === blockedId) throw invalid("you cannot block yourself");
   const target = yield* findAgent(blockedId);
   if (!target) throw notFound("agent");
-  if (!(yield* isBlocked(blockerId, blockedId))) {
-    yield* run("INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?)", blockerId, blockedId, reason, clock.nowMs());
-    yield* blockChanged(blockerId, blockedId);
-  }
+  // Blocking again changes nothing; two blocks at once insert one row (the pair is unique).
+  const inserted = yield* run(
+    "INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (blocker_id, blocked_id) DO NOTHING",
+    blockerId,
+    blockedId,
+    reason,
+    clock.nowMs(),
+  );
+  if (inserted > 0) yield* blockChanged(blockerId, blockedId);
   const row = (yield* get<Omit<BlockRow, "name">>("SELECT blocked_id AS blockedId, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId))!;
   return { ...view({ ...row, name: target.name }), blocked: true as const };
 }

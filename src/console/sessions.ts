@@ -5,10 +5,11 @@ import { timingSafeEqual } from "node:crypto";
 import { clock } from "../clock";
 import { get, run, type Query } from "../db";
 import { secret, sha256Hex } from "../ids";
+import { HOUR_MS } from "../time";
 
 export const SESSION_COOKIE = "agentbank_session";
 export const LOGIN_CSRF_COOKIE = "agentbank_login_csrf";
-const SESSION_TTL_MS = 12 * 3_600_000;
+const SESSION_TTL_MS = 12 * HOUR_MS;
 
 export type Session = { agentId: string; csrfToken: string };
 

@@ -11,6 +11,7 @@ import { hold, release } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import type { ContractCondition } from "./schema";
 
@@ -41,7 +42,6 @@ type StoredContract = Omit<ContractRow, "conditions" | "deadlineDays" | "deadlin
 };
 type ConditionInput = Omit<ContractCondition, "fulfilledAt">;
 
-const DAY_MS = 86_400_000;
 const reference = (contract: { id: string }) => ({ type: "contract", id: contract.id });
 const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
 const numberOrNull = (value: bigint | null) => (value === null ? null : Number(value));

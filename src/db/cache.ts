@@ -9,6 +9,24 @@
 // PostgreSQL, where other instances write.
 export type CacheScope = "everywhere" | "instance";
 
+/** A key made by cacheKeys: remember, revise and forget take no other. */
+export type CacheKey = string & { readonly madeBy: "cacheKeys" };
+const key = (text: string) => text as CacheKey;
+
+/**
+ * Every key the cache holds, one builder per kind, used wherever a key is remembered, revised or
+ * forgotten: a key spelt twice could differ, and the write that should forget a row would miss it
+ * (a rotated API key's hash would go on finding its agent).
+ */
+export const cacheKeys = {
+  agent: (id: string) => key(`agent:${id}`),
+  scoreEvents: (agentId: string) => key(`score-events:${agentId}`),
+  agentByKeyHash: (column: "api_key_hash" | "owner_key_hash", hash: string) => key(`key:${column}:${hash}`),
+  block: (blockerId: string, blockedId: string) => key(`block:${blockerId}:${blockedId}`),
+  /** agentId null: a system account. */
+  account: (agentId: string | null, kind: string, currency: string) => key(`account:${agentId ?? "-"}:${kind}:${currency}`),
+};
+
 const FORGOTTEN = Symbol("forgotten");
 const MAX_ENTRIES = 200_000;
 

@@ -1,34 +1,27 @@
 // The database the service runs on: the embedded SQLite file (DATABASE_PATH), or PostgreSQL when
 // DATABASE_URL is set. Features use only what this module exports (and query.ts's statements); which
 // engine runs them is known here and in the two engines alone.
-import type { MigrationMeta } from "drizzle-orm/migrator";
 import type { Engine } from "./engine";
+import { migrationMetas } from "./migrate";
 import { pgMigrations, sqliteMigrations } from "./migrations.generated";
 import { PostgresEngine } from "./postgres";
 import type { Query } from "./query";
 import { SqliteEngine } from "./sqlite";
 
 export { afterCommit, all, FOR_UPDATE, forget, get, remember, revise, run, SKIP_LOCKED, type Query } from "./query";
+export { cacheKeys } from "./cache";
 export { DatabaseInUse } from "./sqlite";
 export { newestFirst, pageRows, type ListSql, type PageWindow } from "./page";
 
 let engine: Engine;
-
-const metas = (migrations: { sql: string; breakpoints: boolean; when: number }[]): MigrationMeta[] =>
-  migrations.map((migration) => ({
-    sql: migration.sql.split("--> statement-breakpoint"),
-    bps: migration.breakpoints,
-    folderMillis: migration.when,
-    hash: new Bun.CryptoHasher("sha256").update(migration.sql).digest("hex"),
-  }));
 
 export type DatabaseSettings = { databasePath: string; databaseUrl?: string; dbSynchronous: "FULL" | "NORMAL"; dbPoolSize: number };
 
 /** Opens the database and applies the embedded migrations. */
 export async function openDatabase(settings: DatabaseSettings): Promise<void> {
   engine = settings.databaseUrl
-    ? await PostgresEngine.open(settings.databaseUrl, settings.dbPoolSize, metas(pgMigrations))
-    : new SqliteEngine(settings.databasePath, settings.dbSynchronous, metas(sqliteMigrations));
+    ? await PostgresEngine.open(settings.databaseUrl, settings.dbPoolSize, migrationMetas(pgMigrations))
+    : new SqliteEngine(settings.databasePath, settings.dbSynchronous, migrationMetas(sqliteMigrations));
 }
 
 export const databaseKind = () => engine.kind;

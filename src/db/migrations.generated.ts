@@ -8,11 +8,13 @@ import sqlite4 from "../../migrations/sqlite/0004_owners_and_hot_path.sql" with 
 import sqlite5 from "../../migrations/sqlite/0005_score_events_on_agents.sql" with { type: "text" };
 import sqlite6 from "../../migrations/sqlite/0006_inbox_counts.sql" with { type: "text" };
 import sqlite7 from "../../migrations/sqlite/0007_approvals_held.sql" with { type: "text" };
+import sqlite8 from "../../migrations/sqlite/0008_blocks_pair_unique.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
 import pg3 from "../../migrations/pg/0003_inbox_counts.sql" with { type: "text" };
 import pg4 from "../../migrations/pg/0004_approvals_held.sql" with { type: "text" };
+import pg5 from "../../migrations/pg/0005_blocks_pair_unique.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -23,6 +25,7 @@ export const sqliteMigrations = [
   { tag: "0005_score_events_on_agents", when: 1795443752868, breakpoints: true, sql: sqlite5 },
   { tag: "0006_inbox_counts", when: 1795449515551, breakpoints: true, sql: sqlite6 },
   { tag: "0007_approvals_held", when: 1795559956668, breakpoints: true, sql: sqlite7 },
+  { tag: "0008_blocks_pair_unique", when: 1795561064615, breakpoints: true, sql: sqlite8 },
 ];
 
 export const pgMigrations = [
@@ -31,4 +34,5 @@ export const pgMigrations = [
   { tag: "0002_score_events_on_agents", when: 1795443753610, breakpoints: true, sql: pg2 },
   { tag: "0003_inbox_counts", when: 1795449516165, breakpoints: true, sql: pg3 },
   { tag: "0004_approvals_held", when: 1795559957914, breakpoints: true, sql: pg4 },
+  { tag: "0005_blocks_pair_unique", when: 1795561069180, breakpoints: true, sql: pg5 },
 ];

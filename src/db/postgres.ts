@@ -18,7 +18,9 @@ import { SQL } from "bun";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { Cache } from "./cache";
-import { FOR_UPDATE, runAfterCommit, SKIP_LOCKED, stepAsync, type Query, type Statement } from "./query";
+import { applyMigrations } from "./migrate";
+import { toPostgres } from "./pg-dialect";
+import { runAfterCommit, stepAsync, type Query, type Statement } from "./query";
 import type { Engine } from "./engine";
 
 /** SQLSTATEs after which the whole transaction is run again, and how many attempts each gets. */
@@ -31,33 +33,6 @@ const ATTEMPTS: Record<string, number> = {
 };
 
 type Client = Pick<SQL, "unsafe">;
-
-/**
- * `?` → `$n` (outside quotes), `AS camelCase` → `AS "camelCase"` (PostgreSQL folds unquoted names), and
- * the SKIP_LOCKED and FOR_UPDATE markers → FOR NO KEY UPDATE (SKIP LOCKED). NO KEY: no op changes a
- * key, and a plain FOR UPDATE would also wait for every transaction that merely inserted a row
- * referring to the locked one (the KEY SHARE lock of a foreign key) — a payment to an agent would
- * then block, and deadlock with, that agent's own payment locking its row to add to its score.
- */
-export function toPostgres(sql: string): string {
-  let index = 0;
-  let out = "";
-  let quote: string | null = null;
-  for (const char of sql) {
-    if (quote) {
-      if (char === quote) quote = null;
-      out += char;
-    } else if (char === "'" || char === '"') {
-      quote = char;
-      out += char;
-    } else if (char === "?") {
-      out += `$${++index}`;
-    } else {
-      out += char;
-    }
-  }
-  return out.replace(/\bAS\s+([a-z][a-z0-9]*[A-Z][A-Za-z0-9]*)\b/g, 'AS "$1"').replaceAll(SKIP_LOCKED, "FOR NO KEY UPDATE SKIP LOCKED").replaceAll(FOR_UPDATE, "FOR NO KEY UPDATE");
-}
 
 const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno;
 
@@ -79,8 +54,7 @@ export class PostgresEngine implements Engine {
     const engine = new PostgresEngine(url, poolSize);
     // Two instances starting at once must not both migrate: a session lock around the migrator.
     await engine.exclusive("migrations", true, async () => {
-      const orm = drizzle({ client: engine.sql }) as unknown as { dialect: { migrate: Function }; session: unknown };
-      await orm.dialect.migrate(migrations, orm.session, {});
+      await applyMigrations(drizzle({ client: engine.sql }), migrations);
     });
     return engine;
   }

@@ -14,7 +14,7 @@
 // bigint. Never catch an error a statement raised and carry on: PostgreSQL has aborted the
 // transaction then.
 
-import type { CacheScope, CacheView } from "./cache";
+import type { CacheKey, CacheScope, CacheView } from "./cache";
 
 /**
  * Put at the end of a SELECT, inside a write op, that reads a row the op is going to change because of
@@ -54,7 +54,7 @@ export function* run(sql: string, ...params: unknown[]): Query<number> {
  * What `load` reads, from memory when it was read before (see cache.ts for the scopes). A null result is
  * not kept: what does not exist yet may exist at the next read.
  */
-export function* remember<T>(key: string, scope: CacheScope, load: () => Query<T>): Query<T> {
+export function* remember<T>(key: CacheKey, scope: CacheScope, load: () => Query<T>): Query<T> {
   const cache = (yield { kind: "cache" }) as CacheView;
   const known = cache.get(key, scope);
   if (known !== undefined) return known as T;
@@ -64,12 +64,12 @@ export function* remember<T>(key: string, scope: CacheScope, load: () => Query<T
 }
 
 /** Inside a write op that changed what `key` holds: the cache forgets it (when the op commits). */
-export function* forget(key: string): Query<void> {
+export function* forget(key: CacheKey): Query<void> {
   ((yield { kind: "cache" }) as CacheView).forget(key);
 }
 
 /** Inside a write op that changed a cached row in a known way: the cached copy changes the same way. */
-export function* revise<T>(key: string, change: (value: T) => T): Query<void> {
+export function* revise<T>(key: CacheKey, change: (value: T) => T): Query<void> {
   ((yield { kind: "cache" }) as CacheView).revise(key, change);
 }
 

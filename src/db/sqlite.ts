@@ -17,6 +17,7 @@ import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { Cache } from "./cache";
+import { applyMigrations } from "./migrate";
 import { runAfterCommit, stepSync, type Query, type Statement } from "./query";
 import type { Engine } from "./engine";
 
@@ -97,8 +98,7 @@ export class SqliteEngine implements Engine {
     db.exec("PRAGMA cache_size = -65536");
     // Each write op runs in a savepoint; its sub-journal in a temp file doubled the cost of every op.
     db.exec("PRAGMA temp_store = MEMORY");
-    const orm = drizzle({ client: db }) as unknown as { dialect: { migrate: Function }; session: unknown };
-    orm.dialect.migrate(migrations, orm.session, {});
+    applyMigrations(drizzle({ client: db }), migrations);
     this.savepoint = db.prepare("SAVEPOINT op");
     this.release = db.prepare("RELEASE op");
     this.rollbackTo = db.prepare("ROLLBACK TO op");

@@ -1,6 +1,6 @@
 // One declaration per table, for both engines. drizzle has no dialect-neutral schema, so a table is
 // declared once here and becomes a sqlite-core and a pg-core table, from which drizzle-kit writes each
-// engine's migrations (src/db/schema.sqlite.ts, src/db/schema.pg.ts). Columns are named after their
+// engine's migrations (src/db/schema.kit.ts). Columns are named after their
 // property, in snake_case. Integers (money in minor units, counters, milliseconds) are 64-bit on both.
 import { sql } from "drizzle-orm";
 import * as pg from "drizzle-orm/pg-core";
@@ -78,6 +78,10 @@ const snake = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLo
 
 export type AnyTable = { name: string; columns: Record<string, Column>; sqlite: any; pg: any };
 
+const declared = new WeakSet<object>();
+/** Whether `value` is a table declared with table() (drizzle-kit's schema module looks for them). */
+export const isTable = (value: unknown): value is AnyTable => typeof value === "object" && value !== null && declared.has(value);
+
 export function table<C extends Record<string, Column>>(name: string, definitions: C, extras: (columns: C) => Extra[] = () => []): AnyTable & { columns: C } {
   const columns = Object.fromEntries(Object.entries(definitions).map(([key, definition]) => {
     const column = new Column(definition.kind, definition.flags);
@@ -105,5 +109,6 @@ export function table<C extends Record<string, Column>>(name: string, definition
   };
   result.sqlite = dialect("sqlite");
   result.pg = dialect("pg");
+  declared.add(result);
   return result;
 }

@@ -5,8 +5,9 @@ import { get, run, type Query } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
+import { DAY_MS } from "../time";
 
-const TTL_MS = 24 * 60 * 60 * 1000;
+const TTL_MS = DAY_MS;
 
 export type Outcome = { status: number; body: unknown; replayed: boolean };
 

@@ -2,7 +2,7 @@
 // currency; agent accounts are checked non-negative in the same transaction, before it commits.
 // These are write ops (see db/query.ts): yield* them inside write().
 import { clock } from "../clock";
-import { all, get, remember, run, type Query } from "../db";
+import { all, cacheKeys, get, remember, run, type Query } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 
@@ -52,7 +52,7 @@ export function* openAgentAccounts(agentId: string): Query<void> {
 
 /** An account's id never changes: known once, remembered (on every engine and instance). */
 function accountId(ref: AccountRef): Query<bigint> {
-  return remember(`account:${ref.agentId ?? "-"}:${ref.kind}:${ref.currency}`, "everywhere", () => loadAccountId(ref));
+  return remember(cacheKeys.account(ref.agentId, ref.kind, ref.currency), "everywhere", () => loadAccountId(ref));
 }
 
 function* loadAccountId(ref: AccountRef): Query<bigint> {

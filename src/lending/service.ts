@@ -14,6 +14,7 @@ import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { DAY_MS, HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 
 type OfferRow = {
@@ -81,9 +82,6 @@ const toLoan = (row: StoredLoan): LoanRow => ({
   createdAt: Number(row.createdAt),
   closedAt: row.closedAt === null ? null : Number(row.closedAt),
 });
-
-const DAY_MS = 86_400_000;
-const HOUR_MS = 3_600_000;
 
 /** A percentage with at most 2 decimals, as an integer of hundredths (5.25 → 525). */
 export function toBps(percent: number, field: string): number {

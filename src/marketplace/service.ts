@@ -8,11 +8,12 @@ import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { NO_SANCTION, type Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
+import { MINUTE_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { price, type PricingUnit } from "./pricing";
 import type { QuoteUnits } from "./schema";
 
-export const QUOTE_TTL_MS = 15 * 60 * 1000;
+export const QUOTE_TTL_MS = 15 * MINUTE_MS;
 export const RAILS = ["INTERNAL"] as const;
 
 type ServiceRow = {

@@ -6,11 +6,11 @@ import { clock, iso } from "../clock";
 import { get, newestFirst, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
+import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
 import { addToInbox, inboxCount, markMessageRead, type NewMessage } from "./store";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
-const HOUR_MS = 3_600_000;
 
 type MessageRow = NewMessage & { read: bigint; createdAt: bigint };
 

@@ -10,6 +10,7 @@ import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
 import { CURRENCIES, toMinor, usdValueExceeds, type Currency } from "../money";
+import { HOUR_MS } from "../time";
 import { emit, notifyFinancial } from "../webhooks/outbox";
 import type { HistoryItem } from "./schema";
 
@@ -71,7 +72,6 @@ export const MAX_OPEN_PER_PAIR = 3;
 export const COUNTER_COOLDOWN_MS = 30_000;
 export const MAX_OFFER_BYTES = 16 * 1024;
 export const MAX_OFFER_DEPTH = 10;
-const HOUR_MS = 3_600_000;
 const LIVE = ["OPEN", "AWAITING_HUMAN_APPROVAL"];
 const LIVE_IN = `(${LIVE.map(() => "?").join(", ")})`;
 

@@ -10,10 +10,11 @@ import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
 import { hold, release } from "../ledger/escrow";
 import { toMajor, type Currency } from "../money";
+import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { countOutflow, currentBucket, uncountOutflow } from "./usage";
 
-export const APPROVAL_TTL_MS = 24 * 3_600_000;
+export const APPROVAL_TTL_MS = DAY_MS;
 
 export const OUTFLOW_KINDS = ["PAYMENT", "X402", "BET", "BET_ACCEPT", "LOAN_OFFER", "LOAN_BORROW", "CONTRACT", "SUBSCRIPTION", "BOOKING", "WITHDRAWAL"] as const;
 export type OutflowKind = (typeof OUTFLOW_KINDS)[number];

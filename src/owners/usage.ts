@@ -5,9 +5,9 @@
 import { clock } from "../clock";
 import { get, run, type Query } from "../db";
 import type { Currency } from "../money";
+import { DAY_MS, MINUTE_MS } from "../time";
 
-const BUCKET_MS = 10 * 60_000;
-const DAY_MS = 24 * 3_600_000;
+const BUCKET_MS = 10 * MINUTE_MS;
 
 export const currentBucket = () => Math.floor(clock.nowMs() / BUCKET_MS);
 const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_MS);

@@ -1,9 +1,9 @@
 // When period n of a subscription is due. Always computed from the anchor (never from the previous
 // due date), so MONTHLY from Jan 31 goes Feb 28/29, Mar 31, Apr 30: clamped to each month's end. UTC.
+import { DAY_MS } from "../time";
+
 export const FREQUENCIES = ["DAILY", "WEEKLY", "MONTHLY"] as const;
 export type Frequency = (typeof FREQUENCIES)[number];
-
-const DAY_MS = 86_400_000;
 
 export function periodStart(anchorMs: number, frequency: Frequency, period: number): number {
   if (frequency === "DAILY") return anchorMs + period * DAY_MS;

@@ -9,6 +9,7 @@ import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
 import { NO_SANCTION, type Sanction } from "../owners/outflows";
 import { pay } from "../payments/service";
+import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { periodStart, type Frequency } from "./periods";
 
@@ -34,7 +35,7 @@ const COLUMNS = `id, payer_id AS payerId, recipient_id AS recipientId, amount, c
   next_period AS nextPeriod, failed_attempts AS failedAttempts, next_attempt_at AS nextAttemptAt, last_error AS lastError,
   cancelled_at AS cancelledAt, cancel_reason AS cancelReason, created_at AS createdAt`;
 
-const RETRY_MS = 86_400_000;
+const RETRY_MS = DAY_MS;
 export const MAX_FAILED_ATTEMPTS = 3;
 /** Bounds one job run for one subscription (a 10-year clock jump of a DAILY plan is 3,650 periods). */
 const MAX_PERIODS_PER_RUN = 10_000;

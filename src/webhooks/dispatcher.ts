@@ -10,11 +10,12 @@ import { all, get, read, run, SKIP_LOCKED, write, type Query } from "../db";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
+import { MINUTE_MS } from "../time";
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
 /** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
-const RECLAIM_AFTER_MS = 60_000;
+const RECLAIM_AFTER_MS = MINUTE_MS;
 
 type PendingEvent = { id: string; agentId: string; event: string; data: string; createdAt: bigint };
 type Outcome = { outcome: "DELIVERED" | "FAILED" | "TIMEOUT" | "REFUSED" | "SKIPPED"; httpStatus: number | null; error: string | null };

@@ -5,8 +5,8 @@
 // bound.
 import { clock } from "../clock";
 import { ApiError } from "../errors";
+import { HOUR_MS } from "../time";
 
-const HOUR_MS = 3_600_000;
 export const RESENDS_PER_EVENT_PER_HOUR = 5;
 export const RESENDS_PER_AGENT_PER_HOUR = 60;
 /** Past this many keys, those with no resend left in the hour are dropped. */

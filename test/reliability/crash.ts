@@ -5,6 +5,7 @@
 // request with its Idempotency-Key returns the same resource (applied once); the ledger check is ok;
 // agents' money per currency equals the money deposited (acknowledged ≤ applied ≤ attempted).
 import type { Agent } from "../helpers/server";
+import { DAY_MS } from "../../src/time";
 import { expectLedger, startTarget } from "./target";
 
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 20);
@@ -95,7 +96,7 @@ try {
     // Each subscription's charges: one payment per period, never two.
     for (const subscription of subscriptions) {
       const view = (await server.request("GET", `/subscriptions/${subscription.id}`, { key: subscription.payer.apiKey })).body;
-      const due = Math.floor((Date.parse((await server.request("GET", "/health")).body.timestamp) - Date.parse(view.createdAt)) / 86_400_000) + 1;
+      const due = Math.floor((Date.parse((await server.request("GET", "/health")).body.timestamp) - Date.parse(view.createdAt)) / DAY_MS) + 1;
       if (view.status === "ACTIVE" && view.periodsCharged !== due) fail(`round ${round}: subscription charged ${view.periodsCharged} periods, ${due} are due`);
     }
     const check = await server.ledgerCheck();

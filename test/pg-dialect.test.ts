@@ -1,0 +1,40 @@
+// The PostgreSQL engine's rewrite of the portable SQL features write (src/db/pg-dialect.ts): input SQL →
+// the text PostgreSQL runs. No database needed.
+import { describe, expect, test } from "bun:test";
+import { toPostgres } from "../src/db/pg-dialect";
+import { FOR_UPDATE, SKIP_LOCKED } from "../src/db/query";
+
+const cases: [what: string, portable: string, postgres: string][] = [
+  ["no placeholder: unchanged", "SELECT 1", "SELECT 1"],
+  ["placeholders are numbered in order", "UPDATE accounts SET balance = balance + ? WHERE id = ?", "UPDATE accounts SET balance = balance + $1 WHERE id = $2"],
+  ["two-digit numbers", `VALUES (${Array(12).fill("?").join(", ")})`, `VALUES (${Array.from({ length: 12 }, (_, i) => `$${i + 1}`).join(", ")})`],
+  ["a list built for IN", "SELECT id FROM agents WHERE id IN (?, ?, ?)", "SELECT id FROM agents WHERE id IN ($1, $2, $3)"],
+  ["? in a string literal stays", "SELECT '?' AS mark, ? AS value", "SELECT '?' AS mark, $1 AS value"],
+  ["a doubled quote inside a literal", "SELECT 'it''s ?', ?", "SELECT 'it''s ?', $1"],
+  ["? in a quoted identifier stays", 'SELECT "odd?" FROM t WHERE a = ?', 'SELECT "odd?" FROM t WHERE a = $1'],
+  ["? in a line comment is not a placeholder", "-- which one?\nSELECT ?", "-- which one?\nSELECT $1"],
+  ["? in a block comment is not a placeholder", "SELECT /* a? */ ?", "SELECT /* a? */ $1"],
+  ["AS camelCase is quoted", "SELECT owner_name AS ownerName, created_at AS createdAt FROM agents", 'SELECT owner_name AS "ownerName", created_at AS "createdAt" FROM agents'],
+  ["AS camelCase after a newline", "SELECT b.blocked_id AS\n  blockedId", 'SELECT b.blocked_id AS\n  "blockedId"'],
+  ["AS camelCase with digits and underscores", "SELECT x AS step2Done, y AS lastTx_hash", 'SELECT x AS "step2Done", y AS "lastTx_hash"'],
+  ["AS lower or snake_case: nothing to fold, unchanged", "SELECT COUNT(*) AS n, a AS owner_name", "SELECT COUNT(*) AS n, a AS owner_name"],
+  ["an already quoted alias stays", 'SELECT a AS "ownerName"', 'SELECT a AS "ownerName"'],
+  ["CAST(… AS BIGINT) stays", "SELECT CAST(SUM(amount) AS BIGINT) AS total", "SELECT CAST(SUM(amount) AS BIGINT) AS total"],
+  ["a word ending in AS is not an alias", "SELECT hasMore FROM t", "SELECT hasMore FROM t"],
+  ["AS camelCase inside a literal stays", "SELECT 'x AS fooBar' AS fooBar", `SELECT 'x AS fooBar' AS "fooBar"`],
+  ["FOR_UPDATE becomes FOR NO KEY UPDATE", `SELECT id FROM bets WHERE id = ? ${FOR_UPDATE}`, "SELECT id FROM bets WHERE id = $1 FOR NO KEY UPDATE"],
+  ["SKIP_LOCKED becomes FOR NO KEY UPDATE SKIP LOCKED", `SELECT id FROM webhook_events WHERE claimed_at IS NULL LIMIT ? ${SKIP_LOCKED}`, "SELECT id FROM webhook_events WHERE claimed_at IS NULL LIMIT $1 FOR NO KEY UPDATE SKIP LOCKED"],
+  ["a marker's text inside a literal stays", `SELECT '${FOR_UPDATE}'`, `SELECT '${FOR_UPDATE}'`],
+  ["any other comment stays", "SELECT 1 /* why */", "SELECT 1 /* why */"],
+  [
+    "all at once",
+    `SELECT id, created_at AS createdAt FROM loans WHERE status = 'ACTIVE?' AND borrower_id = ? ORDER BY id LIMIT ? ${FOR_UPDATE}`,
+    `SELECT id, created_at AS "createdAt" FROM loans WHERE status = 'ACTIVE?' AND borrower_id = $1 ORDER BY id LIMIT $2 FOR NO KEY UPDATE`,
+  ],
+];
+
+describe("PostgreSQL dialect rewrite", () => {
+  test.each(cases)("%s", (_what, portable, postgres) => {
+    expect(toPostgres(portable)).toBe(postgres);
+  });
+});
