@@ -4,7 +4,7 @@ declare module "*.sql" {
 }
 
 /** Imported `with { type: "file" }`: the path of the embedded file. */
-declare module "*/standalone.js" {
+declare module "*/scalar.bundle.js" {
   const path: string;
   export default path;
 }

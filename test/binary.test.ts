@@ -83,7 +83,7 @@ test("checkpoints the WAL into the database file on its worker thread (an entryp
   }
 });
 
-test("serves its MCP tools, its OpenAPI document and /llms.txt from the binary, and `agentbank mcp` speaks stdio", async () => {
+test("serves its MCP tools, its OpenAPI document, the /swagger script and /llms.txt from the binary, and `agentbank mcp` speaks stdio", async () => {
   const cwd = mkdtempSync(join(workDir, "empty-"));
   const { child, url } = await run(cwd, {});
   try {
@@ -97,6 +97,9 @@ test("serves its MCP tools, its OpenAPI document and /llms.txt from the binary, 
     });
     expect(((await list.json()) as { result: { tools: unknown[] } }).result.tools.length).toBeGreaterThan(40);
     expect(((await (await fetch(`${url}/swagger/json`)).json()) as { paths: object }).paths).toHaveProperty("/payments/send");
+    const script = await fetch(`${url}/swagger/assets/scalar.js`);
+    expect(script.status).toBe(200);
+    expect((await script.text()).length).toBeGreaterThan(1_000_000);
     expect(await (await fetch(`${url}/llms.txt`)).text()).toContain("send_payment");
     const stdio = Bun.spawn([binary, "mcp", "--url", url!, "--key", registration.apiKey], { stdin: "pipe", stdout: "pipe", stderr: "pipe" });
     stdio.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } } })}\n`);

@@ -4,11 +4,9 @@
 //   const bank = agentbankClient("http://127.0.0.1:3000", { apiKey });
 //   const { data, error } = await bank.POST("/payments/send", { body: { toAgentId, amount: 5, currency: "USDC" } });
 import createClient from "openapi-fetch";
-import type { paths } from "./openapi";
+import type { paths } from "./openapi.js";
 
-export type { components, operations, paths } from "./openapi";
-/** The Elysia app's type, for Eden Treaty (`treaty<App>(url)`). */
-export type { App } from "../app";
+export type { components, operations, paths } from "./openapi.js";
 
 export type AgentbankClient = ReturnType<typeof agentbankClient>;
 

@@ -1,8 +1,9 @@
 // The OpenAPI document and its UI, with the UI's script embedded in the binary (no CDN needed).
 import { Elysia } from "elysia";
 import { openapi } from "@elysiajs/openapi";
-// The package exports no path to its browser bundle, so it is imported by file location.
-import scalarScript from "../../node_modules/@scalar/api-reference/dist/browser/standalone.js" with { type: "file" };
+// Scalar's browser bundle, copied into this package by scripts/scalar-bundle.ts (its own package exports
+// no path to it, and an installed agentbank cannot know where an installer put that package).
+import scalarScript from "./scalar.bundle.js" with { type: "file" };
 import { FormatRegistry } from "elysia/type-system";
 import { fullFormats } from "elysia/type-system/format";
 import { VERSION } from "../version";
