@@ -112,6 +112,8 @@ const SECURITY: Record<Auth, Record<string, string[]>[]> = {
 export function docs(tag: string, summary: string, auth: Auth, errors: ErrorCode[] = []) {
   const codes: ErrorCode[] = [...errors];
   if (auth !== "public") codes.push("UNAUTHORIZED");
+  // An agent or owner route refuses a valid key of the other kind (src/auth/keys.ts).
+  if (auth === "agent" || auth === "owner") codes.push("FORBIDDEN");
   if (auth === "agent") codes.push("RATE_LIMIT_EXCEEDED");
   codes.push("VALIDATION_ERROR");
   const responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> = {};
