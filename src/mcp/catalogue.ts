@@ -4,6 +4,7 @@
 // the tool's.
 import { invalid } from "../errors";
 import { plainSchema, type JsonSchema } from "../http/openapi";
+import { meantField } from "../http/validation";
 import { KEY_PATTERN, validateKey } from "../idempotency/idempotency";
 import type { ToolSpec } from "./tools";
 
@@ -115,7 +116,9 @@ function pathSegment(tool: Tool, name: string, value: unknown): string {
 export function requestFor(tool: Tool, args: Record<string, unknown>): ApiRequest {
   const properties = tool.inputSchema.properties ?? {};
   for (const name of Object.keys(args)) {
-    if (!Object.hasOwn(properties, name)) throw invalid(`${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
+    if (Object.hasOwn(properties, name)) continue;
+    const meant = meantField(name, Object.keys(properties));
+    throw invalid(meant ? `unknown argument ${name}; ${tool.name} takes ${meant}` : `${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
   }
   let path = tool.path;
   for (const name of tool.params) path = path.replace(`:${name}`, pathSegment(tool, name, args[name]));
