@@ -36,6 +36,9 @@ function withinLimits(limits: FreeFormLimits, value: unknown): boolean {
   return Buffer.byteLength(JSON.stringify(value) ?? "") <= limits.maxBytes;
 }
 
+/** Any JSON value, spelled as the types it may have: a schema without `type` reads as "anything" to few and as an error to some (MCP clients). */
+export const ANY_JSON_TYPES = [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "object", additionalProperties: true }, { type: "array" }, { type: "null" }];
+
 TypeRegistry.Set("FreeForm", (schema: { "x-limits": FreeFormLimits }, value: unknown) => withinLimits(schema["x-limits"], value));
 
 /**
@@ -50,7 +53,7 @@ export function FreeForm<T = Record<string, unknown>>(limits: FreeFormLimits & {
   const rule = `${shape}, nested at most ${bounds.maxDepth} levels and at most ${bounds.maxBytes} bytes as JSON`;
   return t.Unsafe<T>({
     [Kind]: "FreeForm",
-    ...(bounds.anyJson ? {} : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
+    ...(bounds.anyJson ? { anyOf: ANY_JSON_TYPES } : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
     description: `${description}: ${rule}`,
     "x-limits": bounds,
     // What validation errors say of it (src/http/validation.ts).
