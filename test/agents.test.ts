@@ -71,9 +71,10 @@ describe("authentication", () => {
     }
   });
 
-  test("the owner key is not an agent key", async () => {
+  test("the owner key is not an agent key: 403, naming the key the route takes", async () => {
     const agent = await server.register();
-    expect((await server.request("GET", "/agents/me", { key: agent.ownerKey })).status).toBe(401);
+    const reply = await server.request("GET", "/agents/me", { key: agent.ownerKey });
+    expect([reply.status, reply.body.error, reply.body.message]).toEqual([403, "FORBIDDEN", "this is an owner key (po_…); this route takes the agent's API key (pp_…)"]);
   });
 
   test("401 comes before body validation", async () => {

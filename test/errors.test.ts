@@ -58,7 +58,7 @@ describe("method, balance and key", () => {
 
   test("a key of the wrong kind is told which kind the route takes", async () => {
     const owner = await send({ toAgentId: crypto.randomUUID(), amount: 1, currency: "USDC" }, agent.ownerKey);
-    expect([owner.status, owner.body.message]).toEqual([401, "this is an owner key (po_…); this route takes the agent's API key (pp_…)"]);
+    expect([owner.status, owner.body.error, owner.body.message]).toEqual([403, "FORBIDDEN", "this is an owner key (po_…); this route takes the agent's API key (pp_…)"]);
     const missing = await server.request("GET", "/wallets/balance");
     expect(missing.body.message).toBe("missing key: send Authorization: Bearer <the agent's API key (pp_…)>");
     const approve = await server.request("POST", `/negotiations/${crypto.randomUUID()}/human-approve`, { key: "something" });

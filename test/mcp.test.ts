@@ -101,16 +101,16 @@ describe("Streamable HTTP at /mcp", () => {
     expect(await server.balance(poor)).toEqual({ available: 1, held: 0 });
   });
 
-  test("a wrong key, or an owner key, is refused before any tool runs", async () => {
+  test("a wrong key (401), or an owner key (403), is refused before any tool runs", async () => {
     const agent = await funded(0);
-    for (const key of ["pp_wrong", agent.ownerKey]) {
+    for (const [key, status, error] of [["pp_wrong", 401, "UNAUTHORIZED"], [agent.ownerKey, 403, "FORBIDDEN"]] as const) {
       const reply = await fetch(`${server.url}/mcp`, {
         method: "POST",
         headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
         body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
       });
-      expect(reply.status).toBe(401);
-      expect(((await reply.json()) as { error: string }).error).toBe("UNAUTHORIZED");
+      expect(reply.status).toBe(status);
+      expect(((await reply.json()) as { error: string }).error).toBe(error);
     }
     await expect(overHttp(agent, "pp_wrong")).rejects.toThrow();
   });

@@ -1,9 +1,10 @@
 // Security checks over the whole API, driven by the OpenAPI document so new routes are covered too.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { operations as operationsOf, type Spec } from "./helpers/operations";
 import { ADMIN_KEY, startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
-let spec: { paths: Record<string, Record<string, { security?: Record<string, string[]>[] }>> };
+let spec: Spec;
 let a: Agent;
 let b: Agent;
 beforeAll(async () => {
@@ -15,15 +16,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-const operations = () =>
-  Object.entries(spec.paths).flatMap(([path, methods]) =>
-    Object.entries(methods).map(([method, operation]) => ({
-      method: method.toUpperCase(),
-      path: path.replace(/\{[^}]+\}/g, crypto.randomUUID()),
-      template: path,
-      scheme: Object.keys(operation.security?.[0] ?? {})[0] ?? "public",
-    })),
-  );
+const operations = () => operationsOf(spec);
 
 describe("authentication on every route", () => {
   test("every agent route answers 401 without a key, with a forged key and with the operator key", async () => {

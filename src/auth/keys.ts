@@ -13,36 +13,37 @@ export function bearer(header: string | undefined): string | null {
 
 const unauthorized = (message: string) => new ApiError("UNAUTHORIZED", message);
 
-/** Why a key that is not the one a route takes was refused: which kind it is, which kind was needed. */
-function wrongKind(key: string | null, wanted: string): ApiError {
+type KeyKind = { prefix: string; column: "api_key_hash" | "owner_key_hash"; name: string; what: string; unknown: string };
+const AGENT_KEY: KeyKind = { prefix: "pp_", column: "api_key_hash", name: "the agent's API key (pp_…)", what: "an agent API key (pp_…)", unknown: "invalid API key: it was rotated or never issued" };
+const OWNER_KEY: KeyKind = { prefix: "po_", column: "owner_key_hash", name: "the owner key (po_…)", what: "an owner key (po_…)", unknown: "invalid owner key: it was rotated or never issued" };
+
+const kindOf = (key: string | null) => [AGENT_KEY, OWNER_KEY].find((kind) => key?.startsWith(kind.prefix));
+
+/** Why a key that is neither kind was refused, and which kind the route takes. */
+function malformed(key: string | null, wanted: string): ApiError {
   if (key === null) return unauthorized(`missing key: send Authorization: Bearer <${wanted}>`);
-  if (key.startsWith("po_")) return unauthorized(`this is an owner key (po_…); this route takes ${wanted}`);
-  if (key.startsWith("pp_")) return unauthorized(`this is an agent API key (pp_…); this route takes ${wanted}`);
   return unauthorized(`not an agent (pp_…) or owner (po_…) key; this route takes ${wanted}`);
 }
 
-const AGENT_KEY = "the agent's API key (pp_…)";
-const OWNER_KEY = "the owner key (po_…)";
-
-export async function agentFromHeader(header: string | undefined): Promise<AgentRow> {
+/**
+ * The agent whose key of the `wanted` kind this is. A missing, malformed or unknown key is 401; a
+ * valid key of the other kind is 403 (the caller is known, the key is the wrong one), and both name
+ * the key the route takes.
+ */
+async function keyHolder(header: string | undefined, wanted: KeyKind): Promise<AgentRow> {
   const key = bearer(header);
-  if (!key?.startsWith("pp_")) throw wrongKind(key, AGENT_KEY);
-  const agent = await read(findAgentByKeyHash("api_key_hash", sha256Hex(key)));
-  if (!agent) throw unauthorized("invalid API key: it was rotated or never issued");
+  const kind = kindOf(key);
+  if (!key || !kind) throw malformed(key, wanted.name);
+  const agent = await read(findAgentByKeyHash(kind.column, sha256Hex(key)));
+  if (!agent) throw unauthorized(kind === wanted ? kind.unknown : `${kind.unknown}; this route takes ${wanted.name}`);
+  if (kind !== wanted) throw new ApiError("FORBIDDEN", `this is ${kind.what}; this route takes ${wanted.name}`);
   return agent;
 }
 
-/** The agent whose owner key (po_…) this is. An agent key here is 403: only a human approves. */
-export async function ownerFromHeader(header: string | undefined): Promise<AgentRow> {
-  const key = bearer(header);
-  if (key?.startsWith("pp_") && (await read(findAgentByKeyHash("api_key_hash", sha256Hex(key))))) {
-    throw new ApiError("FORBIDDEN", "this action needs the owner key (po_...), not the agent key: only a human approves");
-  }
-  if (!key?.startsWith("po_")) throw wrongKind(key, OWNER_KEY);
-  const agent = await read(findAgentByKeyHash("owner_key_hash", sha256Hex(key)));
-  if (!agent) throw unauthorized("invalid owner key");
-  return agent;
-}
+export const agentFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(header, AGENT_KEY);
+
+/** The agent whose human owner calls: only the owner key (po_…), so that an agent cannot act as its owner. */
+export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(header, OWNER_KEY);
 
 /** /admin answers 404 when no operator key is configured, 401 for any other key. */
 export function assertAdmin(header: string | undefined): void {
@@ -51,6 +52,7 @@ export function assertAdmin(header: string | undefined): void {
   const given = Buffer.from(sha256Hex(key ?? ""), "hex");
   const expected = Buffer.from(sha256Hex(config.adminApiKey), "hex");
   if (!key || !timingSafeEqual(given, expected)) {
-    throw key?.startsWith("pp_") || key?.startsWith("po_") ? wrongKind(key, "the operator key (ADMIN_API_KEY)") : unauthorized("missing or invalid operator key");
+    const kind = kindOf(key);
+    throw unauthorized(kind ? `this is ${kind.what}; this route takes the operator key (ADMIN_API_KEY)` : "missing or invalid operator key");
   }
 }

@@ -1,6 +1,7 @@
 // Route guards as Elysia macros: `{ agent: true }` resolves the calling agent (and counts it against
 // its rate limit); `{ owner: true }` resolves the agent whose human owner calls. Both authenticate in
-// `transform`, before body validation, so a request without a valid key is 401 whatever its body.
+// `transform`, before body validation, so a request without a valid key is 401 (a valid key of the
+// other kind 403) whatever its body.
 import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
 import { agentFromHeader, ownerFromHeader } from "../auth/keys";

@@ -36,6 +36,9 @@ function withinLimits(limits: FreeFormLimits, value: unknown): boolean {
   return Buffer.byteLength(JSON.stringify(value) ?? "") <= limits.maxBytes;
 }
 
+/** Any JSON value, spelled as the types it may have: a schema without `type` reads as "anything" to few and as an error to some (MCP clients). */
+export const ANY_JSON_TYPES = [{ type: "string" }, { type: "number" }, { type: "boolean" }, { type: "object", additionalProperties: true }, { type: "array" }, { type: "null" }];
+
 TypeRegistry.Set("FreeForm", (schema: { "x-limits": FreeFormLimits }, value: unknown) => withinLimits(schema["x-limits"], value));
 
 /**
@@ -50,7 +53,7 @@ export function FreeForm<T = Record<string, unknown>>(limits: FreeFormLimits & {
   const rule = `${shape}, nested at most ${bounds.maxDepth} levels and at most ${bounds.maxBytes} bytes as JSON`;
   return t.Unsafe<T>({
     [Kind]: "FreeForm",
-    ...(bounds.anyJson ? {} : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
+    ...(bounds.anyJson ? { anyOf: ANY_JSON_TYPES } : { type: "object", additionalProperties: true, maxProperties: bounds.maxProperties }),
     description: `${description}: ${rule}`,
     "x-limits": bounds,
     // What validation errors say of it (src/http/validation.ts).
@@ -116,6 +119,8 @@ const SECURITY: Record<Auth, Record<string, string[]>[]> = {
 export function docs(tag: string, summary: string, auth: Auth, errors: ErrorCode[] = []) {
   const codes: ErrorCode[] = [...errors];
   if (auth !== "public") codes.push("UNAUTHORIZED");
+  // An agent or owner route refuses a valid key of the other kind (src/auth/keys.ts).
+  if (auth === "agent" || auth === "owner") codes.push("FORBIDDEN");
   if (auth === "agent") codes.push("RATE_LIMIT_EXCEEDED");
   codes.push("VALIDATION_ERROR");
   const responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> = {};

@@ -82,21 +82,38 @@ const shown = (value: unknown) => {
 
 export type FieldProblem = { field: string; message: string };
 
-/** One problem per field, in the order TypeBox found them. `where` names a field TypeBox did not. */
+/** The names this API gives the other agent of a request, one per route: a caller who learnt one tries it on another. */
+const OTHER_AGENT_NAMES = ["toAgentId", "recipientId", "counterpartyId", "agentId"];
+
+/** The field among `fields` that the unknown `name` is this API's other name for, if there is exactly one. */
+export function meantField(name: string, fields: string[]): string | null {
+  if (!OTHER_AGENT_NAMES.includes(name)) return null;
+  const meant = fields.filter((field) => OTHER_AGENT_NAMES.includes(field));
+  return meant.length === 1 ? meant[0]! : null;
+}
+
+/**
+ * One problem per field, in the order TypeBox found them, except that a field sent under another
+ * route's name comes first (it is the mistake; the "required" problem follows from it). `where` names a
+ * field TypeBox did not.
+ */
 export function fieldProblems(issues: Issue[], where: string | null): FieldProblem[] {
   const problems = new Map<string, string>();
+  const misnamed = new Set<string>();
   for (const issue of issues) {
     const field = issue.path ? issue.path.slice(1).replaceAll("/", ".") : (where ?? "body");
     if (problems.has(field)) continue;
     if (issue.type === ValueErrorType.ObjectAdditionalProperties) {
       const parent = issues.find((other) => other.schema?.properties)?.schema ?? issue.schema;
       const fields = Object.keys(parent?.properties ?? {});
-      problems.set(field, `${field} is not a field of this request${fields.length ? ` (fields: ${fields.join(", ")})` : ""}`);
+      const meant = meantField(field.split(".").at(-1)!, fields);
+      if (meant) misnamed.add(field);
+      problems.set(field, meant ? `unknown field ${field}; this route takes ${meant}` : `${field} is not a field of this request${fields.length ? ` (fields: ${fields.join(", ")})` : ""}`);
     } else if (issue.type === ValueErrorType.ObjectRequiredProperty) {
       problems.set(field, `${field} is required: ${allowed(issue.schema)}`);
     } else {
       problems.set(field, `${field} must be ${allowed(issue.schema)} (got ${shown(issue.value)})`);
     }
   }
-  return [...problems].map(([field, message]) => ({ field, message }));
+  return [...problems].sort(([a], [b]) => Number(misnamed.has(b)) - Number(misnamed.has(a))).map(([field, message]) => ({ field, message }));
 }

@@ -1,4 +1,5 @@
-// An agent's history is the postings on its available accounts, newest first: one index range.
+// An agent's history is the postings on its available accounts, newest first: one index range (and,
+// for a payment, its reason, by the payment's primary key).
 import { get, pageRows, type PageWindow, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
@@ -9,6 +10,7 @@ export type HistoryEntry = {
   amount: number;
   currency: Currency;
   counterpartyId: string | null;
+  reason: string | null;
   reference: { type: string; id: string };
   createdAt: string;
 };
@@ -21,14 +23,16 @@ export function* historyOf(agentId: string, window: PageWindow): Query<{ total: 
     amount: bigint;
     currency: Currency;
     counterpartyId: string | null;
+    reason: string | null;
     referenceType: string;
     referenceId: string;
     createdAt: bigint;
   }>(
     {
-      select: `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId,
+      select: `SELECT p.id, p.history_type AS type, p.amount, p.currency, p.counterparty_id AS counterpartyId, pay.reason,
                       e.reference_type AS referenceType, e.reference_id AS referenceId, p.created_at AS createdAt
-               FROM postings p JOIN journal_entries e ON e.id = p.entry_id`,
+               FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+               LEFT JOIN payments pay ON e.reference_type = 'payment' AND pay.id = e.reference_id`,
       where: "p.history_agent_id = ?",
       params: [agentId],
       // Posting ids grow with every posting: the id alone orders the history.
@@ -46,6 +50,7 @@ export function* historyOf(agentId: string, window: PageWindow): Query<{ total: 
       amount: toMajor(row.amount, row.currency),
       currency: row.currency,
       counterpartyId: row.counterpartyId,
+      reason: row.reason,
       reference: { type: row.referenceType, id: row.referenceId },
       createdAt: iso(Number(row.createdAt)),
     })),

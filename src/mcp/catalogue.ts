@@ -4,6 +4,7 @@
 // the tool's.
 import { invalid } from "../errors";
 import { plainSchema, type JsonSchema } from "../http/openapi";
+import { meantField } from "../http/validation";
 import { KEY_PATTERN, validateKey } from "../idempotency/idempotency";
 import { dictionary, ownProperty } from "../json";
 import type { ToolSpec } from "./tools";
@@ -33,8 +34,30 @@ const IDEMPOTENCY_KEY: JsonSchema = {
   description: "Any unique string (a UUID is fine). Retrying with the same key applies the call once and replays its first answer.",
 };
 
+const JSON_TYPES = new Set(["string", "number", "integer", "boolean", "object", "array", "null"]);
+/** Keywords that describe a value rather than constrain it: they stay beside the anyOf. */
+const ANNOTATIONS = new Set(["title", "description", "examples", "default", "deprecated", "readOnly", "writeOnly"]);
+
+/**
+ * A route's schema as every MCP client reads it: a `type` array (JSON Schema's shorthand for a union,
+ * which some clients refuse) becomes anyOf one typed option per type, each with the constraints (an
+ * enum loses its null: the null option allows it).
+ */
+function toolSchema(schema: unknown): JsonSchema {
+  return JSON.parse(JSON.stringify(plainSchema(schema)), (_key, value) => {
+    if (!Array.isArray(value?.type) || !value.type.every((type: unknown) => JSON_TYPES.has(type as string))) return value;
+    const annotations: Record<string, unknown> = {};
+    const constraints: Record<string, unknown> = {};
+    for (const [key, keyword] of Object.entries(value as Record<string, unknown>)) {
+      if (key !== "type") (ANNOTATIONS.has(key) || key.startsWith("x-") ? annotations : constraints)[key] = keyword;
+    }
+    if (Array.isArray(constraints.enum)) constraints.enum = constraints.enum.filter((item) => item !== null);
+    return { ...annotations, anyOf: (value.type as string[]).map((type) => (type === "null" ? { type } : { ...constraints, type })) };
+  }) as JsonSchema;
+}
+
 const objectParts = (schema: unknown) => {
-  const plain = schema ? plainSchema(schema) : null;
+  const plain = schema ? toolSchema(schema) : null;
   return { properties: plain?.properties ?? {}, required: plain?.required ?? [] };
 };
 
@@ -44,7 +67,7 @@ function successSchema(route: RouteInfo): (JsonSchema & { type: "object" }) | nu
   if (!responses || typeof responses !== "object") return null;
   const schemas = Object.keys(responses)
     .filter((code) => code.startsWith("2"))
-    .map((code) => plainSchema(responses[code]))
+    .map((code) => toolSchema(responses[code]))
     .filter((schema): schema is JsonSchema & { type: "object" } => schema?.type === "object");
   if (schemas.length <= 1) return schemas[0] ?? null;
   return { type: "object", anyOf: schemas };
@@ -116,7 +139,9 @@ function pathSegment(tool: Tool, name: string, value: unknown): string {
 export function requestFor(tool: Tool, args: Record<string, unknown>): ApiRequest {
   const properties = tool.inputSchema.properties ?? {};
   for (const name of Object.keys(args)) {
-    if (!Object.hasOwn(properties, name)) throw invalid(`${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
+    if (Object.hasOwn(properties, name)) continue;
+    const meant = meantField(name, Object.keys(properties));
+    throw invalid(meant ? `unknown argument ${name}; ${tool.name} takes ${meant}` : `${name.slice(0, 60)} is not an argument of ${tool.name}; it takes ${Object.keys(properties).join(", ") || "none"}`);
   }
   // Argument names are the caller's: read as own properties only, copied into a body without a prototype.
   const arg = (name: string) => ownProperty(args, name);

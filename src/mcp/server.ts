@@ -12,6 +12,7 @@ import {
 import { ApiError } from "../errors";
 import { VERSION } from "../version";
 import { requestFor, type ApiRequest, type Tool } from "./catalogue";
+import { annotationsOf } from "./tools";
 
 export type ApiCall = (request: ApiRequest) => Promise<{ status: number; body: unknown }>;
 
@@ -67,12 +68,7 @@ export function createMcpServer(tools: Tool[], call: ApiCall): Server {
       description: tool.description,
       inputSchema: tool.inputSchema,
       ...(tool.outputSchema ? { outputSchema: tool.outputSchema } : {}),
-      annotations: {
-        readOnlyHint: tool.method === "GET",
-        destructiveHint: tool.method === "DELETE",
-        idempotentHint: tool.method === "GET" || tool.method === "PUT" || tool.method === "DELETE",
-        openWorldHint: tool.name === "pay_x402_resource" || tool.name === "withdraw",
-      },
+      annotations: annotationsOf(tool),
     })),
   }));
 

@@ -47,6 +47,7 @@ export const HistoryEntry = Model(
     amount: t.Number({ description: "signed, in major units: negative when money left the available balance" }),
     currency: CurrencyCode,
     counterpartyId: Nullable(t.String(), { description: "the other agent, when there is one" }),
+    reason: Nullable(t.String(), { description: "the payment's reason, when the movement is a payment (direct, subscription or booking) that has one" }),
     reference: Model(
       { type: t.String({ description: "payment, deposit, withdrawal, loan_offer, loan, bet, contract, x402, ..." }), id: t.String() },
       { description: "the record that caused the movement" },
@@ -62,6 +63,7 @@ export const HistoryEntry = Model(
         amount: -12.5,
         currency: "USDC",
         counterpartyId: OTHER_AGENT_ID,
+        reason: "translation of 3 pages",
         reference: { type: "payment", id: "0198f3a2-5c1e-7a4b-9d2e-3f4a5b6c7d8e" },
         createdAt: "2025-06-01T12:00:00.000Z",
       },

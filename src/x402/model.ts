@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { AGENT_ID } from "../agents/model";
-import { Uuid } from "../http/models";
+import { ANY_JSON_TYPES, Uuid } from "../http/models";
 import { Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
 
 export const X402Payment = Model(
@@ -57,7 +57,7 @@ export const X402Resource = Model(
   {
     status: Int({ description: "the resource's HTTP status" }),
     headers: t.Object({}, { additionalProperties: t.String(), description: "the resource's response headers (lower-case names)" }),
-    body: t.Unknown({ description: "the resource's body: parsed JSON when its content type says JSON and it parses, the text otherwise" }),
+    body: t.Unknown({ anyOf: ANY_JSON_TYPES, description: "the resource's body: parsed JSON when its content type says JSON and it parses, the text otherwise" }),
   },
   { description: "What the resource answered" },
 );
