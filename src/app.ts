@@ -15,6 +15,7 @@ import { describeRoutes } from "./http/openapi";
 import { MAX_BODY_BYTES, parseBody } from "./http/body";
 import { errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
+import { homeRoutes } from "./http/home";
 import { lifecycle } from "./http/lifecycle";
 import { assertMethodOfExactPath, learnRoutes } from "./http/methods";
 import { pathOf, requestLog } from "./http/log";
@@ -65,6 +66,7 @@ export function createApp() {
     .onRequest(config.testClock && config.databaseUrl ? () => refreshTestClock() : () => {})
     .onParse({ as: "global" }, ({ request, path }, contentType) => parseBody(request, contentType, path))
     .use(apiDocs)
+    .use(homeRoutes)
     .use(healthRoutes)
     .use(llmsRoutes)
     .use(consoleRoutes)

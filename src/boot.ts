@@ -11,20 +11,21 @@ function fatal(error: unknown, kind: string): never {
   process.exit(1);
 }
 
-/** Sets the configuration in force from the environment (config.ts); a bad value prints one line and exits. */
-export function loadConfig(): Config {
+type Env = Record<string, string | undefined>;
+
+export function loadConfig(env: Env = process.env): Config {
   try {
-    return initConfig();
+    return initConfig(env);
   } catch (error) {
     if (error instanceof ConfigError) fatal(error, "configuration");
     throw error;
   }
 }
 
-export async function boot(): Promise<Config> {
+export async function boot(env: Env = process.env): Promise<Config> {
   // Everything the service writes (database, mnemonic file, backups) is the owner's alone.
   process.umask(0o077);
-  const config = loadConfig();
+  const config = loadConfig(env);
   try {
     await openDatabase(config);
   } catch (error) {

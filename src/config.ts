@@ -7,33 +7,69 @@ export class ConfigError extends Error {}
 
 type Env = Record<string, string | undefined>;
 
-function read(env: Env, name: string, fallback: string): string {
+/**
+ * Every variable the service reads: its default ("" = unset) and what it does. loadConfig takes its
+ * defaults from here and `agentbank --help` prints it, so the two cannot disagree.
+ */
+export const VARIABLES = {
+  PORT: { default: "3000", meaning: "HTTP port; 0 picks a free port" },
+  HOST: { default: "127.0.0.1", meaning: "bind address (0.0.0.0: every interface; put a TLS proxy in front)" },
+  DATABASE_PATH: { default: "./data/agentbank.db", meaning: "SQLite file (created with its folder); :memory: allowed" },
+  DATABASE_URL: { default: "", meaning: "postgres://user:password@host:5432/db: run on PostgreSQL instead of the file (several instances may share it; then MASTER_MNEMONIC is required)" },
+  DB_POOL_SIZE: { default: "16", meaning: "PostgreSQL connections per instance" },
+  ADMIN_API_KEY: { default: "", meaning: "operator key (Authorization: Bearer <key> on /admin/..., e.g. POST /admin/deposits); unset: every /admin route answers 404" },
+  RATE_LIMIT_DEFAULT: { default: "100", meaning: "requests per window per agent (per instance)" },
+  RATE_LIMIT_WINDOW_SECONDS: { default: "60", meaning: "rate-limit window length" },
+  RATE_LIMIT_PUBLIC: { default: "300", meaning: "requests per window per client address on public routes (not /health, not the docs)" },
+  MCP_ALLOWED_HOSTS: { default: "", meaning: "names /mcp answers to besides its own (bound host and loopback names): host[:port],... for a public deployment (DNS-rebinding guard)" },
+  NEGOTIATION_APPROVAL_THRESHOLD: { default: "1000", meaning: "USD value above which an accepted negotiation needs a human" },
+  REFERENCE_RATES: { default: "USD=1,USDC=1,USDT=1,EUR=1.08,BTC=95000", meaning: "USD value of one unit, for tier limits and thresholds" },
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: { default: "false", meaning: "allow webhook, x402 and oracle targets on loopback and private ranges" },
+  DB_SYNCHRONOUS: { default: "FULL", meaning: "SQLite: FULL (every acknowledged write survives power loss) or NORMAL" },
+  TEST_CLOCK: { default: "false", meaning: "enables POST /admin/clock/advance (never in production)" },
+  CHAIN_RPC_URL: { default: "", meaning: "layer-2 chain RPC (set CHAIN_RPC_URL, CHAIN_ID and USDC_ADDRESS together, or none: chain routes answer 503)" },
+  CHAIN_ID: { default: "", meaning: "layer-2 chain id" },
+  USDC_ADDRESS: { default: "", meaning: "USDC contract on that chain" },
+  MASTER_MNEMONIC: { default: "", meaning: "BIP-39 phrase of the custodial keys; unset: generated at first start into agentbank.mnemonic (0600) beside the database: back it up" },
+  CONFIRMATIONS: { default: "2", meaning: "blocks before a deposit is credited or a withdrawal confirmed" },
+  LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
+} as const satisfies Record<string, { default: string; meaning: string }>;
+
+export type Variable = keyof typeof VARIABLES;
+
+function read(env: Env, name: Variable): string {
   const value = env[name];
-  return value === undefined || value === "" ? fallback : value;
+  return value === undefined || value === "" ? VARIABLES[name].default : value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name, String(fallback));
+/** A variable whose default is unset: undefined when it is not given. */
+const optional = (env: Env, name: Variable): string | undefined => read(env, name) || undefined;
+
+function integer(env: Env, name: Variable, min: number, max: number): number {
+  const raw = read(env, name);
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new ConfigError(`${name}: expected a whole number from ${min} to ${max}, got "${raw}"`);
   }
   return Number(raw);
 }
 
-function decimal(env: Env, name: string, fallback: string): string {
-  const raw = read(env, name, fallback);
+function decimal(env: Env, name: Variable): string {
+  const raw = read(env, name);
   if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name}: expected a positive decimal number, got "${raw}"`);
   return raw;
 }
 
-function bool(env: Env, name: string): boolean {
-  const raw = read(env, name, "false").toLowerCase();
-  if (raw !== "true" && raw !== "false") throw new ConfigError(`${name}: expected true or false, got "${raw}"`);
-  return raw === "true";
+function oneOf<const T extends string>(env: Env, name: Variable, values: readonly T[]): T {
+  const raw = read(env, name);
+  const value = values.find((option) => option.toLowerCase() === raw.toLowerCase());
+  if (!value) throw new ConfigError(`${name}: expected ${values.join(" or ")}, got "${raw}"`);
+  return value;
 }
 
+const bool = (env: Env, name: Variable): boolean => oneOf(env, name, ["true", "false"]) === "true";
+
 function referenceRates(env: Env): Record<string, string> {
-  const raw = read(env, "REFERENCE_RATES", "USD=1,USDC=1,USDT=1,EUR=1.08,BTC=95000");
+  const raw = read(env, "REFERENCE_RATES");
   const rates: Record<string, string> = {};
   for (const pair of raw.split(",")) {
     const [code, rate] = pair.split("=").map((part) => part.trim());
@@ -51,8 +87,8 @@ function referenceRates(env: Env): Record<string, string> {
 /** A name /mcp answers to besides its own: a host name or IP, with or without a port (any port). */
 export type HostName = { hostname: string; port: number | null };
 
-function hostNames(env: Env, name: string): HostName[] {
-  return read(env, name, "")
+function hostNames(env: Env, name: Variable): HostName[] {
+  return read(env, name)
     .split(",")
     .map((entry) => entry.trim())
     .filter(Boolean)
@@ -70,49 +106,46 @@ function hostNames(env: Env, name: string): HostName[] {
 
 /** The layer-2 chain: configured only when the RPC, the chain id and the USDC contract are all set. */
 function chain(env: Env) {
-  const rpcUrl = env.CHAIN_RPC_URL || undefined;
-  const chainIdRaw = env.CHAIN_ID || undefined;
-  const usdcAddress = env.USDC_ADDRESS || undefined;
+  const rpcUrl = optional(env, "CHAIN_RPC_URL");
+  const chainIdRaw = optional(env, "CHAIN_ID");
+  const usdcAddress = optional(env, "USDC_ADDRESS");
   // One space between words: the BIP-39 seed is derived from the exact phrase.
-  const mnemonic = env.MASTER_MNEMONIC?.trim().split(/\s+/).join(" ") || undefined;
+  const mnemonic = optional(env, "MASTER_MNEMONIC")?.trim().split(/\s+/).join(" ") || undefined;
   if (mnemonic && ![12, 15, 18, 21, 24].includes(mnemonic.split(" ").length)) {
     throw new ConfigError("MASTER_MNEMONIC: expected a BIP-39 phrase of 12 to 24 words");
   }
-  const confirmations = integer(env, "CONFIRMATIONS", 2, 1, 1000);
+  const confirmations = integer(env, "CONFIRMATIONS", 1, 1000);
   const given = [rpcUrl, chainIdRaw, usdcAddress].filter(Boolean).length;
   if (given === 0) return { configured: false as const, mnemonic, confirmations };
   if (given !== 3) throw new ConfigError("CHAIN_RPC_URL, CHAIN_ID and USDC_ADDRESS: set all three, or none to run without a chain");
   if (!/^https?:\/\/\S+$/.test(rpcUrl!)) throw new ConfigError(`CHAIN_RPC_URL: expected an http(s) URL, got "${rpcUrl}"`);
-  const chainId = integer(env, "CHAIN_ID", 0, 1, 2 ** 53 - 1);
+  const chainId = integer(env, "CHAIN_ID", 1, 2 ** 53 - 1);
   if (!/^0x[0-9a-fA-F]{40}$/.test(usdcAddress!)) throw new ConfigError(`USDC_ADDRESS: expected a 0x address, got "${usdcAddress}"`);
   return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, confirmations };
 }
 
 /** The configuration the environment gives; a bad value throws a ConfigError naming the variable. */
 function configFrom(env: Env) {
-  const synchronous = read(env, "DB_SYNCHRONOUS", "FULL").toUpperCase();
-  if (synchronous !== "FULL" && synchronous !== "NORMAL") {
-    throw new ConfigError(`DB_SYNCHRONOUS: expected FULL or NORMAL, got "${synchronous}"`);
-  }
-  const databaseUrl = env.DATABASE_URL || undefined;
+  const databaseUrl = optional(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) throw new ConfigError(`DATABASE_URL: expected a postgres:// URL, got "${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}"`);
   return {
-    port: integer(env, "PORT", 3000, 0, 65535),
-    host: read(env, "HOST", "127.0.0.1"),
-    databasePath: read(env, "DATABASE_PATH", "./data/agentbank.db"),
+    port: integer(env, "PORT", 0, 65535),
+    host: read(env, "HOST"),
+    databasePath: read(env, "DATABASE_PATH"),
     databaseUrl,
-    dbPoolSize: integer(env, "DB_POOL_SIZE", 16, 1, 1000),
-    adminApiKey: env.ADMIN_API_KEY || undefined,
-    rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 100, 1, 1_000_000_000),
-    rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 60, 1, 86_400),
-    rateLimitPublic: integer(env, "RATE_LIMIT_PUBLIC", 300, 1, 1_000_000_000),
+    dbPoolSize: integer(env, "DB_POOL_SIZE", 1, 1000),
+    adminApiKey: optional(env, "ADMIN_API_KEY"),
+    rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 1, 1_000_000_000),
+    rateLimitWindowSeconds: integer(env, "RATE_LIMIT_WINDOW_SECONDS", 1, 86_400),
+    rateLimitPublic: integer(env, "RATE_LIMIT_PUBLIC", 1, 1_000_000_000),
     mcpAllowedHosts: hostNames(env, "MCP_ALLOWED_HOSTS"),
-    negotiationApprovalThreshold: decimal(env, "NEGOTIATION_APPROVAL_THRESHOLD", "1000"),
+    negotiationApprovalThreshold: decimal(env, "NEGOTIATION_APPROVAL_THRESHOLD"),
     referenceRates: referenceRates(env),
     webhookAllowPrivateNetworks: bool(env, "WEBHOOK_ALLOW_PRIVATE_NETWORKS"),
-    dbSynchronous: synchronous as "FULL" | "NORMAL",
+    dbSynchronous: oneOf(env, "DB_SYNCHRONOUS", ["FULL", "NORMAL"]),
     testClock: bool(env, "TEST_CLOCK"),
     chain: chain(env),
+    logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
   };
 }
 

@@ -1,107 +1,98 @@
-// The agentbank executable. `agentbank` (or `agentbank serve`) runs the service: boot → jobs →
-// listen; SIGTERM/SIGINT drain, stop accepting, answer what is in flight, stop the jobs, commit what
-// is queued and close the database. `agentbank mcp` is the MCP server on stdio (src/mcp/stdio.ts);
-// `agentbank backup|restore` copy the SQLite file (src/db/backup.ts).
-import { createApp } from "./app";
-import { boot, loadConfig } from "./boot";
-import { closeDatabase, read } from "./db";
-import { BackupError, backupSqlite, restoreSqlite } from "./db/backup";
-import { checkLedger } from "./ledger/check";
-import { drain } from "./http/lifecycle";
-import { flushLog } from "./http/log";
-import { registerJobs } from "./jobs";
-import { runMcpStdio } from "./mcp/stdio";
-import { runAllJobs, startScheduler, stopScheduler } from "./scheduler";
+// The agentbank executable: `agentbank [serve]` runs the service, `agentbank dev` a development start,
+// `agentbank mcp` the MCP server on stdio (src/mcp/stdio.ts), `agentbank backup|restore` copy the SQLite
+// file (src/db/backup.ts). src/cli/commands.ts lists them with their options and prints the help.
+// A failure is one line on stderr, exit status 2 for wrong usage and 1 for anything else; the stack
+// only with LOG_LEVEL=debug.
+//
+// Only what help and version need is imported up front; a command loads the service when it runs, so
+// `agentbank --help` answers at once.
+import { parseArgs } from "node:util";
+import { COMMANDS, commandHelp, generalHelp, isCommand, parseOptions, type CommandName } from "./cli/commands";
+import { config } from "./config";
 import { VERSION } from "./version";
-import { stopDispatcher } from "./webhooks/dispatcher";
 
-const USAGE = `agentbank ${VERSION}
-usage:
-  agentbank [serve]                       run the service (configuration from the environment, see README)
-  agentbank mcp [--url URL] [--key KEY]   MCP server on stdio for one agent: against a running agentbank at URL,
-                                          or without --url on the local database (DATABASE_PATH); the key may
-                                          also come from AGENTBANK_API_KEY, the URL from AGENTBANK_URL
-  agentbank backup <file>                 write a consistent copy of the SQLite database (DATABASE_PATH) to <file>,
-                                          while the service runs (PostgreSQL: use pg_dump, see docs/operations.md)
-  agentbank restore <file>                put a backup in place of DATABASE_PATH (service stopped), apply the
-                                          migrations and check the ledger
-  agentbank help                          this text`;
+/** Wrong usage of the command line: exit status 2. */
+class UsageError extends Error {}
 
-async function serve(): Promise<void> {
-  const config = await boot();
-  registerJobs();
-  const app = createApp().listen({ port: config.port, hostname: config.host });
-  console.log(`agentbank ${VERSION} listening on http://${config.host}:${app.server!.port}`);
-  // Catch up on what came due while the service was down, then keep to the schedule.
-  void runAllJobs(true).then(startScheduler);
-
-  let stopping = false;
-  async function shutdown(signal: string): Promise<void> {
-    if (stopping) return;
-    stopping = true;
-    console.log(JSON.stringify({ level: "info", msg: "shutting down", signal }));
-    stopScheduler();
-    await drain();
-    // Stops listening; resolves once every request still running has been answered.
-    await app.stop();
-    stopDispatcher();
-    await closeDatabase();
-    flushLog();
-    process.exit(0);
-  }
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-}
-
-async function backupCommand(command: "backup" | "restore", args: string[]): Promise<void> {
-  const config = loadConfig();
-  const file = args[0];
-  if (!file || args.length > 1) fail(`usage: agentbank ${command} <file>`, 2);
-  if (config.databaseUrl) fail("DATABASE_URL is set: back PostgreSQL up with its own tools (pg_dump, base backups, PITR): see docs/operations.md", 2);
+async function backupCommand(command: "backup" | "restore", file: string): Promise<void> {
+  const [{ boot, loadConfig }, { closeDatabase, read }, { backupSqlite, restoreSqlite }, { checkLedger }] = await Promise.all([
+    import("./boot"),
+    import("./db"),
+    import("./db/backup"),
+    import("./ledger/check"),
+  ]);
+  const { databaseUrl, databasePath } = loadConfig();
+  if (databaseUrl) throw new UsageError("DATABASE_URL is set: back PostgreSQL up with its own tools (pg_dump, base backups, PITR)");
   process.umask(0o077);
-  try {
-    if (command === "backup") {
-      const { bytes } = backupSqlite(config.databasePath, file);
-      console.log(JSON.stringify({ backup: file, of: config.databasePath, bytes }));
-      return;
-    }
-    restoreSqlite(file, config.databasePath);
-  } catch (error) {
-    if (error instanceof BackupError) fail(error.message, 1);
-    throw error;
+  if (command === "backup") {
+    const { bytes } = backupSqlite(databasePath, file);
+    console.log(JSON.stringify({ backup: file, of: databasePath, bytes }));
+    return;
   }
+  restoreSqlite(file, databasePath);
   // The restored file is opened as the service would open it: migrations applied, then the ledger checked.
   await boot();
   const check = await read(checkLedger());
   await closeDatabase();
-  console.log(JSON.stringify({ restored: file, into: config.databasePath, ledgerOk: check.ok, entries: check.entries, accounts: check.accounts }));
+  console.log(JSON.stringify({ restored: file, into: databasePath, ledgerOk: check.ok, entries: check.entries, accounts: check.accounts }));
   if (!check.ok) process.exit(1);
 }
 
-function fail(message: string, code: number): never {
-  console.error(`agentbank: ${message}`);
-  process.exit(code);
+async function run(name: CommandName, args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({ args, options: parseOptions(name), allowPositionals: true, strict: true });
+  if (values.help) return console.log(commandHelp(name));
+  const expected = COMMANDS[name].positionals;
+  if (positionals.length !== expected) {
+    throw new UsageError(expected ? `expected ${expected} argument: ${COMMANDS[name].usage}` : `unexpected argument "${positionals[0]}"`);
+  }
+  switch (name) {
+    case "serve": {
+      const [{ boot }, { serve }] = await Promise.all([import("./boot"), import("./cli/serve")]);
+      await serve(await boot());
+      return;
+    }
+    case "dev":
+      return (await import("./cli/dev")).dev({ fresh: values.fresh === true });
+    case "mcp":
+      return (await import("./mcp/stdio")).runMcpStdio(args);
+    case "backup":
+    case "restore":
+      return backupCommand(name, positionals[0]!);
+  }
 }
 
-const [command, ...args] = process.argv.slice(2);
-switch (command) {
-  case undefined:
-  case "serve":
-    await serve();
-    break;
-  case "mcp":
-    await runMcpStdio(args);
-    break;
-  case "backup":
-  case "restore":
-    await backupCommand(command, args);
-    break;
-  case "help":
-  case "--help":
-  case "-h":
-    console.log(USAGE);
-    break;
-  default:
-    console.error(`agentbank: unknown command "${command}"\n${USAGE}`);
+/** parseArgs's own errors (unknown option, missing value) are usage errors. */
+const isParseError = (error: unknown) => /^ERR_PARSE_ARGS_/.test(String((error as { code?: unknown })?.code));
+
+function fail(error: unknown, help: string): never {
+  let message = String((error as Error)?.message ?? error).replace(/\s*\n\s*/g, " ");
+  if (error instanceof UsageError || isParseError(error)) {
+    // parseArgs goes on about how to pass a positional starting with "-": its first sentence is enough.
+    if (isParseError(error)) message = message.split(". ")[0]!;
+    console.error(`agentbank: ${message} (${help})`);
     process.exit(2);
+  }
+  console.error(`agentbank: ${message}`);
+  if (config?.logLevel === "debug" && error instanceof Error) console.error(error.stack);
+  process.exit(1);
+}
+
+const argv = process.argv.slice(2);
+const [first, ...rest] = argv;
+// A leading option (or none) belongs to the default command.
+const [name, args] = first === undefined || first.startsWith("-") ? ["serve", argv] : [first, rest];
+try {
+  if (first === "version" || first === "--version" || first === "-v") {
+    if (rest.length) throw new UsageError(`unexpected argument "${rest[0]}"`);
+    console.log(`agentbank ${VERSION}`);
+  } else if (first === "help" || first === "--help" || first === "-h") {
+    const topic = rest[0];
+    if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command "${topic}"`);
+    console.log(topic === undefined ? generalHelp() : commandHelp(topic));
+  } else {
+    if (!isCommand(name)) throw new UsageError(`unknown command "${name}"`);
+    await run(name, args);
+  }
+} catch (error) {
+  fail(error, isCommand(name) ? `agentbank ${name} --help` : "agentbank --help");
 }

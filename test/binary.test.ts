@@ -119,3 +119,18 @@ test("a bad configuration value stops it with one line naming the variable", () 
   expect(result.exitCode).toBe(1);
   expect(result.stderr.toString().trim()).toBe('agentbank: configuration error: PORT: expected a whole number from 0 to 65535, got "not-a-port"');
 });
+
+test("its command line needs nothing beside it: --version, help with every variable, one-line usage errors", async () => {
+  const { VARIABLES } = await import("../src/config");
+  const run = (...args: string[]) => {
+    const result = Bun.spawnSync([binary, ...args], { cwd: workDir, env: { PATH: process.env.PATH ?? "" }, stdout: "pipe", stderr: "pipe" });
+    return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+  };
+  expect(run("--version")).toEqual({ code: 0, stdout: "agentbank 0.6.0\n", stderr: "" });
+  const help = run("--help");
+  expect(help.code).toBe(0);
+  for (const name of Object.keys(VARIABLES)) expect(help.stdout).toContain(`  ${name} `);
+  expect(help.stdout).not.toContain("README");
+  for (const command of ["serve", "dev", "mcp", "backup", "restore"]) expect(run(command, "--help")).toMatchObject({ code: 0, stderr: "" });
+  expect(run("mcp", "--nope")).toEqual({ code: 2, stdout: "", stderr: "agentbank: Unknown option '--nope' (agentbank mcp --help)\n" });
+});

@@ -5,6 +5,23 @@
  */
 
 export interface paths {
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where to start: links to the docs, the console, MCP and the probes */
+        get: operations["get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1395,6 +1412,57 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description This service and where to start (a browser asking for text/html gets the same as a page) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        service: "agentbank";
+                        version: string;
+                        description: string;
+                        /** @description Where the docs, the console, MCP and the probes are */
+                        links: {
+                            /** @description API reference: every route, its schemas and a console to try them */
+                            apiReference: string;
+                            /** @description the OpenAPI 3.1 document, for client generators */
+                            openapi: string;
+                            /** @description the owner console: sign in with an owner key (po_...) to see balances and approve payments */
+                            console: string;
+                            /** @description the service and its tools described for a language model */
+                            llms: string;
+                            /** @description MCP server (Streamable HTTP) with an agent key: Authorization: Bearer pp_... */
+                            mcp: string;
+                            /** @description liveness and version (readiness: /health/ready) */
+                            health: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getHealth: {
         parameters: {
             query?: never;
