@@ -29,7 +29,7 @@ function whatHappened(op: Operation, w: Writer) {
     ...(op.approved ? ["held for your approval; you approved it"] : []),
     ...(op.legs.length > 1 ? [op.legs.map((leg) => `${LEG_WORDS[leg.type] ?? leg.type.toLowerCase()} ${formatAmount(Math.abs(leg.amount), op.currency, "en")}`).join(" · ")] : []),
   ];
-  return raw(html`<strong>${op.what}</strong>${op.reason ? raw(html` <q class="reason">${op.reason}</q>`) : ""}${notes.length ? raw(html`<div class="muted legs">${notes.join("; ")}</div>`) : ""}`);
+  return raw(html`<strong>${op.what}</strong>${op.reason ? raw(html` <span class="reason">“${op.reason}”</span>`) : ""}${notes.length ? raw(html`<div class="muted legs">${notes.join("; ")}</div>`) : ""}`);
 }
 const LEG_WORDS: Record<string, string> = {
   ESCROW_HOLD: "held in escrow",

@@ -7,14 +7,14 @@ import { html, raw, type Writer } from "./views";
 type Raw = ReturnType<typeof raw>;
 type Terms = Record<string, unknown>;
 const text = (terms: Terms, key: string) => (typeof terms[key] === "string" && terms[key] !== "" ? (terms[key] as string) : null);
-const quoted = (value: string | null, before = " for ") => (value ? raw(html`${before}<q class="reason">${value}</q>`) : "");
+const quoted = (value: string | null, before = " for ") => (value ? raw(html`${before}<span class="reason">“${value}”</span>`) : "");
 const EVERY: Record<string, string> = { DAILY: "every day", WEEKLY: "every week", MONTHLY: "every month" };
 
 type Parts = { amount: Raw; to: Raw; terms: Terms; item: ApprovalView };
 const SENTENCES: Record<string, (parts: Parts) => Raw> = {
   PAYMENT: ({ amount, to, terms }) => raw(html`Pay ${amount} to ${to}${quoted(text(terms, "reason"))}`),
   X402: ({ amount, terms }) => raw(html`Pay ${amount} for the web resource ${text(terms, "url") ?? ""}${quoted(text(terms, "payTo"), ", to ")}`),
-  BET: ({ amount, terms }) => raw(html`Stake ${amount} on a bet that ${raw(html`<q class="reason">${text(terms, "condition") ?? ""}</q>`)}, open to anyone`),
+  BET: ({ amount, terms }) => raw(html`Stake ${amount} on a bet that ${raw(html`<span class="reason">“${text(terms, "condition") ?? ""}”</span>`)}, open to anyone`),
   BET_ACCEPT: ({ amount, to }) => raw(html`Accept ${to}'s bet, staking ${amount}`),
   LOAN_OFFER: ({ amount, terms }) =>
     raw(html`Offer a loan of ${amount} at ${String(terms.interestRate ?? 0)} % for ${String(terms.durationDays ?? "?")} days, open to anyone`),
