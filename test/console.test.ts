@@ -114,9 +114,12 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     await page.click("header >> text=Approvals");
     await page.waitForSelector(".approval");
     const card = (await page.textContent(".approval"))!;
-    expect(card).toMatch(/^Payment: 48\.00 USDC ≈ 48\.00 USD to translator-agent/);
+    // In words, one sentence; the raw terms only behind a <details>.
+    expect(await page.textContent(".approval .sentence")).toBe("Pay 48.00 USDC to translator-agent for “annual data licence”");
     expect(card).toContain("above your approval amount of 20.00 USDC");
-    expect(card).toContain("annual data licence");
+    expect(await page.isVisible(".approval dl.terms")).toBe(false);
+    await page.click(".approval summary");
+    expect(await page.textContent(".approval dl.terms")).toContain("toAgentId");
     await shot(page, "approvals-phone");
     await page.click("text=Approve…");
     await page.waitForSelector("#amount-in-words");
@@ -126,7 +129,7 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     await shot(page, "approve-confirm");
     await page.click("button:has-text('Yes, approve')");
     await page.waitForSelector("#outcome");
-    expect(await page.textContent("#outcome")).toContain("APPROVED");
+    expect(await page.textContent("#outcome")).toBe("You approved this: Pay 48.00 USDC to translator-agent for “annual data licence”.");
     await shot(page, "approved");
     expect(await server.balance(owner)).toEqual({ available: before.available, held: 0 });
     expect(await server.balance(other)).toEqual({ available: 60.5, held: 0 });
@@ -158,11 +161,12 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     expect(await page.textContent("#amount-in-words")).toBe("eighty-seven and 50/100 EUR");
     await page.click("button:has-text('Yes, decline')");
     await page.waitForSelector("#outcome");
-    expect(await page.textContent("#outcome")).toContain("DECLINED");
+    expect(await page.textContent("#outcome")).toMatch(/^You declined this: Pay 87\.50 EUR to translator-agent/);
+    expect(await page.textContent("main")).not.toContain("DECLINED_BY_OWNER");
     expect(await server.balance(owner, "EUR")).toEqual({ available: 287.5, held: 0 });
 
     await page.click("header >> text=Approvals");
-    const negotiation = page.locator(".approval", { hasText: "Negotiation" }).first();
+    const negotiation = page.locator(".approval", { hasText: "Agree with translator-agent" }).first();
     expect(await negotiation.textContent()).toContain("above the service's 1,000.00 USD threshold");
     await page.goto(`${server.url}/console/approvals/${first}/approve`);
     expect(await page.textContent("#amount-in-words")).toBe("one thousand five hundred USDC");
@@ -187,18 +191,34 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     await page.click("header >> text=Policy");
     await page.fill("input[name='perTransaction.USDC']", "50");
     await page.fill("input[name='daily.USDC']", "200");
-    await page.fill("textarea[name=allowlist]", other.id);
+    // The allowlist by name: translator-agent is a counterparty already.
+    await page.check("label:has-text('translator-agent') input[type=checkbox]");
     await page.click("button:has-text('Save the policy')");
     await page.waitForSelector("#policy-message");
     expect(await page.textContent("#policy-message")).toContain("Saved");
     await shot(page, "policy-saved");
     expect((await server.request("GET", "/owner/policy", { key: owner.ownerKey })).body).toMatchObject({ perTransaction: { USDC: 50 }, daily: { USDC: 200 }, allowlist: [other.id] });
     expect((await pay(60)).body.error).toBe("POLICY_LIMIT_EXCEEDED");
-    // A bad value is refused with the reason, and nothing changes.
+    // A bad value is refused with the reason beside it, kept in the field, and nothing changes.
     await page.fill("input[name='perTransaction.USDC']", "-3");
+    await page.fill("input[name='daily.EUR']", "75");
     await page.click("button:has-text('Save the policy')");
     await page.waitForSelector("#policy-message.error");
+    const refusedField = page.locator("input[name='perTransaction.USDC']");
+    expect(await refusedField.inputValue()).toBe("-3");
+    expect(await refusedField.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.textContent(`#${(await refusedField.getAttribute("aria-describedby"))!}`)).toContain("is not an amount");
+    expect(await page.inputValue("input[name='daily.EUR']")).toBe("75");
+    expect(await page.isChecked("label:has-text('translator-agent') input[type=checkbox]")).toBe(true);
+    await shot(page, "policy-refused");
     expect((await server.request("GET", "/owner/policy", { key: owner.ownerKey })).body.perTransaction).toEqual({ USDC: 50 });
+    // A name that is no known counterparty is refused beside the box.
+    await page.fill("input[name='perTransaction.USDC']", "50");
+    await page.fill("textarea[name=allowlist]", "nobody-i-know");
+    await page.click("button:has-text('Save the policy')");
+    await page.waitForSelector("#policy-message.error");
+    expect(await page.getAttribute("textarea[name=allowlist]", "aria-invalid")).toBe("true");
+    expect(await page.inputValue("textarea[name=allowlist]")).toBe("nobody-i-know");
     await setPolicy({});
     await page.close();
   });
@@ -325,6 +345,8 @@ describe.skipIf(!haveBrowser)("owner console", () => {
     expect((await page.context().cookies()).some((c) => c.name === "agentbank_session")).toBe(false);
     const agentKey = await signIn(owner.apiKey);
     await agentKey.waitForSelector(".error");
+    expect(await agentKey.textContent(".error")).toBe("This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.");
+    await shot(agentKey, "agent-key-sign-in");
     await page.close();
     await agentKey.close();
   });

@@ -1,18 +1,21 @@
 // The console's page bodies: what each page shows, from the same services the API uses. Routes
 // (routes.ts) handle the session, the forms and the redirects.
-import { namesOf } from "../agents/service";
-import { balancesView } from "../agents/service";
+import { balancesView, namesOf } from "../agents/service";
 import { myBets } from "../betting/service";
+import { clock } from "../clock";
 import { config } from "../config";
 import { myContracts } from "../contracts/service";
 import { read } from "../db";
-import { historyOf } from "../ledger/history";
 import { myLoans } from "../lending/service";
+import { listBookings } from "../marketplace/service";
 import { CURRENCIES } from "../money";
 import { listApprovals, policyView, type ApprovalView } from "../owners/service";
 import { listSubscriptions } from "../subscriptions/service";
 import { deliveriesOf, webhookOf } from "../webhooks/service";
-import { amountInWords } from "./format";
+import { CSV_LIMITS } from "./csv";
+import { amountInWords, formatAmount } from "./format";
+import { operationsOf, type Operation } from "./history";
+import { approvalSentence, outcomeWords } from "./sentences";
 import { html, raw, table, type Writer } from "./views";
 
 export const PAGE_SIZE = 20;
@@ -20,51 +23,70 @@ export const PAGE_SIZE = 20;
 const hidden = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
 const status = (value: string) => raw(html`<span class="status ${value}">${value}</span>`);
 
-export async function overview(agentId: string, pageNumber: number, w: Writer): Promise<string> {
-  const { data, total } = await read(historyOf(agentId, { limit: PAGE_SIZE, offset: (pageNumber - 1) * PAGE_SIZE }));
-  const balances = await read(balancesView(agentId));
-  const names = await read(namesOf(data.map((entry) => entry.counterpartyId)));
-  const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
-  const cards = balances.map(
-    (b) => raw(html`<div class="card"><div class="muted">${b.currency}</div><div class="big">${w.money(b.available, b.currency)}</div><div class="muted">held in escrow: ${w.money(b.held, b.currency)}</div></div>`),
-  );
-  const rows = data.map((e) => [w.when(e.createdAt), e.type.replaceAll("_", " ").toLowerCase(), w.money(e.amount, e.currency), w.who(e.counterpartyId, names), `${e.reference.type} ${e.reference.id}`]);
-  const newer = pageNumber > 1 ? raw(html`<a href="/console?page=${pageNumber - 1}">← newer</a>`) : "";
-  const older = pageNumber < last ? raw(html`<a href="/console?page=${pageNumber + 1}">older →</a>`) : "";
-  return html`<section><h2>Balances</h2><div class="grid">${cards}</div></section>
-<section><h2>History</h2>${raw(table(["When", "What", "Amount", "Counterparty", "Reference"], rows, [2]))}
-<p>Page ${pageNumber} of ${last} ${newer} ${older}</p></section>`;
+/** "Paid “annual data licence”", then in small print how it went: approved by you, its escrow steps. */
+function whatHappened(op: Operation, w: Writer) {
+  const notes = [
+    ...(op.approved ? ["held for your approval; you approved it"] : []),
+    ...(op.legs.length > 1 ? [op.legs.map((leg) => `${LEG_WORDS[leg.type] ?? leg.type.toLowerCase()} ${formatAmount(Math.abs(leg.amount), op.currency, "en")}`).join(" · ")] : []),
+  ];
+  return raw(html`<strong>${op.what}</strong>${op.reason ? raw(html` <span class="reason">“${op.reason}”</span>`) : ""}${notes.length ? raw(html`<div class="muted legs">${notes.join("; ")}</div>`) : ""}`);
 }
-
-const KIND_LABEL: Record<string, string> = {
-  PAYMENT: "Payment",
-  X402: "x402 payment",
-  BET: "Open bet",
-  BET_ACCEPT: "Accepting a bet",
-  LOAN_OFFER: "Loan offer",
-  LOAN_BORROW: "Borrowing, owed",
-  CONTRACT: "Contract escrow",
-  SUBSCRIPTION: "Subscription",
-  BOOKING: "Booking",
-  WITHDRAWAL: "Withdrawal",
-  NEGOTIATION: "Negotiation",
+const LEG_WORDS: Record<string, string> = {
+  ESCROW_HOLD: "held in escrow",
+  ESCROW_RELEASE: "given back",
+  ESCROW_PAYOUT: "paid out",
+  LOAN_DISBURSED: "lent",
+  LOAN_REPAYMENT: "repaid",
+  PAYMENT_SENT: "sent",
+  PAYMENT_RECEIVED: "received",
+  X402_PAYMENT: "paid",
+  X402_REFUND: "refunded",
+  WITHDRAWAL: "withdrawn",
+  WITHDRAWAL_RETURNED: "returned",
+  DEPOSIT: "deposited",
 };
 
-/** What the approval would do, in a sentence: "pay 4,800.00 USDC to translator-agent". */
-function sentence(item: ApprovalView, w: Writer, names: Map<string, string>) {
-  const amount = item.amount === null || item.currency === null ? raw("an offer without an amount") : w.money(item.amount, item.currency);
-  const to = item.counterpartyId ? raw(html` to ${w.who(item.counterpartyId, names)}`) : item.kind === "WITHDRAWAL" || item.kind === "X402" ? " to an address outside the service" : " (anyone may take it)";
-  return raw(html`${KIND_LABEL[item.kind] ?? item.kind}: ${amount}${to}`);
+/** Balance cards for the currencies with money in them; the empty ones on one line ("USDT, BTC: 0"). */
+function balanceCards(balances: { currency: string; available: number; held: number }[], w: Writer) {
+  const used = balances.filter((b) => b.available !== 0 || b.held !== 0);
+  const empty = balances.filter((b) => b.available === 0 && b.held === 0).map((b) => b.currency);
+  const cards = used.map(
+    (b) =>
+      raw(html`<div class="card"><div class="muted">${b.currency}</div><div class="big">${w.money(b.available, b.currency)}</div>${b.held ? raw(html`<div class="muted">held in escrow: ${w.money(b.held, b.currency)}</div>`) : ""}</div>`),
+  );
+  return html`${cards.length ? raw(html`<div class="grid">${cards}</div>`) : ""}${empty.length ? raw(html`<p class="muted empty-currencies" id="empty-currencies">${empty.join(", ")}: 0</p>`) : ""}`;
+}
+
+/** The small form that downloads the history as CSV (a POST: it carries the session's CSRF token like every form). */
+function exportForm(csrf: string, today: string) {
+  const options = CURRENCIES.map((currency) => raw(html`<option value="${currency}">${currency}</option>`));
+  return html`<form class="export" method="post" action="/console/history.csv">${hidden(csrf)}
+<label>From<input type="date" name="from" value="${today.slice(0, 8)}01" required></label><label>To<input type="date" name="to" value="${today}" required></label>
+<label>Currency<select name="currency"><option value="">all</option>${options}</select></label><button type="submit" class="plain">Download CSV</button></form>
+<p class="muted">At most ${CSV_LIMITS.days} days and ${CSV_LIMITS.rows.toLocaleString("en")} operations per file.</p>`;
+}
+
+export async function overview(agentId: string, pageNumber: number, csrf: string, w: Writer): Promise<string> {
+  const { data, more } = await read(operationsOf(agentId, {}, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE));
+  const balances = await read(balancesView(agentId));
+  const names = await read(namesOf(data.map((op) => op.counterpartyId)));
+  const rows = data.map((op) => [w.when(op.at), whatHappened(op, w), w.money(op.amount, op.currency), w.who(op.counterpartyId, names)]);
+  const newer = pageNumber > 1 ? raw(html`<a href="/console?page=${pageNumber - 1}">← newer</a>`) : "";
+  const older = more ? raw(html`<a href="/console?page=${pageNumber + 1}">older →</a>`) : "";
+  return html`<section><h2>Balances</h2>${raw(balanceCards(balances, w))}</section>
+<section><h2>History</h2>${raw(table(["When", "What", "Amount", "With"], rows, [2]))}
+<p>Page ${pageNumber} ${newer} ${older}</p></section>
+<section><h2>Export</h2>${raw(exportForm(csrf, new Date(clock.nowMs()).toISOString().slice(0, 10)))}</section>`;
 }
 
 /** Why it waits: the amount against the owner's approval amount, or the negotiation threshold. */
 function threshold(item: ApprovalView, approvalAbove: Record<string, number | undefined>, w: Writer) {
-  if (item.kind === "NEGOTIATION") return raw(html`above the service's ${w.money(Number(config.negotiationApprovalThreshold), "USD")} threshold for negotiations`);
+  if (item.kind === "NEGOTIATION") return raw(html`It is above the service's ${w.money(Number(config.negotiationApprovalThreshold), "USD")} threshold for negotiations`);
   const limit = item.currency ? approvalAbove[item.currency] : undefined;
-  return limit === undefined ? "above your approval amount when it was made" : raw(html`above your approval amount of ${w.money(limit, item.currency!)}`);
+  return limit === undefined ? "It was above your approval amount when it was made" : raw(html`It is above your approval amount of ${w.money(limit, item.currency!)}`);
 }
 
-/** The request's fields, one per line; an agent's id shows as its name. */
+/** The request's fields, one per line (an agent's id shows as its name), folded away: the sentence says it in words. */
 function terms(value: Record<string, unknown>, w: Writer, names: Map<string, string>) {
   const shown = (field: unknown) => {
     if (typeof field === "object" && field !== null) return raw(html`<pre>${JSON.stringify(field, null, 2)}</pre>`);
@@ -72,29 +94,32 @@ function terms(value: Record<string, unknown>, w: Writer, names: Map<string, str
     return String(field);
   };
   const rows = Object.entries(value).map(([key, field]) => raw(html`<dt>${key}</dt><dd>${shown(field)}</dd>`));
-  return raw(html`<dl class="terms">${rows}</dl>`);
+  return raw(html`<details class="terms"><summary>The exact request</summary><dl class="terms">${rows}</dl></details>`);
 }
+
+const namesIn = (items: ApprovalView[]) =>
+  new Map<string, string>(items.flatMap((item) => (item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName] as [string, string]] : [])));
 
 export async function approvalsPage(agentId: string, w: Writer): Promise<string> {
   const { data } = await listApprovals(agentId, {}, { limit: 100, offset: 0 });
   const policy = await read(policyView(agentId));
-  const names = new Map<string, string>(data.flatMap((item) => (item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName] as [string, string]] : [])));
+  const names = namesIn(data);
   const pending = data.filter((item) => item.status === "PENDING");
   const decided = data.filter((item) => item.status !== "PENDING");
   const cards = pending.map(
-    (item) => raw(html`<section class="approval" data-id="${item.id}"><h2>${sentence(item, w, names)}</h2>
+    (item) => raw(html`<section class="approval" data-id="${item.id}"><h2 class="sentence">${approvalSentence(item, w, names)}</h2>
 <p>${threshold(item, policy.approvalAbove, w)}. Asked ${w.when(item.createdAt)}${item.expiresAt ? raw(html`; expires ${w.when(item.expiresAt)} unless you decide`) : ""}.</p>
-<p class="muted">Exactly what will be done if you approve:</p>${terms(item.terms, w, names)}
+${terms(item.terms, w, names)}
 <div class="actions"><a class="button" href="/console/approvals/${item.id}/approve">Approve…</a><a class="button danger" href="/console/approvals/${item.id}/decline">Decline…</a></div></section>`),
   );
-  const rows = decided.map((item) => [w.when(item.decidedAt ?? item.createdAt), sentence(item, w, names), status(item.status), item.reason ?? ""]);
+  const rows = decided.map((item) => [w.when(item.decidedAt ?? item.createdAt), approvalSentence(item, w, names), raw(html`<span class="outcome ${item.status}">${outcomeWords(item)}</span>`)]);
   return html`${pending.length ? cards : raw(html`<section><p>Nothing is waiting for you.</p></section>`)}
-<section><h2>Decided</h2>${raw(table(["When", "What", "Status", "Why"], rows))}</section>`;
+<section><h2>Decided</h2>${raw(table(["When", "What", "Outcome"], rows))}</section>`;
 }
 
 /** The confirmation step: the amount again, in words, and the exact terms, before anything happens. */
 export function confirmPage(item: ApprovalView, action: "approve" | "decline", csrf: string, w: Writer): string {
-  const names = new Map<string, string>(item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName]] : []);
+  const names = namesIn([item]);
   const words = item.amount !== null && item.currency !== null ? amountInWords(item.amount, item.currency) : "no amount";
   const verb = action === "approve" ? "Approve" : "Decline";
   const effect =
@@ -105,7 +130,7 @@ export function confirmPage(item: ApprovalView, action: "approve" | "decline", c
       : item.kind === "NEGOTIATION"
         ? "The negotiation is rejected."
         : "Nothing is sent; the held amount goes back to the agent's balance, and the agent is told you declined.";
-  return html`<section class="confirm ${action === "decline" ? "danger" : ""}"><h2>${verb} ${sentence(item, w, names)}?</h2>
+  return html`<section class="confirm ${action === "decline" ? "danger" : ""}"><h2>${verb}? ${approvalSentence(item, w, names)}</h2>
 <p class="big" id="amount-in-words">${words}</p>
 <p>${effect}</p>${terms(item.terms, w, names)}
 <form method="post" action="/console/approvals/${item.id}/${action}">${hidden(csrf)}<input type="hidden" name="termsHash" value="${item.termsHash}">
@@ -113,10 +138,15 @@ export function confirmPage(item: ApprovalView, action: "approve" | "decline", c
 }
 
 export function decidedPage(item: ApprovalView, w: Writer): string {
-  const names = new Map<string, string>(item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName]] : []);
   const tone = item.status === "APPROVED" || item.status === "DECLINED" ? "ok" : "error";
-  return html`<section><p class="${tone}" id="outcome">${sentence(item, w, names)} — ${status(item.status)}</p>${item.reason ? raw(html`<p>${item.reason}</p>`) : ""}
+  return html`<section><p class="${tone}" id="outcome">${outcomeWords(item)}: ${approvalSentence(item, w, namesIn([item]))}.</p>
 <p><a href="/console/approvals">Back to approvals</a></p></section>`;
+}
+
+/** A settled bet's winner ("you", the other party's name), or its state while it runs. */
+function betOutcome(bet: { status: string; winnerId?: string | null; outcome?: string | null }, agentId: string, w: Writer, names: Map<string, string>) {
+  if (!bet.winnerId) return bet.outcome ?? "";
+  return bet.winnerId === agentId ? raw(html`<strong>You won</strong>`) : raw(html`${w.name(bet.winnerId, names)} won`);
 }
 
 export async function activity(agentId: string, w: Writer): Promise<string> {
@@ -125,46 +155,22 @@ export async function activity(agentId: string, w: Writer): Promise<string> {
   const bets = (await read(myBets(agentId, all))).data;
   const contracts = (await read(myContracts(agentId, all))).data;
   const subscriptions = (await listSubscriptions(agentId, {}, all)).data;
+  const bookings = (await read(listBookings(agentId, {}, all))).data;
   const names = await read(
     namesOf([
       ...loans.flatMap((l) => [l.lenderId, l.borrowerId]),
       ...bets.flatMap((b) => [b.creatorId, b.acceptorId]),
       ...contracts.flatMap((c) => [c.creatorId, c.counterpartyId]),
       ...subscriptions.flatMap((s) => [s.payerId, s.recipientId]),
+      ...bookings.flatMap((b) => [b.agentId, b.providerId]),
     ]),
   );
   const other = (a: string, b: string | null) => (a === agentId ? b : a);
   return html`<section><h2>Loans</h2>${raw(table(["With", "Status", "Principal", "Outstanding", "Due"], loans.map((l) => [w.who(other(l.lenderId, l.borrowerId), names), status(l.status), w.money(l.principal, l.currency), w.money(l.outstanding, l.currency), w.when(l.dueAt)]), [2, 3]))}</section>
-<section><h2>Bets</h2>${raw(table(["With", "Status", "Stake", "Condition", "Outcome"], bets.map((b) => [w.who(other(b.creatorId, b.acceptorId), names, "nobody yet"), status(b.status), w.money(b.amount, b.currency), b.condition, b.outcome ?? ""]), [2]))}</section>
+<section><h2>Bets</h2>${raw(table(["With", "Status", "Stake", "Condition", "Result"], bets.map((b) => [w.who(other(b.creatorId, b.acceptorId), names, "nobody yet"), status(b.status), w.money(b.amount, b.currency), b.condition, betOutcome(b, agentId, w, names)]), [2]))}</section>
+<section><h2>Bookings</h2>${raw(table(["When", "Role", "With", "Status", "Amount"], bookings.map((b) => [w.when(b.createdAt), b.agentId === agentId ? "you booked" : "booked from you", w.who(other(b.agentId, b.providerId), names), status(b.status), w.money(b.amount, b.currency)]), [4]))}</section>
 <section><h2>Contracts</h2>${raw(table(["With", "Status", "Title", "Escrow"], contracts.map((c) => [w.who(other(c.creatorId, c.counterpartyId), names), status(c.status), c.title, w.money(c.escrowAmount, c.currency)]), [3]))}</section>
 <section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge"], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt)]), [2]))}</section>`;
-}
-
-export const POLICY_PARTS = [
-  ["perTransaction", "Most per outflow"],
-  ["daily", "Most per 24 h"],
-  ["approvalAbove", "Ask me above"],
-] as const;
-
-export async function policyPage(agentId: string, csrf: string, w: Writer, message?: { ok: boolean; text: string }): Promise<string> {
-  const policy = await read(policyView(agentId));
-  const allowNames = await read(namesOf(policy.allowlist ?? []));
-  const rows = CURRENCIES.map((currency) => [
-    currency,
-    ...POLICY_PARTS.map(([part, label]) =>
-      raw(html`<input name="${part}.${currency}" inputmode="decimal" aria-label="${label} (${currency})" value="${policy[part][currency] ?? ""}" placeholder="no limit">`),
-    ),
-    policy.spentLast24h[currency] !== undefined ? w.money(policy.spentLast24h[currency]!, currency) : "",
-  ]);
-  const listed = (policy.allowlist ?? []).map((id) => raw(html`<li>${w.who(id, allowNames)}</li>`));
-  return html`${message ? raw(html`<p class="${message.ok ? "ok" : "error"}" id="policy-message">${message.text}</p>`) : ""}
-<form method="post" action="/console/policy">${hidden(csrf)}
-<section><h2>Limits per currency</h2><p class="muted">Empty means no limit of that kind. The reputation tier's limit applies too; an outflow must pass both.</p>
-${raw(table(["Currency", ...POLICY_PARTS.map(([, label]) => label), "Out in the last 24 h"], rows))}</section>
-<section><h2>Who the agent may pay</h2><p class="muted">One agent id per line. Empty: anyone. With a list, open bets, loan offers and payments to outside addresses are refused.</p>
-${listed.length ? raw(html`<ul>${listed}</ul>`) : ""}
-<textarea name="allowlist" rows="4" aria-label="allowlist">${(policy.allowlist ?? []).join("\n")}</textarea></section>
-<div class="actions"><button type="submit">Save the policy</button></div></form>`;
 }
 
 export async function webhooksPage(agentId: string, csrf: string, w: Writer, shownSecret?: string): Promise<string> {

@@ -8,20 +8,24 @@
 import { Elysia, t } from "elysia";
 import { findAgent, findAgentByKeyHash, rotateApiKey } from "../agents/service";
 import { read, write } from "../db";
-import { ApiError, invalid } from "../errors";
+import { ApiError } from "../errors";
 import { secret, sha256Hex } from "../ids";
-import { dictionary, isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
+import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
 import { executeApproved } from "../owners/executors";
-import type { MajorLimits, PolicyInput } from "../owners/policy";
-import { approve, decline, getApproval, pendingCount, rotateOwnerKey, setPolicy } from "../owners/service";
+import { approve, decline, getApproval, pendingCount, rotateOwnerKey } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
-import { isCurrency } from "./format";
-import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, keysPage, overview, POLICY_PARTS, policyPage, webhooksPage } from "./pages";
+import { MOST_KNOWN } from "./counterparties";
+import { historyCsv, type CsvRequest } from "./csv";
+import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, keysPage, overview, webhooksPage } from "./pages";
+import { policyPage, savePolicy } from "./policy";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "./sessions";
 import { bare, html, layout, page, raw, writerFor } from "./views";
 
-/** Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. */
-const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 }));
+/**
+ * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
+ * the policy form: 15 limits, the allowlist box and a checkbox per known counterparty (MOST_KNOWN).
+ */
+const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 20 + MOST_KNOWN }));
 type Fields = Record<string, string>;
 const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
 const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
@@ -80,24 +84,16 @@ const action = (handler: (session: Session, request: Request, body: unknown) => 
   return handler(session, request, body);
 };
 
-type Part = (typeof POLICY_PARTS)[number][0];
-const isPart = (name: string): name is Part => POLICY_PARTS.some(([part]) => part === name);
+const CsvQuery = t.Object({ from: t.Optional(t.String({ maxLength: 40 })), to: t.Optional(t.String({ maxLength: 40 })), currency: t.Optional(t.String({ maxLength: 40 })) });
 
-/** The policy form: amounts per part and currency ("daily.USDC"), the allowlist as one id per line; any other field is refused. */
-function policyFromForm(body: unknown): PolicyInput {
-  const limits = { perTransaction: dictionary<number>(), daily: dictionary<number>(), approvalAbove: dictionary<number>() };
-  for (const [name, text] of Object.entries((body ?? {}) as Fields)) {
-    if (name === "csrf" || name === "allowlist") continue;
-    const [part = "", currency = "", ...rest] = name.split(".");
-    if (!isPart(part) || !isCurrency(currency) || rest.length > 0) throw invalid(`"${name}" is not a field of this form`);
-    if (text.trim() === "") continue;
-    const amount = text.trim().replace(",", ".");
-    if (!/^\d+(\.\d+)?$/.test(amount)) throw invalid(`${part} ${currency}: "${text}" is not an amount`);
-    limits[part][currency] = Number(amount);
-  }
-  const ids = (field(body, "allowlist") ?? "").split(/[\s,]+/).filter(Boolean);
-  return { ...(limits as Record<Part, MajorLimits>), allowlist: ids.length ? ids : null };
-}
+/** The history as a CSV download, or (a bad range, too many rows) the reason on the Overview's frame, 400. */
+const csvAnswer = (session: Session, request: Request, asked: CsvRequest) =>
+  refusedAs(session, request, "Export", "/console", async () => {
+    const { text, filename } = await historyCsv(session.agentId, asked);
+    return new Response(text, {
+      headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store", "x-content-type-options": "nosniff" },
+    });
+  });
 
 export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .get(
@@ -105,7 +101,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     ({ request, query }) =>
       signedIn(async (session) => {
         const pageNumber = Math.max(1, Math.min(100_000, Number(query.page ?? 1) || 1));
-        return render(session, request, "Overview", "/console", await overview(session.agentId, pageNumber, writerFor(request)));
+        return render(session, request, "Overview", "/console", await overview(session.agentId, pageNumber, session.csrfToken, writerFor(request)));
       })({ request }),
     { query: t.Object({ page: t.Optional(t.String({ maxLength: 10 })) }), detail: { hide: true } },
   )
@@ -116,8 +112,9 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       const reserved = reservedField(body);
       if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
       const ownerKey = field(body, "ownerKey") ?? "";
+      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401);
       const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey))) : null;
-      if (!agent) return signInPage(request, "That owner key is not valid.", 401);
+      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401);
       const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
       return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
     },
@@ -173,17 +170,20 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .post(
     "/policy",
     action(async (session, request, body) => {
-      let message: { ok: boolean; text: string };
-      try {
-        await setPolicy(session.agentId, policyFromForm(body));
-        message = { ok: true, text: "Saved. It applies to the agent's next outflow." };
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
-        message = { ok: false, text: `Not saved: ${error.message}` };
-      }
-      const body_ = await policyPage(session.agentId, session.csrfToken, writerFor(request), message);
-      return render(session, request, "Spending policy", "/console/policy", body_, message.ok ? 200 : 400);
+      const outcome = await savePolicy(session.agentId, (body ?? {}) as Fields);
+      const shown = await policyPage(session.agentId, session.csrfToken, writerFor(request), outcome);
+      return render(session, request, "Spending policy", "/console/policy", shown, outcome.ok ? 200 : 400);
     }),
+    { body: Form, detail: { hide: true } },
+  )
+  .get(
+    "/history.csv",
+    ({ request, query }) => signedIn((session) => csvAnswer(session, request, query))({ request }),
+    { query: CsvQuery, detail: { hide: true } },
+  )
+  .post(
+    "/history.csv",
+    ({ request, body }) => action((session) => csvAnswer(session, request, { from: field(body, "from"), to: field(body, "to"), currency: field(body, "currency") }))({ request, body }),
     { body: Form, detail: { hide: true } },
   )
   .get("/webhooks", signedIn(async (session, request) => render(session, request, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request)))), {

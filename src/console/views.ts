@@ -34,6 +34,13 @@ table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;
 td.num,th.num{text-align:right;white-space:nowrap}
 .amount{font-variant-numeric:tabular-nums;white-space:nowrap}.usd{color:#5b6478;font-size:.85em;white-space:nowrap}
 .big{font-size:1.6rem;font-weight:600}.big .usd{display:block;font-size:.55em;font-weight:400}
+.card .amount{white-space:normal;overflow-wrap:anywhere}.card .big{font-size:clamp(1.1rem,2.2vw + .5rem,1.6rem)}
+.reason{font-style:italic}.legs{font-size:.8rem}.empty-currencies{margin:.75rem 0 0}
+[aria-invalid=true]{border-color:#b00020;background:#fff5f5}.field-error{color:#b00020;font-size:.85rem;margin:-.5rem 0 .75rem}
+.checks{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,200px),1fr));gap:.25rem .75rem}
+.checks input{width:auto;margin:0 .4rem 0 0}
+form.export{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}form.export label{flex:1 1 8rem}form.export input,form.export select{margin-bottom:0}
+details summary{cursor:pointer;color:#2456d6}fieldset.plain{border:0;padding:0;margin:0 0 .5rem}
 .name{border-bottom:1px dotted #8a93a6;cursor:help}
 button.copy{background:none;border:0;color:#5b6478;padding:0 .25rem;font-size:.7rem;cursor:pointer;text-decoration:underline}
 pre{background:#f0f2f5;padding:.5rem;border-radius:6px;white-space:pre-wrap;word-break:break-word;margin:.25rem 0}
@@ -42,8 +49,8 @@ button,.button{background:#2456d6;color:#fff;border:0;border-radius:6px;padding:
 button.danger,.button.danger{background:#c4372f}.button.plain,button.plain{background:#e8ebf1;color:#1d2330}
 .actions{display:flex;flex-wrap:wrap;gap:.5rem;margin-top:.75rem}
 input,textarea,select{font-size:1rem;padding:.5rem;width:100%;margin:.25rem 0 .75rem;border:1px solid #c9cfdb;border-radius:6px;font-family:inherit}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(150px,1fr));gap:.75rem}
-.card{border:1px solid #e3e6ec;border-radius:8px;padding:.75rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,180px),1fr));gap:.75rem}
+.card{border:1px solid #e3e6ec;border-radius:8px;padding:.75rem;min-width:0;overflow-wrap:anywhere}
 .status{font-size:.8rem;font-weight:600;border-radius:4px;padding:.05rem .4rem;background:#e8ebf1}
 .status.PENDING{background:#fff1c2}.status.APPROVED,.status.DELIVERED{background:#d6f5df}.status.DECLINED,.status.FAILED,.status.EXPIRED,.status.TIMEOUT,.status.REFUSED{background:#fde0de}
 .error{color:#b00020}.ok{color:#0a7a36}.muted{color:#5b6478}
@@ -120,7 +127,13 @@ export type Writer = {
   money: (amount: number, currency: string) => Raw;
   when: (iso: string | null | undefined) => Raw;
   who: (id: string | null | undefined, names: Map<string, string>, fallback?: string) => Raw;
+  /** An amount in a sentence: no USD value beside it. */
+  plain: (amount: number, currency: string) => Raw;
+  /** A name in a sentence: the id on hover, no copy button. */
+  name: (id: string, names: Map<string, string>) => Raw;
 };
+
+const shortName = (id: string, names: Map<string, string>) => names.get(id) ?? `${id.slice(0, 8)}…`;
 
 export function writerFor(request: Request): Writer {
   const locale = localeOf(request);
@@ -133,9 +146,11 @@ export function writerFor(request: Request): Writer {
     // A name, with its id on hover and a button that copies it.
     who: (id, names, fallback = "—") => {
       if (!id) return raw(html`<span class="muted">${fallback}</span>`);
-      const name = names.get(id) ?? `${id.slice(0, 8)}…`;
+      const name = shortName(id, names);
       return raw(html`<span class="name" title="${id}">${name}</span><button type="button" class="copy" data-copy="${id}" aria-label="copy the id of ${name}">copy id</button>`);
     },
+    plain: (amount, currency) => raw(html`<span class="amount">${formatAmount(amount, currency, locale)}</span>`),
+    name: (id, names) => raw(html`<span class="name" title="${id}">${shortName(id, names)}</span>`),
   };
 }
 

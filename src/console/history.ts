@@ -1,0 +1,182 @@
+// The console's history (a console-only read): one line per thing that happened, not per posting.
+// Postings are grouped by their journal reference (and currency), so an escrow's hold, release and
+// payout are one operation with its net effect on the agent's available balance. A held outflow the
+// owner approved is folded into the operation it became: its hold and give-back (the approval's own
+// reference) net to zero and are left out; the operation says it was approved. Each operation carries
+// its reason in words: a payment's reason, a contract's title, a bet's description, an x402 URL.
+import { all, type Query } from "../db";
+import { iso } from "../clock";
+import { toMajor, type Currency } from "../money";
+
+export type Leg = { type: string; amount: number };
+export type Operation = {
+  referenceType: string;
+  referenceId: string;
+  currency: Currency;
+  /** The net change of the agent's available balance. */
+  amount: number;
+  counterpartyId: string | null;
+  at: string;
+  legs: Leg[];
+  /** What it is, in words ("Paid", "Bet, won", "Waiting for your approval: payment"). */
+  what: string;
+  reason: string | null;
+  /** Set when the owner approved it after it was held. */
+  approved: boolean;
+};
+
+export type HistoryFilter = { fromMs?: number; toMs?: number; currency?: Currency };
+
+type Group = { referenceType: string; referenceId: string; currency: Currency; amount: bigint; counterpartyId: string | null; lastAt: bigint };
+
+/** The approvals an owner approved: their legs net to zero and the outflow they became has its own reference. */
+const NOT_APPROVED_HOLD = "(a.id IS NULL OR a.status <> 'APPROVED')";
+
+function* groups(agentId: string, filter: HistoryFilter, limit: number, offset: number): Query<Group[]> {
+  const where = ["p.history_agent_id = ?", NOT_APPROVED_HOLD];
+  const params: unknown[] = [agentId];
+  if (filter.fromMs !== undefined) where.push("p.created_at >= ?"), params.push(filter.fromMs);
+  if (filter.toMs !== undefined) where.push("p.created_at < ?"), params.push(filter.toMs);
+  if (filter.currency) where.push("p.currency = ?"), params.push(filter.currency);
+  return yield* all<Group>(
+    `SELECT e.reference_type AS referenceType, e.reference_id AS referenceId, p.currency AS currency, CAST(SUM(p.amount) AS BIGINT) AS amount,
+            MAX(p.counterparty_id) AS counterpartyId, MAX(p.created_at) AS lastAt
+     FROM postings p JOIN journal_entries e ON e.id = p.entry_id
+     LEFT JOIN approvals a ON e.reference_type = 'approval' AND a.id = e.reference_id
+     WHERE ${where.join(" AND ")}
+     GROUP BY e.reference_type, e.reference_id, p.currency
+     ORDER BY MAX(p.id) DESC LIMIT ? OFFSET ?`,
+    ...params,
+    limit,
+    offset,
+  );
+}
+
+const LOOKUP_SLICE = 500;
+const MARGIN_MS = 60_000n;
+const placeholders = (values: unknown[]) => values.map(() => "?").join(", ");
+const idsOf = (rows: Group[], type: string) => [...new Set(rows.filter((row) => row.referenceType === type).map((row) => row.referenceId))];
+
+function* legsOf(agentId: string, rows: Group[]): Query<Map<string, Leg[]>> {
+  const legs = new Map<string, Leg[]>();
+  const ids = [...new Set(rows.map((row) => row.referenceId))];
+  if (ids.length === 0) return legs;
+  const found = yield* all<{ referenceType: string; referenceId: string; type: string; amount: bigint; currency: Currency }>(
+    `SELECT e.reference_type AS referenceType, e.reference_id AS referenceId, p.history_type AS type, p.amount, p.currency
+     FROM postings p JOIN journal_entries e ON e.id = p.entry_id WHERE p.history_agent_id = ? AND e.reference_id IN (${placeholders(ids)}) ORDER BY p.id`,
+    agentId,
+    ...ids,
+  );
+  for (const leg of found) {
+    const key = `${leg.referenceType}:${leg.referenceId}:${leg.currency}`;
+    legs.set(key, [...(legs.get(key) ?? []), { type: leg.type, amount: toMajor(leg.amount, leg.currency) }]);
+  }
+  return legs;
+}
+
+type Detail = { what?: string; reason?: string | null; approved?: boolean };
+const KIND_WORDS: Record<string, string> = {
+  PAYMENT: "payment",
+  X402: "x402 payment",
+  BET: "bet",
+  BET_ACCEPT: "bet acceptance",
+  LOAN_OFFER: "loan offer",
+  LOAN_BORROW: "borrowing",
+  CONTRACT: "contract",
+  SUBSCRIPTION: "subscription",
+  BOOKING: "booking",
+  WITHDRAWAL: "withdrawal",
+};
+const APPROVAL_WORDS: Record<string, string> = { PENDING: "Waiting for your approval", DECLINED: "You declined", EXPIRED: "Expired without a decision", FAILED: "Approved, but it could not be made" };
+
+/** A held outflow's reason, from the request it holds. */
+function reasonInTerms(terms: string): string | null {
+  const parsed = JSON.parse(terms) as Record<string, unknown>;
+  const text = [parsed.reason, parsed.title, parsed.description, parsed.url].find((value) => typeof value === "string" && value !== "");
+  return (text as string | undefined) ?? null;
+}
+
+/** Words for each operation of the page: reasons by reference type, and which ones the owner approved. */
+function* detailsOf(agentId: string, rows: Group[]): Query<Map<string, Detail>> {
+  const details = new Map<string, Detail>();
+  const set = (type: string, id: string, detail: Detail) => details.set(`${type}:${id}`, { ...details.get(`${type}:${id}`), ...detail });
+  const lookup = function* <T extends { id: string }>(type: string, sql: string, each: (row: T) => Detail) {
+    const ids = idsOf(rows, type);
+    if (ids.length === 0) return;
+    for (const row of yield* all<T>(`${sql} WHERE id IN (${placeholders(ids)})`, ...ids)) set(type, row.id, each(row));
+  };
+  yield* lookup<{ id: string; reason: string | null; kind: string; fromAgentId: string }>("payment", "SELECT id, reason, kind, from_agent_id AS fromAgentId FROM payments", (row) => ({
+    reason: row.reason,
+    what: row.kind === "SUBSCRIPTION" ? "Subscription charge" : row.kind === "BOOKING" ? "Booking" : row.fromAgentId === agentId ? "Paid" : "Received",
+  }));
+  yield* lookup<{ id: string; title: string }>("contract", "SELECT id, title FROM contracts", (row) => ({ reason: row.title }));
+  yield* lookup<{ id: string; description: string; winnerId: string | null }>("bet", "SELECT id, description, winner_id AS winnerId FROM bets", (row) => ({
+    reason: row.description,
+    what: row.winnerId === null ? "Bet" : row.winnerId === agentId ? "Bet, won" : "Bet, lost",
+  }));
+  yield* lookup<{ id: string; url: string }>("x402", "SELECT id, url FROM x402_payments", (row) => ({ reason: row.url }));
+  yield* lookup<{ id: string; status: string; kind: string; terms: string }>("approval", "SELECT id, status, kind, terms FROM approvals", (row) => ({
+    reason: reasonInTerms(row.terms),
+    what: `${APPROVAL_WORDS[row.status] ?? row.status}: ${KIND_WORDS[row.kind] ?? row.kind}`,
+  }));
+  // Approved holds are left out of the groups; the outflow they became is marked. Those decided while
+  // this page's operations happened are enough: the outflow is made in the approving transaction (a
+  // margin, as the decision's time and the postings' are read from the clock separately).
+  if (rows.length > 0) {
+    const times = rows.map((row) => row.lastAt);
+    const earliest = times.reduce((a, b) => (a < b ? a : b));
+    const latest = times.reduce((a, b) => (a > b ? a : b));
+    const approved = yield* all<{ result: string | null }>(
+      "SELECT result FROM approvals WHERE agent_id = ? AND status = 'APPROVED' AND decided_at >= ? AND decided_at <= ?",
+      agentId,
+      earliest - MARGIN_MS,
+      latest + MARGIN_MS,
+    );
+    const made = new Set(approved.flatMap((row) => (row.result ? [(JSON.parse(row.result) as { id?: unknown } | null)?.id] : [])).filter((id) => typeof id === "string"));
+    for (const row of rows) if (made.has(row.referenceId)) set(row.referenceType, row.referenceId, { approved: true });
+  }
+  return details;
+}
+
+const FALLBACK_WHAT: Record<string, string> = {
+  deposit: "Deposit",
+  chain_deposit: "Deposit from the chain",
+  withdrawal: "Withdrawal",
+  loan: "Loan",
+  loan_offer: "Loan offer",
+  contract: "Contract",
+  x402: "x402 payment",
+};
+
+/** A page of the agent's operations, newest first; `more` says whether older ones exist. */
+export function* operationsOf(agentId: string, filter: HistoryFilter, limit: number, offset: number): Query<{ data: Operation[]; more: boolean }> {
+  const rows = yield* groups(agentId, filter, limit + 1, offset);
+  const more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  // Looked up in slices: a CSV file's 100,000 operations would pass the engines' limits on parameters.
+  const legs = new Map<string, Leg[]>();
+  const details = new Map<string, Detail>();
+  for (let start = 0; start < page.length; start += LOOKUP_SLICE) {
+    const slice = page.slice(start, start + LOOKUP_SLICE);
+    for (const [key, value] of yield* legsOf(agentId, slice)) legs.set(key, value);
+    for (const [key, value] of yield* detailsOf(agentId, slice)) details.set(key, value);
+  }
+  return {
+    more,
+    data: page.map((row) => {
+      const detail = details.get(`${row.referenceType}:${row.referenceId}`);
+      return {
+        referenceType: row.referenceType,
+        referenceId: row.referenceId,
+        currency: row.currency,
+        amount: toMajor(row.amount, row.currency),
+        counterpartyId: row.counterpartyId,
+        at: iso(Number(row.lastAt)),
+        legs: legs.get(`${row.referenceType}:${row.referenceId}:${row.currency}`) ?? [],
+        what: detail?.what ?? FALLBACK_WHAT[row.referenceType] ?? row.referenceType.replaceAll("_", " "),
+        reason: detail?.reason ?? null,
+        approved: detail?.approved ?? false,
+      };
+    }),
+  };
+}
