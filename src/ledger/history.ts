@@ -2,6 +2,7 @@
 import { get, pageRows, type PageWindow, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
+import type { Reference } from "./ledger";
 
 export type HistoryEntry = {
   id: string;
@@ -9,7 +10,7 @@ export type HistoryEntry = {
   amount: number;
   currency: Currency;
   counterpartyId: string | null;
-  reference: { type: string; id: string };
+  reference: Reference;
   createdAt: string;
 };
 
