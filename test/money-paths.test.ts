@@ -326,6 +326,13 @@ describe("inventory: every call that moves money is listed with its check", () =
     expect(INVENTORY.filter(([site]) => !found.has(site)).map(([site]) => site), "rows in INVENTORY no call site matches any more: remove them").toEqual([]);
   });
 
+  test("only the ledger writes holds and accounts (a feature's SQL never moves escrow past it)", async () => {
+    const writes = (await sources())
+      .filter((source) => !source.file.startsWith("src/ledger/"))
+      .flatMap((source) => [...source.text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:holds|accounts|postings|journal_entries)\b/gi)].map((m) => `${source.file}: ${m[0]}`));
+    expect(writes).toEqual([]);
+  });
+
   test("each `authorizeOutflow(KIND)` row: that function authorizes that kind before the money moves", async () => {
     const byFile = new Map((await sources()).map((source) => [source.file, source]));
     for (const [site, , check] of INVENTORY) {
