@@ -191,7 +191,7 @@ describe("borrowing is an outflow to the lender of principal + interest", () => 
 const MONEY_FUNCTIONS: Record<string, string[]> = {
   "src/ledger/ledger.ts": ["post"],
   "src/ledger/transfers.ts": ["transfer", "deposit"],
-  "src/ledger/escrow.ts": ["hold", "release"],
+  "src/ledger/escrow.ts": ["hold", "postHold", "voidHold", "expireHold"],
   "src/chain/ledger.ts": ["debitWithdrawal", "settleWithdrawal", "returnWithdrawal"],
 };
 
@@ -206,23 +206,24 @@ const INVENTORY: Site[] = [
   ["src/betting/service.ts › createBet", "hold", "authorizeOutflow(BET): the stake into the creator's escrow"],
   ["src/betting/service.ts › acceptBet", "hold", "authorizeOutflow(BET_ACCEPT): the stake into the acceptor's escrow"],
   ["src/lending/service.ts › createOffer", "hold", "authorizeOutflow(LOAN_OFFER): the amount into the lender's escrow"],
-  ["src/lending/service.ts › borrow", "hold, release", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
+  ["src/lending/service.ts › borrow", "hold, postHold", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
   ["src/x402/service.ts › settle", "post", "settles an x402 payment checked at debit (X402)"],
   ["src/chain/withdrawals.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
-  ["src/betting/service.ts › settle", "release, release, release", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
-  ["src/contracts/service.ts › fulfillCondition", "release", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
-  ["src/lending/service.ts › repay", "transfer, release", "settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
-  ["src/lending/service.ts › defaultLoanIfDue", "release", "settles the borrow checked at borrow (LOAN_BORROW): the collateral to the lender"],
+  ["src/betting/service.ts › settle", "voidHold, voidHold, postHold", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
+  ["src/contracts/service.ts › fulfillCondition", "postHold", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
+  ["src/lending/service.ts › repay", "transfer, voidHold", "settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
+  ["src/lending/service.ts › defaultLoanIfDue", "postHold", "settles the borrow checked at borrow (LOAN_BORROW): the collateral to the lender"],
   // Money going back to the agent it came from.
   ["src/x402/service.ts › refund", "post", "returns an x402 payment to the agent"],
-  ["src/betting/service.ts › expire", "release", "returns the creator's stake"],
-  ["src/lending/service.ts › expireOfferIfDue", "release", "returns the lender's escrow"],
-  ["src/lending/service.ts › cancelOffer", "release", "returns the lender's escrow"],
-  ["src/contracts/service.ts › returnEscrow", "release", "returns the creator's escrow (cancelled, expired, breached)"],
+  ["src/betting/service.ts › expire", "expireHold", "returns the creator's stake"],
+  ["src/lending/service.ts › expireOfferIfDue", "expireHold", "returns the lender's escrow"],
+  ["src/lending/service.ts › cancelOffer", "voidHold", "returns the lender's escrow"],
+  ["src/contracts/service.ts › cancelContract", "voidHold", "returns the creator's escrow (cancelled unsigned)"],
+  ["src/contracts/service.ts › applyDeadline", "expireHold", "returns the creator's escrow (expired unsigned, breached)"],
   ["src/owners/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/owners/outflows.ts)"],
-  ["src/owners/approvals.ts › giveBack", "release", "returns what an approval held, to the agent itself"],
+  ["src/owners/approvals.ts › giveBack", "expireHold, voidHold", "returns what an approval held, to the agent itself (EXPIRED with the approval, VOIDED otherwise)"],
   // Money from outside.
   ["src/admin/routes.ts › adminRoutes", "deposit", "deposit by the operator (admin key)"],
   ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
@@ -288,7 +289,18 @@ describe("inventory: every call that moves money is listed with its check", () =
     for (const [module, known] of Object.entries(MONEY_FUNCTIONS)) {
       const source = { file: module, text: withoutComments(await Bun.file(join(ROOT, module)).text()) };
       const exported = [...source.text.matchAll(/^export function\*\s*(\w+)/gm)].map((m) => m[1]!);
-      const moving = exported.filter((fn) => fn === "post" || /\byield\*\s*post\(/.test(bodyOf(source, fn)!.text));
+      // A function moves money if it posts, or calls a function of the same module that does (a shared helper).
+      const posting = new Set(["post"]);
+      const functions = [...source.text.matchAll(/^(?:export\s+)?function\*\s*(\w+)/gm)].map((m) => m[1]!);
+      for (let grew = true; grew; ) {
+        grew = false;
+        for (const fn of functions) {
+          if (posting.has(fn) || ![...posting].some((callee) => new RegExp(`\\byield\\*\\s*${callee}\\(`).test(bodyOf(source, fn)!.text))) continue;
+          posting.add(fn);
+          grew = true;
+        }
+      }
+      const moving = exported.filter((fn) => posting.has(fn));
       expect(moving.sort(), `${module}: a new money function? add it to MONEY_FUNCTIONS in test/money-paths.test.ts`).toEqual([...known].sort());
     }
   });
@@ -312,6 +324,13 @@ describe("inventory: every call that moves money is listed with its check", () =
         "a settlement names the check that covered it.",
     ).toEqual([]);
     expect(INVENTORY.filter(([site]) => !found.has(site)).map(([site]) => site), "rows in INVENTORY no call site matches any more: remove them").toEqual([]);
+  });
+
+  test("only the ledger writes holds and accounts (a feature's SQL never moves escrow past it)", async () => {
+    const writes = (await sources())
+      .filter((source) => !source.file.startsWith("src/ledger/"))
+      .flatMap((source) => [...source.text.matchAll(/\b(?:INSERT\s+INTO|UPDATE|DELETE\s+FROM)\s+(?:holds|accounts|postings|journal_entries)\b/gi)].map((m) => `${source.file}: ${m[0]}`));
+    expect(writes).toEqual([]);
   });
 
   test("each `authorizeOutflow(KIND)` row: that function authorizes that kind before the money moves", async () => {

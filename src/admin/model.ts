@@ -114,6 +114,18 @@ export const LedgerCheck = Model(
       ),
     ),
     postingsInWrongCurrency: Int({ minimum: 0 }),
+    holds: Model(
+      {
+        ok: t.Boolean({ description: "every agent's held balance equals the sum of its pending holds" }),
+        mismatches: t.Array(
+          Model(
+            { agentId: t.String(), currency: CurrencyCode, held: Money("the agent's held balance"), pendingHolds: Money("the sum of its PENDING holds") },
+            { description: "An agent whose held balance in a currency differs from its pending holds" },
+          ),
+        ),
+      },
+      { description: "Escrow: each agent's held balance per currency is the sum of its pending holds" },
+    ),
     totals: t.Array(
       Model(
         {
@@ -143,6 +155,7 @@ export const LedgerCheck = Model(
         mismatchedAccounts: [],
         negativeAccounts: [],
         postingsInWrongCurrency: 0,
+        holds: { ok: true, mismatches: [] },
         totals: [
           { currency: "USDC", agentsAvailable: 10250.5, agentsHeld: 320, netInflow: 10570.5 },
           { currency: "EUR", agentsAvailable: 40, agentsHeld: 0, netInflow: 40 },

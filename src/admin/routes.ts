@@ -90,7 +90,7 @@ export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
       ...answers(
         docs(
           "Operator",
-          "Verify the ledger (balanced entries, balances equal postings, nothing negative), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
+          "Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
           "admin",
         ),
         { 200: LedgerCheck },

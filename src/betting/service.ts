@@ -5,7 +5,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
-import { hold, release } from "../ledger/escrow";
+import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
@@ -138,7 +138,7 @@ export function* createBet(
     createdAt: BigInt(now),
   };
   yield* run(`INSERT INTO bets (${KEYS.map((key) => COLUMN[key]).join(", ")}) VALUES (${KEYS.map(() => "?").join(", ")})`, ...KEYS.map((key) => row[key]));
-  yield* hold(creatorId, amount, body.currency, reference(row));
+  yield* hold({ agentId: creatorId, amount, currency: body.currency, purpose: "BET_STAKE", reference: reference(row) });
   return betView(row);
 }
 
@@ -152,7 +152,7 @@ export function* acceptBet(agentId: string, betId: string, sanction: Sanction = 
   if (status !== "OPEN") throw invalidState(`the bet is ${status}, no longer open`);
   const currency = bet.currency as Currency;
   yield* authorizeOutflow({ agentId, kind: "BET_ACCEPT", amount: bet.amount, currency, counterpartyId: bet.creatorId, terms: { betId } }, sanction);
-  yield* hold(agentId, bet.amount, currency, reference(bet));
+  yield* hold({ agentId, amount: bet.amount, currency, purpose: "BET_STAKE", reference: reference(bet) });
   const matched = yield* update(bet, { acceptorId: agentId, status: "MATCHED", matchedAt: BigInt(clock.nowMs()) });
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, creatorId: bet.creatorId, acceptorId: agentId, amount: stake, currency };
@@ -191,14 +191,14 @@ function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATO
   const data = { betId: bet.id, outcome, resolvedBy, amount: stake, currency };
   if (outcome === "VOID") {
     for (const party of [bet.creatorId, acceptorId]) {
-      yield* release({ holder: party, to: party, amount: bet.amount, currency, reference: reference(bet) });
+      yield* voidHold(yield* pendingHold(reference(bet), party));
       yield* notifyFinancial(party, "bet.settled", { ...data, winnerId: null }, `Bet void: your ${stake} ${currency} stake was returned`);
     }
     return yield* update(bet, { status: "VOID", outcome, resolvedBy, closedAt: BigInt(clock.nowMs()) });
   }
   const [winner, loser] = outcome === "MET" ? [bet.creatorId, acceptorId] : [acceptorId, bet.creatorId];
-  yield* release({ holder: winner, to: winner, amount: bet.amount, currency, reference: reference(bet) });
-  yield* release({ holder: loser, to: winner, amount: bet.amount, currency, reference: reference(bet) });
+  yield* voidHold(yield* pendingHold(reference(bet), winner));
+  yield* postHold(yield* pendingHold(reference(bet), loser), winner);
   yield* adjustScore(winner, "BET_WON", reference(bet));
   yield* notifyFinancial(winner, "bet.settled", { ...data, winnerId: winner }, `Bet won: +${stake} ${currency} (pot ${toMajor(bet.amount * 2n, currency)})`);
   yield* notifyFinancial(loser, "bet.settled", { ...data, winnerId: winner }, `Bet lost: your ${stake} ${currency} stake went to the winner`);
@@ -207,7 +207,7 @@ function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATO
 
 function* expire(bet: BetRow): Query<void> {
   const currency = bet.currency as Currency;
-  yield* release({ holder: bet.creatorId, to: bet.creatorId, amount: bet.amount, currency, reference: reference(bet) });
+  yield* expireHold(yield* pendingHold(reference(bet), bet.creatorId));
   yield* update(bet, { status: "EXPIRED", closedAt: bet.expiresAt });
   const stake = toMajor(bet.amount, currency);
   yield* notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);

@@ -1343,7 +1343,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the ledger (balanced entries, balances equal postings, nothing negative), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be */
+        /** Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be */
         get: operations["getAdminLedgerCheck"];
         put?: never;
         post?: never;
@@ -13246,6 +13246,23 @@ export interface operations {
                             balance: number;
                         }[];
                         postingsInWrongCurrency: number;
+                        /** @description Escrow: each agent's held balance per currency is the sum of its pending holds */
+                        holds: {
+                            /** @description every agent's held balance equals the sum of its pending holds */
+                            ok: boolean;
+                            mismatches: {
+                                agentId: string;
+                                /**
+                                 * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                                 * @enum {string}
+                                 */
+                                currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                                /** @description the agent's held balance */
+                                held: number;
+                                /** @description the sum of its PENDING holds */
+                                pendingHolds: number;
+                            }[];
+                        };
                         totals: {
                             /**
                              * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)

@@ -7,7 +7,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
-import { hold, release } from "../ledger/escrow";
+import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
@@ -127,8 +127,7 @@ function* notifyBoth(contract: ContractRow, kind: string, summary: string, extra
   for (const party of [contract.creatorId, contract.counterpartyId]) yield* notifyFinancial(party, kind, data, `${summary}: ${contract.title}`);
 }
 
-const returnEscrow = (contract: ContractRow): Query<void> =>
-  release({ holder: contract.creatorId, to: contract.creatorId, amount: contract.escrowAmount, currency: contract.currency as Currency, reference: reference(contract) });
+const escrowHold = (contract: ContractRow): Query<bigint> => pendingHold(reference(contract), contract.creatorId);
 
 export function* createContract(
   creatorId: string,
@@ -177,7 +176,7 @@ export function* createContract(
     row.closedAt,
     row.createdAt,
   );
-  yield* hold(creatorId, amount, body.currency, reference(row));
+  yield* hold({ agentId: creatorId, amount, currency: body.currency, purpose: "CONTRACT_ESCROW", reference: reference(row) });
   // Not a movement of the counterparty's money, but its only way to learn it has something to sign.
   yield* notifyFinancial(body.counterpartyId, "contract.proposed", { contractId: row.id, creatorId, escrowAmount: body.escrowAmount, currency: body.currency }, `Contract to sign: ${row.title}`);
   return contractView(row);
@@ -205,7 +204,7 @@ export function* fulfillCondition(agentId: string, id: string, conditionId: stri
   if (condition.fulfilledAt !== null) throw invalidState("this condition is already confirmed");
   const conditions = contract.conditions.map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
   if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contract, { conditions }));
-  yield* release({ holder: contract.creatorId, to: contract.counterpartyId, amount: contract.escrowAmount, currency: contract.currency as Currency, reference: reference(contract) });
+  yield* postHold(yield* escrowHold(contract), contract.counterpartyId);
   yield* adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
   const fulfilled = yield* update(contract, { conditions, status: "FULFILLED", closedAt: now });
   yield* notifyBoth(fulfilled, "contract.fulfilled", "Contract fulfilled, escrow paid to the counterparty");
@@ -217,7 +216,7 @@ export function* cancelContract(agentId: string, id: string) {
   if (contract.creatorId !== agentId) throw forbidden("only the creator cancels a contract");
   const status = statusAt(contract, clock.nowMs());
   if (status !== "PENDING_SIGNATURE") throw invalidState(`only a PENDING_SIGNATURE contract can be cancelled; this one is ${status}`);
-  yield* returnEscrow(contract);
+  yield* voidHold(yield* escrowHold(contract));
   const cancelled = yield* update(contract, { status: "CANCELLED", closedAt: clock.nowMs() });
   yield* notifyBoth(cancelled, "contract.cancelled", "Contract cancelled, escrow returned to the creator");
   return contractView(cancelled);
@@ -225,7 +224,7 @@ export function* cancelContract(agentId: string, id: string) {
 
 /** At the deadline: unsigned → EXPIRED, signed with open conditions → BREACHED; the escrow goes back. */
 function* applyDeadline(contract: ContractRow): Query<void> {
-  yield* returnEscrow(contract);
+  yield* expireHold(yield* escrowHold(contract));
   if (contract.status === "PENDING_SIGNATURE") {
     yield* notifyBoth(yield* update(contract, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
     return;

@@ -1,5 +1,6 @@
 // The ledger's invariants, checked from the raw tables: every entry balances per currency, every
-// account's balance (and posting count) equals what its postings say, no agent account is negative.
+// account's balance (and posting count) equals what its postings say, no agent account is negative,
+// and each agent's held balance per currency is the sum of its PENDING holds (ledger/escrow.ts).
 import { all, get, type Query } from "../db";
 import { toMajor, type Currency } from "../money";
 
@@ -27,17 +28,26 @@ export function* checkLedger(): Query<LedgerCheck> {
             CAST(SUM(CASE WHEN agent_id IS NULL THEN balance ELSE 0 END) AS BIGINT) AS system
      FROM accounts GROUP BY currency ORDER BY currency`,
   );
+  // Held accounts exist for every agent and currency from registration on, so a hold without one cannot be.
+  const holdMismatches = yield* all<{ agentId: string; currency: Currency; held: bigint; pending: bigint }>(
+    `SELECT a.agent_id AS agentId, a.currency, a.balance AS held, COALESCE(h.total, 0) AS pending
+     FROM accounts a LEFT JOIN (SELECT agent_id, currency, CAST(SUM(amount) AS BIGINT) AS total FROM holds WHERE state = 'PENDING' GROUP BY agent_id, currency) h
+       ON h.agent_id = a.agent_id AND h.currency = a.currency
+     WHERE a.kind = 'held' AND a.balance != COALESCE(h.total, 0)
+     ORDER BY a.agent_id, a.currency`,
+  );
   const counts = (yield* get<{ entries: bigint; postings: bigint; accounts: bigint }>(
     "SELECT (SELECT COUNT(*) FROM journal_entries) AS entries, (SELECT COUNT(*) FROM postings) AS postings, (SELECT COUNT(*) FROM accounts) AS accounts",
   ))!;
-  return ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, totals, counts });
+  return ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, holdMismatches, totals, counts });
 }
 
-function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, totals, counts }: {
+function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, holdMismatches, totals, counts }: {
   unbalancedEntries: { entryId: bigint; currency: Currency; sum: bigint }[];
   mismatchedAccounts: { accountId: bigint; balance: bigint; postings: bigint }[];
   negativeAccounts: { accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }[];
   currencyMismatches: { n: bigint };
+  holdMismatches: { agentId: string; currency: Currency; held: bigint; pending: bigint }[];
   totals: { currency: Currency; available: bigint; held: bigint; system: bigint }[];
   counts: { entries: bigint; postings: bigint; accounts: bigint };
 }) {
@@ -45,7 +55,8 @@ function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts
     unbalancedEntries.length === 0 &&
     mismatchedAccounts.length === 0 &&
     negativeAccounts.length === 0 &&
-    currencyMismatches.n === 0n;
+    currencyMismatches.n === 0n &&
+    holdMismatches.length === 0;
   return {
     ok,
     entries: Number(counts.entries),
@@ -55,6 +66,10 @@ function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts
     mismatchedAccounts: mismatchedAccounts.map((row) => ({ accountId: Number(row.accountId), balance: String(row.balance), postings: String(row.postings) })),
     negativeAccounts: negativeAccounts.map((row) => ({ ...row, accountId: Number(row.accountId), balance: toMajor(row.balance, row.currency) })),
     postingsInWrongCurrency: Number(currencyMismatches.n),
+    holds: {
+      ok: holdMismatches.length === 0,
+      mismatches: holdMismatches.map((row) => ({ agentId: row.agentId, currency: row.currency, held: toMajor(row.held, row.currency), pendingHolds: toMajor(row.pending, row.currency) })),
+    },
     /** Per currency: what agents hold, and what the outside world put in (−system). They are equal when ok. */
     totals: totals.map((row) => ({
       currency: row.currency,

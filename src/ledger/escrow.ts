@@ -1,13 +1,21 @@
-// The one escrow mechanism of every product (loan offers, collateral, bets, contracts):
-// hold moves money from an agent's available into its held account; release moves held money to
-// any agent's available (the holder itself for a return). Both are single balanced entries.
+// The one escrow mechanism of every product, as records (TigerBeetle's pending transfers): hold()
+// moves money from an agent's available into its held account and records a PENDING hold; the hold
+// then ends once, whole, by postHold (paid to another agent), voidHold (returned to the holder) or
+// expireHold (returned at its feature's deadline). Each movement is one balanced entry, written in
+// the same op as the hold's state, so the held balance is always the sum of the PENDING holds.
+// No feature releases part of a hold (a loan's collateral comes back only with full repayment, a
+// contract pays its escrow whole, each bet stake goes whole to the winner), so a hold has no
+// remaining amount: a feature that one day pays out in parts holds each part separately.
+import { clock } from "../clock";
+import { get, type Query } from "../db";
 import type { Currency } from "../money";
-import type { Query } from "../db";
-import { post, type HistoryType } from "./ledger";
+import { post, type HistoryType, type Reference } from "./ledger";
 
-type Reference = { type: string; id: string };
+export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL";
 
-export function* hold(agentId: string, amount: bigint, currency: Currency, reference: Reference): Query<void> {
+/** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
+export function* hold(args: { agentId: string; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Query<bigint> {
+  const { agentId, amount, currency, reference } = args;
   yield* post({
     type: "ESCROW_HOLD",
     reference,
@@ -16,24 +24,81 @@ export function* hold(agentId: string, amount: bigint, currency: Currency, refer
       { account: { agentId, kind: "held", currency }, amount, historyType: "ESCROW_HOLD" },
     ],
   });
+  const { id } = (yield* get<{ id: bigint }>(
+    `INSERT INTO holds (agent_id, amount, currency, purpose, reference_type, reference_id, state, created_at, closed_at)
+     VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, NULL) RETURNING id`,
+    agentId,
+    amount,
+    currency,
+    args.purpose,
+    reference.type,
+    reference.id,
+    clock.nowMs(),
+  ))!;
+  return id;
 }
 
-/** Held money of `holder` → available of `to` (`to === holder` returns it). */
-export function* release(args: {
-  holder: string;
-  to: string;
-  amount: bigint;
-  currency: Currency;
-  reference: Reference;
-  historyType?: HistoryType;
-}): Query<void> {
-  const returned = args.holder === args.to;
+/** The PENDING hold `agentId` made for `reference`. Its absence is a bug of the caller, not bad input. */
+export function* pendingHold(reference: Reference, agentId: string): Query<bigint> {
+  const row = yield* get<{ id: bigint }>(
+    "SELECT id FROM holds WHERE reference_type = ? AND reference_id = ? AND agent_id = ? AND state = 'PENDING'",
+    reference.type,
+    reference.id,
+    agentId,
+  );
+  if (!row) throw new Error(`ledger: no pending hold of ${agentId} for ${reference.type} ${reference.id}`);
+  return row.id;
+}
+
+type ClosedHold = { agentId: string; amount: bigint; currency: Currency; referenceType: string; referenceId: string };
+
+/** PENDING → `state`, exactly once: of two ops closing the same hold, the second finds it closed. */
+function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Query<ClosedHold> {
+  const row = yield* get<ClosedHold>(
+    `UPDATE holds SET state = ?, closed_at = ? WHERE id = ? AND state = 'PENDING'
+     RETURNING agent_id AS agentId, amount, currency, reference_type AS referenceType, reference_id AS referenceId`,
+    state,
+    clock.nowMs(),
+    holdId,
+  );
+  if (!row) throw new Error(`ledger: hold ${holdId} is not pending`);
+  return row;
+}
+
+/**
+ * Pays the whole hold to `to`'s available balance. The entry carries the hold's reference unless the
+ * payment belongs to something else (a loan offer's hold disbursed as the loan).
+ */
+export function* postHold(holdId: bigint, to: string, options: { reference?: Reference; historyType?: HistoryType } = {}): Query<void> {
+  const held = yield* close(holdId, "POSTED");
+  if (held.agentId === to) throw new Error(`ledger: hold ${holdId} posted to its holder (void it instead)`);
   yield* post({
-    type: returned ? "ESCROW_RETURN" : "ESCROW_PAYOUT",
-    reference: args.reference,
+    type: "ESCROW_PAYOUT",
+    reference: options.reference ?? { type: held.referenceType, id: held.referenceId },
     postings: [
-      { account: { agentId: args.holder, kind: "held", currency: args.currency }, amount: -args.amount, historyType: returned ? "ESCROW_RELEASE" : "ESCROW_PAYOUT", counterpartyId: returned ? null : args.to },
-      { account: { agentId: args.to, kind: "available", currency: args.currency }, amount: args.amount, historyType: args.historyType ?? (returned ? "ESCROW_RELEASE" : "ESCROW_PAYOUT"), counterpartyId: returned ? null : args.holder },
+      { account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -held.amount, historyType: "ESCROW_PAYOUT", counterpartyId: to },
+      { account: { agentId: to, kind: "available", currency: held.currency }, amount: held.amount, historyType: options.historyType ?? "ESCROW_PAYOUT", counterpartyId: held.agentId },
+    ],
+  });
+}
+
+/** Returns the whole hold to its holder (cancelled, declined, a bet winner's own stake, a repaid loan's collateral). */
+export function* voidHold(holdId: bigint): Query<void> {
+  yield* giveBack(yield* close(holdId, "VOIDED"));
+}
+
+/** Returns the whole hold to its holder because its feature's deadline passed. */
+export function* expireHold(holdId: bigint): Query<void> {
+  yield* giveBack(yield* close(holdId, "EXPIRED"));
+}
+
+function* giveBack(held: ClosedHold): Query<void> {
+  yield* post({
+    type: "ESCROW_RETURN",
+    reference: { type: held.referenceType, id: held.referenceId },
+    postings: [
+      { account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -held.amount, historyType: "ESCROW_RELEASE" },
+      { account: { agentId: held.agentId, kind: "available", currency: held.currency }, amount: held.amount, historyType: "ESCROW_RELEASE" },
     ],
   });
 }

@@ -3,6 +3,7 @@
 import { get, pageRows, type PageWindow, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
+import type { Reference } from "./ledger";
 
 export type HistoryEntry = {
   id: string;
@@ -11,7 +12,7 @@ export type HistoryEntry = {
   currency: Currency;
   counterpartyId: string | null;
   reason: string | null;
-  reference: { type: string; id: string };
+  reference: Reference;
   createdAt: string;
 };
 

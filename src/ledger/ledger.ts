@@ -36,9 +36,12 @@ export type Posting = {
   counterpartyId?: string | null;
 };
 
+/** What a movement belongs to (a payment, a bet, a loan…): shown in the history, names a hold. */
+export type Reference = { type: string; id: string };
+
 export type Entry = {
   type: string;
-  reference: { type: string; id: string };
+  reference: Reference;
   postings: Posting[];
 };
 

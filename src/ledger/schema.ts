@@ -58,3 +58,31 @@ export const postings = table(
     index("postings_entry_id_idx").on(t.entryId),
   ],
 );
+
+/**
+ * A hold (TigerBeetle's pending transfer): money in an agent's held account waiting for one outcome.
+ * PENDING → POSTED (paid to another agent) | VOIDED (returned to the holder) | EXPIRED (returned at
+ * its feature's deadline). Written only by ledger/escrow.ts; the ledger check verifies that each
+ * agent's held balance per currency is the sum of its PENDING holds. A feature finds its hold by its
+ * own reference and the holder (unique), so no feature row carries a copy of the amount to release.
+ */
+export const holds = table(
+  "holds",
+  {
+    id: serial(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    amount: integer().notNull(),
+    currency: text().notNull(),
+    /** LOAN_OFFER, LOAN_COLLATERAL, BET_STAKE, CONTRACT_ESCROW, APPROVAL; LEGACY for held money the migration could not attribute. */
+    purpose: text().notNull(),
+    referenceType: text().notNull(),
+    referenceId: text().notNull(),
+    state: text().notNull(),
+    createdAt: integer().notNull(),
+    closedAt: integer(),
+  },
+  (t) => [
+    uniqueIndex("holds_reference_agent_idx").on(t.referenceType, t.referenceId, t.agentId),
+    index("holds_state_agent_idx").on(t.state, t.agentId, t.currency),
+  ],
+);

@@ -1,9 +1,7 @@
 // The movements the products use, each one balanced entry through post().
 import type { Currency } from "../money";
 import type { Query } from "../db";
-import { post, type HistoryType } from "./ledger";
-
-type Reference = { type: string; id: string };
+import { post, type HistoryType, type Reference } from "./ledger";
 
 /** available → available between two agents. */
 export function* transfer(args: {

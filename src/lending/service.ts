@@ -9,7 +9,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
-import { hold, release } from "../ledger/escrow";
+import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../reputation/score";
@@ -229,7 +229,7 @@ function* insertLoan(row: LoanRow): Query<void> {
 /** A write op: an OPEN offer past expiresAt becomes EXPIRED and its amount returns to the lender. */
 function* expireOfferIfDue(row: OfferRow): Query<OfferRow> {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
-  yield* release({ holder: row.lenderId, to: row.lenderId, amount: row.amount, currency: row.currency as Currency, reference: offerRef(row) });
+  yield* expireHold(yield* pendingHold(offerRef(row), row.lenderId));
   const next = yield* setOffer(row, { status: "EXPIRED" });
   yield* notifyFinancial(row.lenderId, "loan_offer.expired", { offerId: row.id, amount: toMajor(row.amount, row.currency as Currency), currency: row.currency }, "Your loan offer expired; the amount is back in your balance");
   return next;
@@ -243,7 +243,7 @@ function* expireOfferIfDue(row: OfferRow): Query<OfferRow> {
 function* defaultLoanIfDue(row: LoanRow): Query<LoanRow> {
   if (row.status !== "ACTIVE" || row.dueAt > clock.nowMs()) return row;
   const currency = row.currency as Currency;
-  if (row.collateral > 0n) yield* release({ holder: row.borrowerId, to: row.lenderId, amount: row.collateral, currency, reference: loanRef(row) });
+  if (row.collateral > 0n) yield* postHold(yield* pendingHold(loanRef(row), row.borrowerId), row.lenderId);
   yield* adjustScore(row.borrowerId, "LOAN_DEFAULT", loanRef(row));
   const next = yield* setLoan(row, { status: "DEFAULTED", closedAt: clock.nowMs() });
   const data = { loanId: row.id, outstanding: toMajor(row.amountDue - row.amountRepaid, currency), collateral: toMajor(row.collateral, currency), currency };
@@ -276,7 +276,7 @@ export function* createOffer(
     updatedAt: now,
   };
   yield* insertOffer(row);
-  yield* hold(lenderId, amount, body.currency, offerRef(row));
+  yield* hold({ agentId: lenderId, amount, currency: body.currency, purpose: "LOAN_OFFER", reference: offerRef(row) });
   return offerView(row);
 }
 
@@ -286,7 +286,7 @@ export function* cancelOffer(lenderId: string, id: string) {
   const row = yield* expireOfferIfDue(found);
   if (row.status !== "OPEN") throw invalidState(`the offer is ${row.status}`);
   const currency = row.currency as Currency;
-  yield* release({ holder: lenderId, to: lenderId, amount: row.amount, currency, reference: offerRef(row) });
+  yield* voidHold(yield* pendingHold(offerRef(row), lenderId));
   yield* notifyFinancial(lenderId, "loan_offer.cancelled", { offerId: row.id, amount: toMajor(row.amount, currency), currency }, "Your loan offer was cancelled; the amount is back in your balance");
   return offerView(yield* setOffer(row, { status: "CANCELLED" }));
 }
@@ -328,8 +328,8 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
     closedAt: null,
   };
   yield* insertLoan(row);
-  if (collateral > 0n) yield* hold(borrowerId, collateral, currency, loanRef(row));
-  yield* release({ holder: offer.lenderId, to: borrowerId, amount: offer.amount, currency, reference: loanRef(row), historyType: "LOAN_DISBURSED" });
+  if (collateral > 0n) yield* hold({ agentId: borrowerId, amount: collateral, currency, purpose: "LOAN_COLLATERAL", reference: loanRef(row) });
+  yield* postHold(yield* pendingHold(offerRef(offer), offer.lenderId), borrowerId, { reference: loanRef(row), historyType: "LOAN_DISBURSED" });
   yield* setOffer(offer, { status: "TAKEN" });
   const data = { loanId: row.id, offerId: offer.id, principal: toMajor(row.principal, currency), amountDue: toMajor(row.amountDue, currency), collateral: toMajor(collateral, currency), currency, dueAt: iso(row.dueAt) };
   yield* notifyFinancial(offer.lenderId, "loan.taken", { ...data, borrowerId }, `Your loan offer was taken: ${data.principal} ${currency}`);
@@ -351,7 +351,7 @@ export function* repay(borrowerId: string, loanId: string, amountMajor: number) 
   const repaid = row.amountRepaid + amount;
   const full = repaid === row.amountDue;
   if (full) {
-    if (row.collateral > 0n) yield* release({ holder: borrowerId, to: borrowerId, amount: row.collateral, currency, reference: loanRef(row) });
+    if (row.collateral > 0n) yield* voidHold(yield* pendingHold(loanRef(row), borrowerId));
     yield* adjustScore(borrowerId, "LOAN_REPAID_ON_TIME", loanRef(row));
   }
   const next = yield* setLoan(row, { amountRepaid: repaid, ...(full ? { status: "REPAID", closedAt: clock.nowMs() } : {}) });

@@ -8,7 +8,7 @@ import { afterCommit, all, FOR_UPDATE, get, read, run, write, type Query } from 
 import { ApiError, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
-import { hold, release } from "../ledger/escrow";
+import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, type Currency } from "../money";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -78,9 +78,14 @@ export const termsHashOf = (outflow: Outflow) =>
 
 const reference = (id: string) => ({ type: "approval", id });
 
-/** The held money goes back to the agent's available balance (nothing was held for a borrow without collateral). */
-function* giveBack(row: ApprovalRow): Query<void> {
-  if (row.held > 0n) yield* release({ holder: row.agentId, to: row.agentId, amount: row.held, currency: row.currency, reference: reference(row.id) });
+/**
+ * The held money goes back to the agent's available balance (nothing was held for a borrow without
+ * collateral): the hold EXPIRED when the approval did, VOIDED otherwise.
+ */
+function* giveBack(row: ApprovalRow, expired = false): Query<void> {
+  if (row.held === 0n) return;
+  const holdId = yield* pendingHold(reference(row.id), row.agentId);
+  yield* (expired ? expireHold(holdId) : voidHold(holdId));
 }
 
 export function* findApproval(id: string, lock = false): Query<ApprovalRow | null> {
@@ -102,7 +107,7 @@ export function* holdOutflow(outflow: Outflow) {
   const now = clock.nowMs();
   const bucket = currentBucket();
   const held = outflow.held ?? outflow.amount;
-  if (held > 0n) yield* hold(outflow.agentId, held, outflow.currency, reference(id));
+  if (held > 0n) yield* hold({ agentId: outflow.agentId, amount: held, currency: outflow.currency, purpose: "APPROVAL", reference: reference(id) });
   yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
   yield* run(
     `INSERT INTO approvals (id, agent_id, kind, status, amount, held, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, created_at, expires_at, decided_at)
@@ -158,7 +163,7 @@ const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.i
 
 /** Ends a PENDING approval without the outflow: hold released, usage given back, the agent told. */
 function* close(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
-  yield* giveBack(row);
+  yield* giveBack(row, status === "EXPIRED");
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
   yield* run("UPDATE approvals SET status = ?, reason = ?, decided_at = ? WHERE id = ?", status, reason, clock.nowMs(), row.id);
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
