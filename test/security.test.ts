@@ -45,12 +45,13 @@ describe("authentication on every route", () => {
     }
   });
 
-  test("public routes are exactly the ones the spec names, plus readiness and docs", () => {
+  test("public routes are exactly the ones the spec names, plus readiness, the home page and docs", () => {
     const publicRoutes = operations()
       .filter((op) => op.scheme === "public")
       .map((op) => `${op.method} ${op.template}`)
       .sort();
     const allowed = new Set([
+      "GET /", // the home page: links to the docs, the console, llms.txt and /mcp, nothing else
       "GET /health",
       "GET /health/ready",
       "POST /agents/register",
