@@ -786,6 +786,34 @@ async function quietPoint(final: boolean): Promise<void> {
   }
   // A sample of live keys: each replay is identical.
   for (const record of keyed.slice(-10)) await replay(record);
+  await pagingProblems();
+}
+
+/**
+ * Lists walked in small pages by `after` (each page's nextAfter) and by offset give the items of one
+ * large page, in its order, once each; `total` counts them. Nothing moves at a quiet point.
+ */
+async function pagingProblems(): Promise<void> {
+  const agent = pick(agents)!;
+  const size = int(3, 12);
+  for (const [who, path] of [[asAgent(agent), "/wallets/history"], [asAgent(agent), "/betting/my-bets"], [asAgent(agent), "/messages/inbox"], [asOwner(agent), "/owner/approvals"]] as const) {
+    const whole = (await everything(who, path)).map((item) => item.id);
+    const byAfter: string[] = [];
+    const byOffset: string[] = [];
+    for (let after: string | null = null, offset = 0; ; offset += size) {
+      const cursor = await call(who, "GET", `${path}?limit=${size}${after ? `&after=${encodeURIComponent(after)}` : ""}`);
+      const window = await call(who, "GET", `${path}?limit=${size}&offset=${offset}`);
+      if (!expectOutcome(cursor, ["200"]) || !expectOutcome(window, ["200"])) return;
+      if (cursor.body.pagination.total !== whole.length) return fail(`${path}: total ${cursor.body.pagination.total}, ${whole.length} items listed`);
+      byAfter.push(...cursor.body.data.map((item: View) => item.id));
+      byOffset.push(...window.body.data.map((item: View) => item.id));
+      if (!cursor.body.pagination.hasMore || byAfter.length > whole.length) break;
+      after = cursor.body.pagination.nextAfter;
+    }
+    for (const [how, ids] of [["after", byAfter], ["offset", byOffset]] as const) {
+      if (!Bun.deepEquals(ids, whole)) fail(`${path} in pages of ${size} by ${how}: ${ids.length} items, ${whole.length} in one page (first difference at ${ids.findIndex((id, index) => id !== whole[index])})`);
+    }
+  }
 }
 
 async function escrowProblems(): Promise<string[]> {
