@@ -9,6 +9,9 @@ import { DAY_MS } from "../time";
 
 const TTL_MS = DAY_MS;
 
+/** A key stored at `createdAt` is kept 24 h: from then on it is absent, whether or not purged yet. */
+const expired = (createdAt: bigint) => Number(createdAt) + TTL_MS <= clock.nowMs();
+
 export type Outcome = { status: number; body: unknown; replayed: boolean };
 
 export type IdempotencyScope = {
@@ -38,7 +41,7 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
     scope.agentId,
     scope.key,
   );
-  if (!stored || Number(stored.createdAt) + TTL_MS <= clock.nowMs()) return null;
+  if (!stored || expired(stored.createdAt)) return null;
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
   }
@@ -46,11 +49,16 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
 }
 
 /**
- * A write op: keeps the answer for this key, in the same op as the effect. A plain insert: if another
- * transaction stored this key meanwhile (another instance, the same retry twice), the op collides with
- * it and runs again, and then finds that answer instead of applying the effect a second time.
+ * A write op: keeps the answer for this key, in the same op as the effect. An expired row the purge
+ * job has not dropped yet is deleted first: storedOutcome() treated it as absent, so this request is
+ * new and its answer replaces the old one. Then a plain insert: if another transaction stored this key
+ * meanwhile (another instance, the same retry twice, two requests reusing one expired key), the op
+ * collides with it and runs again, and then finds that answer instead of applying the effect a second
+ * time. (On PostgreSQL two ops deleting the same expired row queue on its lock; the second then finds
+ * it gone, deletes nothing, and its insert collides with the first one's new row.)
  */
 export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
+  yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
   yield* run(
     "INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     scope.agentId,
@@ -84,5 +92,5 @@ export function* once<T>(scope: IdempotencyScope, status: number, effect: () => 
 
 /** Drops keys older than 24 h (a scheduler job's write op). */
 export function* purgeExpiredKeys(): Query<void> {
-  yield* run("DELETE FROM idempotency_keys WHERE created_at < ?", clock.nowMs() - TTL_MS);
+  yield* run("DELETE FROM idempotency_keys WHERE created_at <= ?", clock.nowMs() - TTL_MS);
 }
