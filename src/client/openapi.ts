@@ -5035,6 +5035,8 @@ export interface operations {
                             agentName: string;
                             /** @description in major units of `currency` */
                             amount: number | null;
+                            /** @description what of the agent's money waits in escrow for this while PENDING: the amount, or for a borrow its collateral; 0 once decided, and for negotiations */
+                            held: number;
                             /**
                              * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
                              * @enum {string|null}
@@ -5172,6 +5174,8 @@ export interface operations {
                         agentName: string;
                         /** @description in major units of `currency` */
                         amount: number | null;
+                        /** @description what of the agent's money waits in escrow for this while PENDING: the amount, or for a borrow its collateral; 0 once decided, and for negotiations */
+                        held: number;
                         /**
                          * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
                          * @enum {string|null}
@@ -5313,6 +5317,8 @@ export interface operations {
                         agentName: string;
                         /** @description in major units of `currency` */
                         amount: number | null;
+                        /** @description what of the agent's money waits in escrow for this while PENDING: the amount, or for a borrow its collateral; 0 once decided, and for negotiations */
+                        held: number;
                         /**
                          * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
                          * @enum {string|null}
@@ -5504,6 +5510,8 @@ export interface operations {
                         agentName: string;
                         /** @description in major units of `currency` */
                         amount: number | null;
+                        /** @description what of the agent's money waits in escrow for this while PENDING: the amount, or for a borrow its collateral; 0 once decided, and for negotiations */
+                        held: number;
                         /**
                          * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
                          * @enum {string|null}

@@ -841,7 +841,7 @@ async function escrowProblems(): Promise<string[]> {
     for (const approval of await everything(asOwner(agent), "/owner/approvals")) {
       if (approval.kind === "NEGOTIATION") continue;
       observe("approval", approval);
-      if (approval.status === "PENDING") add(agent.id, approval.currency, approval.amount);
+      if (approval.status === "PENDING") add(agent.id, approval.currency, approval.held);
     }
     const balances = await call(who, "GET", "/wallets/balance");
     if (!expectOutcome(balances, ["200"])) continue;
