@@ -12008,7 +12008,10 @@ export interface operations {
     postQuotes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique string (1 to 255 visible ASCII characters), kept 24 h per agent. The same key with the same body (fields in any order) replays the first answer with Idempotent-Replayed: true; with another body it is 409 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12032,6 +12035,7 @@ export interface operations {
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
                     "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
                     "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -12149,7 +12153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description INVALID_STATE */
+            /** @description INVALID_STATE, IDEMPOTENCY_KEY_REUSED */
             409: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -72,7 +72,7 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
         guests: units("guests"),
         hours: units("hours"),
       }),
-      ...answers(docs("Marketplace", "Price a service for the caller; valid 15 minutes", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Quote }),
+      ...answers(docs("Marketplace", "Price a service for the caller; valid 15 minutes", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED"]), { 200: Quote }),
     },
   )
   .post(
