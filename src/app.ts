@@ -3,7 +3,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { agentRoutes } from "./agents/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
-import { blockingRoutes } from "./blocking/routes";
+import { blockingRoutes } from "./agents/blocks-routes";
 import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleRoutes } from "./console/routes";

@@ -1,8 +1,8 @@
 import { t } from "elysia";
 import { Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, Model, Money, Nullable, Timestamp } from "../http/responses";
-import { SCORE_CHANGES, type ScoreReason } from "../reputation/score";
-import { TIERS, type Tier } from "../reputation/tiers";
+import { SCORE_CHANGES, type ScoreReason } from "./score";
+import { TIERS, type Tier } from "./tiers";
 
 export const WebhookUrl = t.Union([t.String({ format: "uri", maxLength: 2048 }), t.Null()], {
   description: "https URL that receives event POSTs; null disables delivery",

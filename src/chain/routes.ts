@@ -14,7 +14,7 @@ import { acknowledgeTransfer, watchCursor } from "./watcher";
 import { treasuryAccount } from "./keys";
 import { getWithdrawal, listWithdrawals, requestWithdrawal, withdrawalsInFlight } from "./withdrawals";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Acknowledgement, BlockchainWallet, ChainStatus, Withdrawal, WithdrawalPage } from "./model";
 
 

@@ -9,7 +9,7 @@ import { docs } from "../http/models";
 import { answers } from "../http/responses";
 import { webhookSecret as newWebhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
-import { tierOf, TIERS } from "../reputation/tiers";
+import { tierOf, TIERS } from "../agents/tiers";
 import { Registration, RegistrationBody } from "../agents/model";
 import { agentView, balancesView, getAgent, registerAgent, type Registration as Input } from "../agents/service";
 

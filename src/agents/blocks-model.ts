@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { OTHER_AGENT_ID } from "../agents/model";
+import { OTHER_AGENT_ID } from "./model";
 import { Uuid } from "../http/models";
 import { Model, Nullable, Page, Timestamp } from "../http/responses";
 

@@ -1,15 +1,15 @@
 // POST /agents/me/block, DELETE /agents/me/block/{agentId}, GET /agents/me/blocks.
 // The check every feature applies is assertNotBlockedBy in src/agents/blocks.ts.
 import { Elysia, t } from "elysia";
-import { blockChanged, isBlocked } from "../agents/blocks";
-import { findAgent } from "../agents/service";
+import { blockChanged, isBlocked } from "./blocks";
+import { findAgent } from "./service";
 import { clock, iso } from "../clock";
 import { get, pageRows, read, run, write, type PageWindow } from "../db";
 import { invalid, notFound } from "../errors";
 import { auth } from "../http/auth";
 import { docs, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
-import { BlockPage, Blocked, Unblocked } from "./model";
+import { BlockPage, Blocked, Unblocked } from "./blocks-model";
 
 type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
 const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
