@@ -1,10 +1,11 @@
 // The Elysia app: plumbing first (errors, limits, logs, docs), then one plugin per feature.
 import { Elysia } from "elysia";
-import { adminRoutes } from "./admin/routes";
+import { adminRoutes } from "./admin/admin-routes";
+import { agentAdminRoutes } from "./agents/admin-routes";
 import { agentRoutes } from "./agents/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
-import { blockingRoutes } from "./blocking/routes";
-import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
+import { chainAdminRoutes } from "./chain/admin-routes";
+import { chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleRoutes } from "./console/routes";
 import { refreshTestClock } from "./clock";
@@ -30,6 +31,7 @@ import { negotiationRoutes } from "./negotiations/routes";
 import { ownerRoutes } from "./owners/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
+import { walletAdminRoutes } from "./wallets/admin-routes";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
@@ -72,7 +74,6 @@ export function createApp() {
     .use(consoleRoutes)
     .use(registrationRoutes)
     .use(agentRoutes)
-    .use(blockingRoutes)
     .use(webhookRoutes)
     .use(messagingRoutes)
     .use(negotiationRoutes)
@@ -87,8 +88,11 @@ export function createApp() {
     .use(subscriptionRoutes)
     .use(serviceRoutes)
     .use(quoteRoutes)
+    // The operator's routes: each feature's admin-routes.ts.
     .use(betAdminRoutes)
     .use(chainAdminRoutes)
+    .use(walletAdminRoutes)
+    .use(agentAdminRoutes)
     .use(adminRoutes);
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));

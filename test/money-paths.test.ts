@@ -222,10 +222,10 @@ const INVENTORY: Site[] = [
   ["src/lending/service.ts › cancelOffer", "voidHold", "returns the lender's escrow"],
   ["src/contracts/service.ts › cancelContract", "voidHold", "returns the creator's escrow (cancelled unsigned)"],
   ["src/contracts/service.ts › applyDeadline", "expireHold", "returns the creator's escrow (expired unsigned, breached)"],
-  ["src/owners/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/owners/outflows.ts)"],
-  ["src/owners/approvals.ts › giveBack", "expireHold, voidHold", "returns what an approval held, to the agent itself (EXPIRED with the approval, VOIDED otherwise)"],
+  ["src/outflows/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/outflows/check.ts)"],
+  ["src/outflows/approvals.ts › giveBack", "expireHold, voidHold", "returns what an approval held, to the agent itself (EXPIRED with the approval, VOIDED otherwise)"],
   // Money from outside.
-  ["src/admin/routes.ts › adminRoutes", "deposit", "deposit by the operator (admin key)"],
+  ["src/wallets/admin-routes.ts › walletAdminRoutes", "deposit", "deposit by the operator (admin key)"],
   ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
   // The chain's ledger entries: each function's callers are listed above.
   ["src/chain/ledger.ts › debitWithdrawal", "post", "the chain's entry; called by requestWithdrawal"],

@@ -1,40 +1,6 @@
 import { t } from "elysia";
-import { AGENT_ID } from "../agents/model";
-import { Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, Model, Money, Nullable, Timestamp } from "../http/responses";
 
-export const Deposit = Model(
-  {
-    id: Uuid,
-    agentId: t.String({ format: "uuid" }),
-    amount: Money(),
-    currency: CurrencyCode,
-    reference: Nullable(t.String(), { description: "the operator's reference, as given" }),
-    createdAt: Timestamp(),
-  },
-  {
-    description: "Money from outside credited to an agent",
-    examples: [
-      {
-        id: "0198f420-5b6c-7d7e-8f8a-9b0c1d2e3f4a",
-        agentId: AGENT_ID,
-        amount: 500,
-        currency: "USDC",
-        reference: "wire 2025-06-01 #4471",
-        createdAt: "2025-06-01T08:00:00.000Z",
-      },
-    ],
-  },
-);
-
-export const RateLimit = Model(
-  {
-    agentId: Uuid,
-    rateLimit: Int({ minimum: 1, description: "requests allowed per window" }),
-    windowSeconds: Int({ description: "the rate-limit window" }),
-  },
-  { description: "An agent's rate limit", examples: [{ agentId: AGENT_ID, rateLimit: 600, windowSeconds: 60 }] },
-);
 
 export const ClockAdvanced = Model(
   { now: Timestamp("the test clock's time after the move") },

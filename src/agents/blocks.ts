@@ -1,6 +1,9 @@
-// The one check every feature calls before an agent acts toward another (CONTRACT.md §4).
-import { cacheKeys, forget, get, remember, type Query } from "../db";
-import { forbidden } from "../errors";
+// Blocks between agents: the one check every feature calls before an agent acts toward another
+// (CONTRACT.md §4), and the caller's own blocks (POST /agents/me/block and the rest).
+import { clock, iso } from "../clock";
+import { cacheKeys, forget, get, pageRows, remember, run, type PageWindow, type Query } from "../db";
+import { forbidden, invalid, notFound } from "../errors";
+import { findAgent } from "./service";
 
 export function* isBlocked(blockerId: string, blockedId: string): Query<boolean> {
   const found = yield* remember(cacheKeys.block(blockerId, blockedId), "instance", function* () {
@@ -15,4 +18,47 @@ export const blockChanged = (blockerId: string, blockedId: string) => forget(cac
 /** 403 when `targetId` has blocked `actorId`. */
 export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {
   if (yield* isBlocked(targetId, actorId)) throw forbidden("this agent has blocked you");
+}
+
+type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
+const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
+
+export function* block(blockerId: string, blockedId: string, reason: string | null) {
+  if (blockerId === blockedId) throw invalid("you cannot block yourself");
+  const target = yield* findAgent(blockedId);
+  if (!target) throw notFound("agent");
+  // Blocking again changes nothing; two blocks at once insert one row (the pair is unique).
+  const inserted = yield* run(
+    "INSERT INTO blocks (blocker_id, blocked_id, reason, created_at) VALUES (?, ?, ?, ?) ON CONFLICT (blocker_id, blocked_id) DO NOTHING",
+    blockerId,
+    blockedId,
+    reason,
+    clock.nowMs(),
+  );
+  if (inserted > 0) yield* blockChanged(blockerId, blockedId);
+  const row = (yield* get<Omit<BlockRow, "name">>("SELECT blocked_id AS blockedId, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId))!;
+  return { ...view({ ...row, name: target.name }), blocked: true as const };
+}
+
+export function* unblock(blockerId: string, blockedId: string) {
+  if (!(yield* isBlocked(blockerId, blockedId))) throw notFound("block");
+  yield* run("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId);
+  yield* blockChanged(blockerId, blockedId);
+  return { agentId: blockedId, blocked: false as const };
+}
+
+export function* blocksOf(blockerId: string, window: PageWindow) {
+  const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?", blockerId))!;
+  const { rows, more } = yield* pageRows<BlockRow>(
+    {
+      select: `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
+               FROM blocks b JOIN agents a ON a.id = b.blocked_id`,
+      where: "b.blocker_id = ?",
+      params: [blockerId],
+      order: ["b.created_at", "b.blocked_id"],
+      position: (after) => ["SELECT created_at, blocked_id FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, after],
+    },
+    window,
+  );
+  return { data: rows.map(view), total: Number(total.n), more };
 }

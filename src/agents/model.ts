@@ -1,8 +1,8 @@
 import { t } from "elysia";
 import { Uuid } from "../http/models";
-import { CurrencyCode, Enum, Int, Model, Money, Nullable, Timestamp } from "../http/responses";
-import { SCORE_CHANGES, type ScoreReason } from "../reputation/score";
-import { TIERS, type Tier } from "../reputation/tiers";
+import { CurrencyCode, Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
+import { SCORE_CHANGES, type ScoreReason } from "./score";
+import { TIERS, type Tier } from "./tiers";
 
 export const WebhookUrl = t.Union([t.String({ format: "uri", maxLength: 2048 }), t.Null()], {
   description: "https URL that receives event POSTs; null disables delivery",
@@ -190,4 +190,36 @@ export const Reputation = Model(
       },
     ],
   },
+);
+
+const blockFields = {
+  agentId: t.String({ format: "uuid", description: "the blocked agent" }),
+  name: t.String({ description: "the blocked agent's name" }),
+  reason: Nullable(t.String()),
+  blockedAt: Timestamp(),
+};
+
+const EXAMPLE = { agentId: OTHER_AGENT_ID, name: "spam-bot", reason: "unsolicited messages", blockedAt: "2025-06-02T08:00:00.000Z" };
+
+export const Block = Model(blockFields, { description: "An agent the caller has blocked", examples: [EXAMPLE] });
+
+export const BlockPage = Page(Block, "A page of the agents the caller has blocked, newest first");
+
+export const Blocked = Model(
+  { ...blockFields, blocked: t.Literal(true) },
+  { description: "The block now in place (blocking twice keeps the first block)", examples: [{ ...EXAMPLE, blocked: true }] },
+);
+
+export const Unblocked = Model(
+  { agentId: Uuid, blocked: t.Literal(false) },
+  { description: "The block was lifted", examples: [{ agentId: OTHER_AGENT_ID, blocked: false }] },
+);
+
+export const RateLimit = Model(
+  {
+    agentId: Uuid,
+    rateLimit: Int({ minimum: 1, description: "requests allowed per window" }),
+    windowSeconds: Int({ description: "the rate-limit window" }),
+  },
+  { description: "An agent's rate limit", examples: [{ agentId: AGENT_ID, rateLimit: 600, windowSeconds: 60 }] },
 );

@@ -1,11 +1,14 @@
-import { Elysia } from "elysia";
+// /agents: the calling agent's profile, keys and blocks, and any agent's reputation. Registration
+// (POST /agents/register) is src/registration: it also assigns a deposit address from the chain.
+import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
 import { read, write } from "../db";
 import { auth } from "../http/auth";
-import { docs, IdParam } from "../http/models";
+import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";
-import { Agent, Reputation, RotatedKey } from "./model";
+import { block, blocksOf, unblock } from "./blocks";
+import { Agent, BlockPage, Blocked, Reputation, RotatedKey, Unblocked } from "./model";
 import { agentView, reputationView, rotateApiKey } from "./service";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
@@ -20,4 +23,19 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
   .get("/:id/reputation", ({ params }) => read(reputationView(params.id)), {
     params: IdParam,
     ...answers(docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]), { 200: Reputation }),
-  });
+  })
+  .post("/me/block", ({ agent, body }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
+    agent: true,
+    body: t.Object({ agentId: Uuid, reason: t.Optional(t.String({ maxLength: 200 })) }),
+    ...answers(docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]), { 200: Blocked }),
+  })
+  .delete("/me/block/:agentId", ({ agent, params }) => write(() => unblock(agent.id, params.agentId)), {
+    agent: true,
+    params: t.Object({ agentId: Uuid }),
+    ...answers(docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]), { 200: Unblocked }),
+  })
+  .get(
+    "/me/blocks",
+    ({ agent, query }) => paged(query, (window) => read(blocksOf(agent.id, window)), (item) => item.agentId),
+    { agent: true, query: PageQuery, ...answers(docs("Agents", "Agents the caller has blocked", "agent"), { 200: BlockPage }) },
+  );

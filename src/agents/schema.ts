@@ -12,10 +12,10 @@ export const agents = table("agents", {
   apiKeyHash: text().notNull().unique(),
   ownerKeyHash: text().notNull().unique(),
   score: integer().notNull().default(0),
-  /** The latest score changes, newest last, as JSON (reputation/score.ts): what GET /agents/{id}/reputation shows. */
+  /** The latest score changes, newest last, as JSON (agents/score.ts): what GET /agents/{id}/reputation shows. */
   scoreEvents: text().notNull().default("'[]'"),
   rateLimit: integer(),
-  /** The owner's spending policy (owners/policy.ts), JSON; null: none. */
+  /** The owner's spending policy (outflows/policy.ts), JSON; null: none. */
   policy: text(),
   createdAt: integer().notNull(),
 });

@@ -4,7 +4,7 @@ import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
 import { toMajor } from "../money";
-import { tierOf } from "../reputation/tiers";
+import { tierOf } from "./tiers";
 
 export type AgentRow = {
   id: string;
@@ -16,7 +16,7 @@ export type AgentRow = {
   webhookUrl: string | null;
   score: bigint;
   rateLimit: bigint | null;
-  /** The owner's spending policy as stored (owners/policy.ts); null: none. */
+  /** The owner's spending policy as stored (outflows/policy.ts); null: none. */
   policy: string | null;
   createdAt: bigint;
 };

@@ -1,16 +1,13 @@
-// The operator's bet resolution (CONTRACT.md §8), behind ADMIN_API_KEY like src/admin/routes.ts.
-import { Elysia } from "elysia";
-import { assertAdmin } from "../auth/keys";
+// The operator's bet resolution (CONTRACT.md §8).
 import { write } from "../db";
 import { docs } from "../http/models";
+import { operatorRoutes } from "../http/operator";
 import { BetIdParam, OutcomeBody } from "./routes";
 import { operatorResolve } from "./service";
 import { answers } from "../http/responses";
 import { Bet } from "./model";
 
-export const betAdminRoutes = new Elysia({ prefix: "/admin", name: "betting-admin" })
-  // "local": a scoped transform would also guard every route the app registers after this plugin.
-  .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization))
+export const betAdminRoutes = operatorRoutes("betting-admin")
   .post("/bets/:betId/resolve", ({ params, body }) => write(() => operatorResolve(params.betId, body.outcome)), {
     params: BetIdParam,
     body: OutcomeBody,

@@ -7,7 +7,7 @@ import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
 import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome, settleDueBets } from "./service";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Bet, BetPage } from "./model";
 
 export const BetIdParam = t.Object({ betId: t.String({ pattern: "^bet_[A-Za-z0-9_-]{1,64}$", description: "bet_..." }) });

@@ -12,7 +12,7 @@ import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { toMajor, toMinor } from "../money";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { notifyFinancial } from "../webhooks/outbox";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { transfer } from "../ledger/transfers";

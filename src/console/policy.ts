@@ -7,7 +7,7 @@ import { read } from "../db";
 import { ApiError, invalid } from "../errors";
 import { dictionary, ownProperty } from "../json";
 import { CURRENCIES } from "../money";
-import type { MajorLimits, PolicyInput } from "../owners/policy";
+import type { MajorLimits, PolicyInput } from "../outflows/policy";
 import { policyView, setPolicy } from "../owners/service";
 import { knownCounterparties } from "./counterparties";
 import { isCurrency } from "./format";

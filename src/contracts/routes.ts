@@ -5,7 +5,7 @@ import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } fro
 import { mutation } from "../http/mutation";
 import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Contract, ContractPage } from "./model";
 
 const ConditionId = t.String({ minLength: 1, maxLength: 64 });

@@ -4,7 +4,7 @@ import { auth } from "../http/auth";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
 import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
 import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay, settleDueLending } from "./service";
 

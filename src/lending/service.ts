@@ -12,8 +12,8 @@ import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
-import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { adjustScore } from "../agents/score";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { DAY_MS, HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 

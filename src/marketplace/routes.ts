@@ -6,7 +6,7 @@ import { mutation } from "../http/mutation";
 import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
 import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Booking, BookingPage, Quote, Service, ServicePage } from "./model";
 
 const ServiceId = t.Object({ id: t.String({ minLength: 1, maxLength: 64 }) });

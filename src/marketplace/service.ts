@@ -6,7 +6,7 @@ import { FOR_UPDATE, get, newestFirst, run, type PageWindow, type Query } from "
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
-import { NO_SANCTION, type Sanction } from "../owners/outflows";
+import { NO_SANCTION, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
 import { MINUTE_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";

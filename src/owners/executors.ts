@@ -9,8 +9,9 @@ import { book } from "../marketplace/service";
 import { sendPayment } from "../payments/service";
 import { createSubscription } from "../subscriptions/service";
 import { payResource, type PayRequest } from "../x402/service";
-import type { Executor, OutflowKind } from "./approvals";
-import type { Sanction } from "./outflows";
+import type { OutflowKind } from "../outflows/approvals";
+import type { Executor } from "./decisions";
+import type { Sanction } from "../outflows/check";
 
 type Rerun = (agentId: string, terms: any, sanction: Sanction) => Promise<unknown>;
 

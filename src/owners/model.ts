@@ -2,7 +2,7 @@ import { t } from "elysia";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
 import { Amount, PageQuery, Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, JsonObject, MaybeTimestamp, Model, Money, Nullable, Pagination, Timestamp } from "../http/responses";
-import { OUTFLOW_KINDS } from "./approvals";
+import { OUTFLOW_KINDS } from "../outflows/approvals";
 
 const MAX_ALLOWLIST = 1000;
 
@@ -134,34 +134,6 @@ export const DecisionBody = t.Optional(
     { termsHash: t.Optional(t.String({ pattern: "^[0-9a-f]{64}$", description: "the termsHash you were shown: approving or declining fails (409) if the terms held are not these" })) },
     { additionalProperties: false },
   ),
-);
-
-/** The 202 answer of an outflow held for the owner. */
-export const Held = Model(
-  {
-    status: Enum(["AWAITING_APPROVAL"]),
-    approvalId: Uuid,
-    kind: Enum(OUTFLOW_KINDS),
-    amount: Money(),
-    currency: CurrencyCode,
-    expiresAt: Timestamp("when the hold is released unless the owner approves"),
-    message: t.String(),
-  },
-  {
-    description:
-      "The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released.",
-    examples: [
-      {
-        status: "AWAITING_APPROVAL",
-        approvalId: "0198f3d0-1a2b-7c3d-8e4f-5a6b7c8d9e0f",
-        kind: "PAYMENT",
-        amount: 4800,
-        currency: "USDC",
-        expiresAt: "2025-06-02T12:00:00.000Z",
-        message: "4800 USDC is above your owner's approval amount: it is held until your owner approves or declines it (within 24 h)",
-      },
-    ],
-  },
 );
 
 export const RotatedOwnerKey = Model(

@@ -10,9 +10,10 @@ import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
-import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, findApproval, type ApprovalRow, type Executor } from "./approvals";
-import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "./policy";
-import { spentInWindow } from "./usage";
+import { approvalsByIds, findApproval, type ApprovalRow } from "../outflows/approvals";
+import { approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, type Executor } from "./decisions";
+import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "../outflows/policy";
+import { spentInWindow } from "../outflows/usage";
 
 export function* policyView(agentId: string) {
   const agent = (yield* findAgent(agentId))!;

@@ -4,9 +4,9 @@ import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Limits, Payment } from "./model";
-import { TIERS, tierOf } from "../reputation/tiers";
+import { TIERS, tierOf } from "../agents/tiers";
 import { getPayment, sendPayment } from "./service";
 
 export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" })

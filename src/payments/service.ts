@@ -2,12 +2,12 @@ import { clock, iso } from "../clock";
 import { get, run, type Query } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
-import { authorizeOutflow, type OutflowKind, type Sanction } from "../owners/outflows";
+import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
-import { adjustScore } from "../reputation/score";
+import { adjustScore } from "../agents/score";
 import { emit } from "../webhooks/outbox";
 
 export type PaymentRow = {

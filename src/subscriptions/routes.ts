@@ -5,7 +5,7 @@ import { mutation } from "../http/mutation";
 import { FREQUENCIES } from "./periods";
 import { cancelSubscription, createSubscription, getSubscription, listSubscriptions } from "./service";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { Subscription, SubscriptionPage } from "./model";
 
 export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "subscriptions" })

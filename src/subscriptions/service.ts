@@ -7,7 +7,7 @@ import { clock, iso } from "../clock";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
-import { NO_SANCTION, type Sanction } from "../owners/outflows";
+import { NO_SANCTION, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";

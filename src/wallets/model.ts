@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import { AGENT_ID, Balance, OTHER_AGENT_ID } from "../agents/model";
 import { Uuid } from "../http/models";
-import { CurrencyCode, Enum, Model, Nullable, Page, Timestamp } from "../http/responses";
+import { CurrencyCode, Enum, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
 import type { HistoryType } from "../ledger/ledger";
 
 export const WalletBalance = Model(
@@ -72,3 +72,27 @@ export const HistoryEntry = Model(
 );
 
 export const HistoryPage = Page(HistoryEntry, "A page of the caller's balance movements, newest first");
+
+export const Deposit = Model(
+  {
+    id: Uuid,
+    agentId: t.String({ format: "uuid" }),
+    amount: Money(),
+    currency: CurrencyCode,
+    reference: Nullable(t.String(), { description: "the operator's reference, as given" }),
+    createdAt: Timestamp(),
+  },
+  {
+    description: "Money from outside credited to an agent",
+    examples: [
+      {
+        id: "0198f420-5b6c-7d7e-8f8a-9b0c1d2e3f4a",
+        agentId: AGENT_ID,
+        amount: 500,
+        currency: "USDC",
+        reference: "wire 2025-06-01 #4471",
+        createdAt: "2025-06-01T08:00:00.000Z",
+      },
+    ],
+  },
+);

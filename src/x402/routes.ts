@@ -5,7 +5,7 @@ import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/model
 import { validateKey } from "../idempotency/idempotency";
 import { getX402Payment, listX402Payments, payResource } from "./service";
 import { answers } from "../http/responses";
-import { Held } from "../owners/model";
+import { Held } from "../outflows/model";
 import { X402Payment, X402PaymentPage, X402Result } from "./model";
 
 export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })

@@ -24,8 +24,8 @@ import { parseJson } from "../json";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
 import { outboundFetch, OutboundRefused, readCapped, TooLarge } from "../net/outbound";
-import { adjustScore } from "../reputation/score";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../owners/outflows";
+import { adjustScore } from "../agents/score";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { notifyFinancial } from "../webhooks/outbox";
 import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 

@@ -2,7 +2,7 @@ import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /**
- * An outflow held for the owner's decision (owners/approvals.ts). `held` sits in the agent's held
+ * An outflow held for the owner's decision (outflows/approvals.ts). `held` sits in the agent's held
  * account meanwhile. status: PENDING → APPROVED | DECLINED | EXPIRED | FAILED.
  */
 export const approvals = table(

@@ -1,5 +1,5 @@
 // Score changes (CONTRACT.md §4). Write ops: the change commits with the event causing it.
-import { addToScore } from "../agents/service";
+import { addToScore } from "./service";
 import type { Query } from "../db";
 import { clock } from "../clock";
 import type { Reference } from "../ledger/ledger";

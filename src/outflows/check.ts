@@ -9,7 +9,7 @@ import { type Query } from "../db";
 import { ApiError, Deferred } from "../errors";
 import { ownProperty } from "../json";
 import { toMajor } from "../money";
-import { assertWithinTier } from "../reputation/tiers";
+import { assertWithinTier } from "../agents/tiers";
 import { holdOutflow, takeGrant, type Grant, type Outflow } from "./approvals";
 import { parsePolicy, type Policy } from "./policy";
 import { countOutflow, spentInWindow } from "./usage";

@@ -1,11 +1,12 @@
-// Outflows held for the owner: the amount (for a borrow, its collateral) waits in the agent's held
-// account, with the exact request and a hash of its terms, until the owner approves (the request runs
-// again, once, with the grant), declines, or APPROVAL_TTL_MS passes. Declined, expired or failed: the
+// Outflows held for the owner, as records: the amount (for a borrow, its collateral) waits in the
+// agent's held account, with the exact request and a hash of its terms, until the owner approves (the
+// request runs again, once, with the grant: takeGrant), declines, or APPROVAL_TTL_MS passes (the
+// decisions are src/owners/decisions.ts). Declined, expired or failed: the
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { afterCommit, all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
-import { ApiError, invalidState, notFound } from "../errors";
+import { afterCommit, all, FOR_UPDATE, get, run, type Query } from "../db";
+import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
@@ -162,97 +163,11 @@ export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
 const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.id, outflow: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, reason });
 
 /** Ends a PENDING approval without the outflow: hold released, usage given back, the agent told. */
-function* close(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
+export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
   yield* giveBack(row, status === "EXPIRED");
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
   yield* run("UPDATE approvals SET status = ?, reason = ?, decided_at = ? WHERE id = ?", status, reason, clock.nowMs(), row.id);
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
   const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) was not approved within 24 h`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
   yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);
-}
-
-const isDue = (row: ApprovalRow) => row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs();
-
-/** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
-function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
-  const row = yield* findApproval(id, true);
-  if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
-  if (!isDue(row)) return row;
-  yield* close(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
-  return (yield* findApproval(id))!;
-}
-
-/**
- * An owner's decision on a held outflow: due expiry applied, then `action` on the PENDING row. A
- * decision that is refused (already decided or expired, other terms) is thrown only after the write
- * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
- * ones, the first to lock the row acts, and the others find it decided.
- */
-async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T>): Promise<T> {
-  const outcome = await write(function* (): Query<T | ApiError> {
-    const row = yield* settled(ownerAgentId, id);
-    if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
-    if (termsHash !== undefined && termsHash !== row.termsHash) return invalidState("the terms you decided on are not the ones held (termsHash differs)");
-    return yield* action(row);
-  });
-  if (outcome instanceof ApiError) throw outcome;
-  return outcome;
-}
-
-export async function declineOutflow(ownerAgentId: string, id: string, termsHash: string | undefined): Promise<void> {
-  await decide(ownerAgentId, id, termsHash, (row) => close(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it"));
-}
-
-/** Runs the held request again with the owner's grant; what it answered is kept with the approval. */
-export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
-
-/**
- * The owner approves: the request runs again as the agent, with the grant, and moves the money in
- * the same transaction that marks the approval APPROVED. If it cannot (the counterparty blocked the
- * agent meanwhile, a bet was taken, the policy was tightened…), the approval is FAILED with that
- * reason and the hold goes back. Of concurrent approves (and declines), only the one whose decision
- * committed first answers; the others are refused (409) as any later one would be.
- */
-export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
-  const row = await decide(ownerAgentId, id, termsHash, function* (row) {
-    return row;
-  });
-  const grant: Grant = { approvalId: row.id, taken: false };
-  let answered: { result: unknown } | null = null;
-  let failure = "INVALID_STATE: the request ran again but moved no money (the resource no longer asks for payment?)";
-  try {
-    answered = { result: await execute(row, grant) };
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    failure = `${error.code}: ${error.message}`;
-  }
-  const keep = ({ result }: { result: unknown }) => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id);
-  if (grant.taken) {
-    if (answered) await write(() => keep(answered));
-    return;
-  }
-  // The request's op rolled back as a whole (or moved nothing). Unless another decision came first
-  // (then this approve is refused, like any repeat), the approval is FAILED in an op of its own.
-  await decide(ownerAgentId, id, undefined, function* (current) {
-    yield* close(current, "FAILED", failure);
-    if (answered) yield* keep(answered);
-  });
-}
-
-/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
-export async function expireIfDue(agentId: string, id: string): Promise<void> {
-  const row = await read(findApproval(id));
-  if (row && row.agentId === agentId && isDue(row)) await write(() => settled(agentId, id));
-}
-
-/** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
-export async function expireDueApprovals(agentId?: string): Promise<void> {
-  const due = await read(
-    all<{ id: string; agentId: string }>(
-      `SELECT id, agent_id AS agentId FROM approvals WHERE status = 'PENDING' AND expires_at <= ? ${agentId ? "AND agent_id = ?" : ""} LIMIT 500`,
-      clock.nowMs(),
-      ...(agentId ? [agentId] : []),
-    ),
-  );
-  for (const { id, agentId } of due) await write(() => settled(agentId, id));
 }

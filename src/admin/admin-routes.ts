@@ -1,23 +1,20 @@
-// The operator API (CONTRACT.md §8), behind ADMIN_API_KEY.
+// The operator's routes about the service as a whole (CONTRACT.md §8): a backup of the SQLite file, the
+// check of every invariant (the ledger, money in flight, the chain), and moving the test clock. Each
+// feature's own /admin routes are its admin-routes.ts.
 import { dirname } from "node:path";
-import { Elysia, t } from "elysia";
-import { assertAdmin } from "../auth/keys";
-import { getAgent, updateAgent } from "../agents/service";
+import { t } from "elysia";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { databaseKind, read, write } from "../db";
 import { backupInChildProcess } from "../db/backup";
 import { invalid, invalidState, notFound } from "../errors";
-import { Amount, Currency, docs, IdParam, Uuid } from "../http/models";
-import { uuid } from "../ids";
+import { docs } from "../http/models";
+import { operatorRoutes } from "../http/operator";
+import { answers } from "../http/responses";
 import { checkLedger } from "../ledger/check";
 import { checkInFlight, reconcileChain } from "../reconciliation/service";
-import { deposit } from "../ledger/transfers";
-import { toMajor, toMinor } from "../money";
 import { runAllJobs } from "../scheduler";
-import { notifyFinancial } from "../webhooks/outbox";
-import { answers } from "../http/responses";
-import { ClockAdvanced, Deposit, LedgerCheck, RateLimit } from "./model";
+import { ClockAdvanced, LedgerCheck } from "./model";
 
 function backupDocs() {
   const detail = docs("Operator", "A consistent copy of the SQLite database, taken while the service runs (the same as `agentbank backup`)", "admin", ["INVALID_STATE"]);
@@ -26,47 +23,7 @@ function backupDocs() {
   return { ...detail, responses: { ...detail.responses, "200": file } as unknown as typeof detail.responses };
 }
 
-export const adminRoutes = new Elysia({ prefix: "/admin", name: "admin" })
-  // In transform, before validation: without the key nothing about the route is revealed.
-  .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization))
-  .post(
-    "/deposits",
-    async ({ body, set }) => {
-      const amount = toMinor(body.amount, body.currency);
-      const id = uuid();
-      await write(function* () {
-        yield* getAgent(body.agentId);
-        yield* deposit(body.agentId, amount, body.currency, { type: "deposit", id });
-        yield* notifyFinancial(
-          body.agentId,
-          "deposit.credited",
-          { depositId: id, amount: toMajor(amount, body.currency), currency: body.currency, reference: body.reference ?? null },
-          `Deposit credited: ${toMajor(amount, body.currency)} ${body.currency}`,
-        );
-      });
-      set.status = 201;
-      return { id, agentId: body.agentId, amount: toMajor(amount, body.currency), currency: body.currency, reference: body.reference ?? null, createdAt: iso(clock.nowMs()) };
-    },
-    {
-      body: t.Object({ agentId: Uuid, amount: Amount(), currency: Currency, reference: t.Optional(t.String({ maxLength: 200 })) }),
-      ...answers(docs("Operator", "Credit an agent with money from outside (fiat rails, tests)", "admin", ["NOT_FOUND"]), { 201: Deposit }),
-    },
-  )
-  .put(
-    "/agents/:id/rate-limit",
-    async ({ params, body }) => {
-      await write(function* () {
-        yield* getAgent(params.id);
-        yield* updateAgent(params.id, { rate_limit: body.limit });
-      });
-      return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
-    },
-    {
-      params: IdParam,
-      body: t.Object({ limit: t.Integer({ minimum: 1, maximum: 1_000_000_000 }) }),
-      ...answers(docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]), { 200: RateLimit }),
-    },
-  )
+export const adminRoutes = operatorRoutes("admin")
   .get(
     "/backup",
     async () => {

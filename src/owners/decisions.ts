@@ -1,0 +1,92 @@
+// The owner's decisions on held outflows (src/outflows/approvals.ts keeps the records): approve — the
+// request runs again with the grant —, decline, and the expiry of what nobody decided in time.
+import { clock } from "../clock";
+import { all, read, run, write, type Query } from "../db";
+import { ApiError, invalidState, notFound } from "../errors";
+import { closeApproval, findApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
+
+const isDue = (row: ApprovalRow) => row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs();
+
+/** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
+function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
+  const row = yield* findApproval(id, true);
+  if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
+  if (!isDue(row)) return row;
+  yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  return (yield* findApproval(id))!;
+}
+
+/**
+ * An owner's decision on a held outflow: due expiry applied, then `action` on the PENDING row. A
+ * decision that is refused (already decided or expired, other terms) is thrown only after the write
+ * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
+ * ones, the first to lock the row acts, and the others find it decided.
+ */
+async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T>): Promise<T> {
+  const outcome = await write(function* (): Query<T | ApiError> {
+    const row = yield* settled(ownerAgentId, id);
+    if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
+    if (termsHash !== undefined && termsHash !== row.termsHash) return invalidState("the terms you decided on are not the ones held (termsHash differs)");
+    return yield* action(row);
+  });
+  if (outcome instanceof ApiError) throw outcome;
+  return outcome;
+}
+
+export async function declineOutflow(ownerAgentId: string, id: string, termsHash: string | undefined): Promise<void> {
+  await decide(ownerAgentId, id, termsHash, (row) => closeApproval(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it"));
+}
+
+/** Runs the held request again with the owner's grant; what it answered is kept with the approval. */
+export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
+
+/**
+ * The owner approves: the request runs again as the agent, with the grant, and moves the money in
+ * the same transaction that marks the approval APPROVED. If it cannot (the counterparty blocked the
+ * agent meanwhile, a bet was taken, the policy was tightened…), the approval is FAILED with that
+ * reason and the hold goes back. Of concurrent approves (and declines), only the one whose decision
+ * committed first answers; the others are refused (409) as any later one would be.
+ */
+export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
+  const row = await decide(ownerAgentId, id, termsHash, function* (row) {
+    return row;
+  });
+  const grant: Grant = { approvalId: row.id, taken: false };
+  let answered: { result: unknown } | null = null;
+  let failure = "INVALID_STATE: the request ran again but moved no money (the resource no longer asks for payment?)";
+  try {
+    answered = { result: await execute(row, grant) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    failure = `${error.code}: ${error.message}`;
+  }
+  const keep = ({ result }: { result: unknown }) => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id);
+  if (grant.taken) {
+    if (answered) await write(() => keep(answered));
+    return;
+  }
+  // The request's op rolled back as a whole (or moved nothing). Unless another decision came first
+  // (then this approve is refused, like any repeat), the approval is FAILED in an op of its own.
+  await decide(ownerAgentId, id, undefined, function* (current) {
+    yield* closeApproval(current, "FAILED", failure);
+    if (answered) yield* keep(answered);
+  });
+}
+
+/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
+export async function expireIfDue(agentId: string, id: string): Promise<void> {
+  const row = await read(findApproval(id));
+  if (row && row.agentId === agentId && isDue(row)) await write(() => settled(agentId, id));
+}
+
+/** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
+export async function expireDueApprovals(agentId?: string): Promise<void> {
+  const due = await read(
+    all<{ id: string; agentId: string }>(
+      `SELECT id, agent_id AS agentId FROM approvals WHERE status = 'PENDING' AND expires_at <= ? ${agentId ? "AND agent_id = ?" : ""} LIMIT 500`,
+      clock.nowMs(),
+      ...(agentId ? [agentId] : []),
+    ),
+  );
+  for (const { id, agentId } of due) await write(() => settled(agentId, id));
+}
