@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import express from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { type Address, type Hex } from "viem";
+import { type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
@@ -17,7 +17,7 @@ import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
-import { NETWORK_V2, PRICE_UNITS, startOfficialX402, type OfficialX402 } from "./x402/official";
+import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
 
 let x: OfficialX402;
 let server: TestServer;
@@ -50,44 +50,8 @@ async function confirm(): Promise<void> {
 }
 const facilitator = (agent: Agent, path: "verify" | "settle", body: unknown) => server.request("POST", `/x402/facilitator/${path}`, { key: agent.apiKey, body });
 
-/** A buyer's EIP-3009 payment for the seller's 0.01 USDC, signed by hand so that each field can be wrong. */
-async function payment(account: PrivateKeyAccount, changes: { to?: Address; value?: bigint; validBefore?: bigint } = {}) {
-  const now = BigInt(Math.floor(Date.now() / 1000));
-  const authorization = {
-    from: account.address,
-    to: changes.to ?? sellerAddress,
-    value: changes.value ?? PRICE_UNITS,
-    validAfter: now - 600n,
-    validBefore: changes.validBefore ?? now + 60n,
-    nonce: generatePrivateKey() as Hex,
-  };
-  const signature = await account.signTypedData({
-    domain: { name: "USDC", version: "2", chainId: x.chainId, verifyingContract: x.usdc },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
-    primaryType: "TransferWithAuthorization",
-    message: authorization,
-  });
-  const requirements = {
-    scheme: "exact",
-    network: NETWORK_V2,
-    asset: x.usdc,
-    amount: String(PRICE_UNITS),
-    payTo: changes.to ?? sellerAddress,
-    maxTimeoutSeconds: 60,
-    extra: { name: "USDC", version: "2" },
-  };
-  const wire = Object.fromEntries(Object.entries(authorization).map(([key, value]) => [key, String(value)]));
-  return { x402Version: 2, paymentPayload: { x402Version: 2, accepted: requirements, payload: { authorization: wire, signature } }, paymentRequirements: requirements };
-}
+const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bigint; validBefore?: bigint } = {}) =>
+  signedPayment(x, account, { to: sellerAddress, ...changes });
 
 beforeAll(async () => {
   x = await startOfficialX402();
