@@ -82,6 +82,7 @@ import {
   validatePaymentIdentifierRequirement,
 } from "@x402/extensions/payment-identifier";
 import contracts from "../chain/contracts.json";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/chain/eip3009";
 import { startAnvil, TEST_MNEMONIC, type Anvil } from "../chain/anvil";
 
 export const BASE_SEPOLIA_CHAIN_ID = 84532;
@@ -480,16 +481,7 @@ export async function signedPayment(
   };
   const signature = await account.signTypedData({
     domain: { name: "USDC", version: "2", chainId: x.chainId, verifyingContract: x.usdc },
-    types: {
-      TransferWithAuthorization: [
-        { name: "from", type: "address" },
-        { name: "to", type: "address" },
-        { name: "value", type: "uint256" },
-        { name: "validAfter", type: "uint256" },
-        { name: "validBefore", type: "uint256" },
-        { name: "nonce", type: "bytes32" },
-      ],
-    },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",
     message: authorization,
   });
