@@ -35,6 +35,7 @@ import { walletAdminRoutes } from "./wallets/admin-routes";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
+import { facilitatorRoutes } from "./x402/facilitator/routes";
 
 /** Bun's own cut-off (a bare 413); parseBody answers the contract's 413 from MAX_BODY_BYTES up to it. */
 const HARD_BODY_LIMIT_BYTES = 2 * MAX_BODY_BYTES;
@@ -82,6 +83,7 @@ export function createApp() {
     .use(walletRoutes)
     .use(chainWalletRoutes)
     .use(x402Routes)
+    .use(facilitatorRoutes)
     .use(lendingRoutes)
     .use(bettingRoutes)
     .use(contractRoutes)

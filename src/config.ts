@@ -32,6 +32,7 @@ export const VARIABLES = {
   USDC_ADDRESS: { default: "", meaning: "USDC contract on that chain" },
   MASTER_MNEMONIC: { default: "", meaning: "BIP-39 phrase of the custodial keys; unset: generated at first start into agentbank.mnemonic (0600) beside the database: back it up" },
   CONFIRMATIONS: { default: "2", meaning: "blocks before a deposit is credited or a withdrawal confirmed" },
+  X402_FACILITATOR_GAS_PER_DAY: { default: "3000000", meaning: "gas the treasury may spend settling one seller's x402 sales per UTC day (a settlement uses ~80,000; reserved at 150,000 until mined); 0: the facilitator settles nothing" },
   LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
 } as const satisfies Record<string, { default: string; meaning: string }>;
 
@@ -145,6 +146,7 @@ function configFrom(env: Env) {
     dbSynchronous: oneOf(env, "DB_SYNCHRONOUS", ["FULL", "NORMAL"]),
     testClock: bool(env, "TEST_CLOCK"),
     chain: chain(env),
+    x402FacilitatorGasPerDay: integer(env, "X402_FACILITATOR_GAS_PER_DAY", 0, 1_000_000_000_000),
     logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
   };
 }

@@ -6,7 +6,8 @@
 import { afterAll, expect, test } from "bun:test";
 import { mnemonicToAccount } from "viem/accounts";
 import { TEST_MNEMONIC } from "./chain/anvil";
-import { startOfficialX402 } from "./x402/official";
+import { signedPayment, startOfficialX402 } from "./x402/official";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type Reply } from "./helpers/server";
 
@@ -161,6 +162,23 @@ const FIXTURES: Record<string, () => Promise<Filled>> = {
   "/x402/payments": async () => {
     const [caller, other] = [await agent({ USDC: 10 }), await agent({ USDC: 10 })];
     return { caller, mine: await times(ITEMS, () => x402Pay(caller)), foreign: await times(2, () => x402Pay(other)) };
+  },
+  "/x402/facilitator/discovery/resources": async () => {
+    // A list every agent sees: the resources verified through the facilitator with the bazaar extension.
+    const [caller, seller] = [await agent(), await agent()];
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await x402.mint(buyer.address, "1");
+    const to = (await made(server.request("GET", "/wallets/blockchain", { key: seller.apiKey }), 200)).address;
+    const listed = async (n: number) => {
+      const url = `https://shop.example/item/${n}`;
+      const body = await signedPayment(x402, buyer, { to, resource: { url }, extensions: { bazaar: { info: { input: { type: "http", method: "GET" } } } } });
+      expect((await made(server.request("POST", "/x402/facilitator/verify", { key: seller.apiKey, body }), 200)).isValid).toBe(true);
+      return url;
+    };
+    const mine: string[] = [];
+    for (let n = 0; n < ITEMS; n++) mine.push(await listed(n));
+    // Not an item of the list (an agent id): as `after` it must answer like an id nobody has.
+    return { caller, mine, foreign: [seller.id], identify: (item) => item.resource as string };
   },
   "/lending/offers": async () => {
     // A public list: the open EUR offers (no other fixture lends EUR). Cancelled or taken ones left it.

@@ -2,7 +2,7 @@
 // The authorization is valid from a minute ago until `validBefore` (seconds, chain time); the token
 // records each nonce once it is used (authorizationState), which is how the service learns that a
 // payment was settled, whatever the resource server says.
-import { parseAbi, type Hex } from "viem";
+import { encodeFunctionData, keccak256, parseAbi, recoverTypedDataAddress, type Address, type Hex } from "viem";
 import { randomNonce } from "../ids";
 import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
@@ -23,6 +23,7 @@ const tokenAbi = parseAbi([
   "function name() view returns (string)",
   "function version() view returns (string)",
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
+  "function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)",
 ]);
 
 let domain: { name: string; version: string } | null = null;
@@ -42,7 +43,7 @@ async function tokenDomain(): Promise<{ name: string; version: string }> {
 }
 
 /** Now, in seconds, as the token will judge validBefore: the later of this machine's clock and the chain's. */
-async function chainNowSeconds(): Promise<bigint> {
+export async function chainNowSeconds(): Promise<bigint> {
   const block = await publicClient().getBlock({ blockTag: "latest" });
   const wall = BigInt(Math.floor(Date.now() / 1000));
   return block.timestamp > wall ? block.timestamp : wall;
@@ -84,11 +85,54 @@ export async function signTransferAuthorization(args: { to: `0x${string}`; value
  * Whether the treasury's authorization `nonce` has been used on chain, at the latest block. (The token
  * marks a cancelled nonce the same way; the service never cancels one.)
  */
-export async function authorizationUsed(nonce: Hex): Promise<boolean> {
-  return publicClient().readContract({
-    address: chainSettings().usdcAddress,
-    abi: tokenAbi,
-    functionName: "authorizationState",
-    args: [treasuryAccount().address, nonce],
+export function authorizationUsed(nonce: Hex): Promise<boolean> {
+  return authorizationState(treasuryAccount().address, nonce);
+}
+
+/** Whether `authorizer`'s EIP-3009 nonce is used (or cancelled) at the latest block. */
+export function authorizationState(authorizer: Address, nonce: Hex): Promise<boolean> {
+  return publicClient().readContract({ address: chainSettings().usdcAddress, abi: tokenAbi, functionName: "authorizationState", args: [authorizer, nonce] });
+}
+
+export type TransferAuthorization = { from: Address; to: Address; value: bigint; validAfter: bigint; validBefore: bigint; nonce: Hex };
+
+/**
+ * Whether `signature` is `authorization.from`'s over the authorization, in the token's own EIP-712
+ * domain. An EOA signature only (65 bytes): a smart-wallet payer (ERC-1271/6492) is not accepted.
+ */
+export async function signedByPayer(authorization: TransferAuthorization, signature: Hex): Promise<boolean> {
+  const { name, version } = await tokenDomain();
+  try {
+    const signer = await recoverTypedDataAddress({
+      domain: { name, version, chainId: chainSettings().chainId, verifyingContract: chainSettings().usdcAddress },
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+      primaryType: "TransferWithAuthorization",
+      message: authorization,
+      signature,
+    });
+    return signer.toLowerCase() === authorization.from.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** The gas limit of a transferWithAuthorization (about 80,000 used on USDC). */
+export const SETTLE_GAS = 150_000n;
+
+/** The treasury's signed transaction calling transferWithAuthorization with `nonce`, and its hash (not broadcast). */
+export async function signSettlement(authorization: TransferAuthorization, signature: Hex, nonce: bigint): Promise<{ raw: Hex; hash: Hex }> {
+  const settings = chainSettings();
+  const fees = await publicClient().estimateFeesPerGas();
+  const { from, to, value, validAfter, validBefore, nonce: authorizationNonce } = authorization;
+  const raw = await treasuryAccount().signTransaction({
+    chainId: settings.chainId,
+    type: "eip1559",
+    to: settings.usdcAddress,
+    data: encodeFunctionData({ abi: tokenAbi, functionName: "transferWithAuthorization", args: [from, to, value, validAfter, validBefore, authorizationNonce, signature] }),
+    nonce: Number(nonce),
+    gas: SETTLE_GAS,
+    maxFeePerGas: fees.maxFeePerGas,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
   });
+  return { raw, hash: keccak256(raw) };
 }

@@ -1,8 +1,9 @@
 // The chain watcher: reads the USDC contract's logs of confirmed blocks only (block ≤ tip −
 // CONFIRMATIONS + 1), so a reorg of the unconfirmed tail never reaches the ledger, and records in one
 // write with its cursor:
-// - Transfer to an agent's deposit address (not from the treasury): a deposit, credited once per
-//   (txHash, logIndex);
+// - Transfer to an agent's deposit address (not from the treasury): credited once per (txHash,
+//   logIndex) — as an x402 sale when the same transaction used an authorization the agentbank
+//   facilitator settled for that agent (src/x402/facilitator/sales.ts), as a deposit otherwise;
 // - Transfer from or to the treasury: a treasury movement, what the chain reconciliation compares the
 //   ledger with;
 // - AuthorizationUsed by the treasury: an EIP-3009 authorization (an x402 payment) that was settled.
@@ -16,6 +17,7 @@ import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
 import { toMajor } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
+import { creditSale, type UsedAuthorization } from "../x402/facilitator/sales";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, usdcBalanceOf, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";
@@ -77,7 +79,7 @@ type TransferLog = { transactionHash: `0x${string}`; logIndex: number; blockNumb
 type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; args: { authorizer?: string; nonce?: string } };
 
 /** A write op: one Transfer log. */
-function* recordTransfer(log: TransferLog, treasury: string): Query<void> {
+function* recordTransfer(log: TransferLog, treasury: string, used: UsedAuthorization[]): Query<void> {
   const from = getAddress(log.args.from!);
   const to = getAddress(log.args.to!);
   const value = log.args.value!;
@@ -111,6 +113,7 @@ function* recordTransfer(log: TransferLog, treasury: string): Query<void> {
     clock.nowMs(),
   );
   if (inserted === 0) return;
+  if (yield* creditSale(agentId, { from, to, value, txHash: log.transactionHash }, used)) return;
   yield* deposit(agentId, value, "USDC", { type: "chain_deposit", id });
   const amount = toMajor(value, "USDC");
   yield* notifyFinancial(agentId, "deposit.credited", { depositId: id, amount, currency: "USDC", txHash: log.transactionHash, logIndex: log.logIndex, from }, `Deposit credited: ${amount} USDC`);
@@ -150,9 +153,16 @@ export async function watchChain(): Promise<void> {
     }
     if (span < MAX_BLOCKS_PER_SCAN) span *= 2n;
     const { timestamp } = await client.getBlock({ blockNumber: toBlock });
+    // The EIP-3009 authorizations each transaction used (an x402 sale's Transfer comes with one).
+    const usedIn = new Map<string, UsedAuthorization[]>();
+    for (const log of logs) {
+      if (log.eventName !== "AuthorizationUsed") continue;
+      const { authorizer, nonce } = (log as AuthorizationLog).args;
+      usedIn.set(log.transactionHash, [...(usedIn.get(log.transactionHash) ?? []), { authorizer: getAddress(authorizer!), nonce: nonce! }]);
+    }
     await write(function* () {
       for (const log of logs) {
-        if (log.eventName === "Transfer") yield* recordTransfer(log as TransferLog, treasury);
+        if (log.eventName === "Transfer") yield* recordTransfer(log as TransferLog, treasury, usedIn.get(log.transactionHash) ?? []);
         else if (getAddress((log as AuthorizationLog).args.authorizer!) === treasury) yield* recordAuthorization(log as AuthorizationLog);
       }
       yield* advanceCursor(toBlock, timestamp);

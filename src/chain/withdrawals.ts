@@ -138,13 +138,26 @@ function* storedNonce(): Query<bigint | null> {
 
 let sending: Promise<void> | null = null;
 
+/** The lock under which treasury transactions are signed (withdrawals, x402 settlements): nonces are sequential. */
+export const TREASURY_SENDER = "withdrawals.sender";
+
+/** Under TREASURY_SENDER: the chain's pending count, or the stored next nonce when ahead (signed, not yet seen by the node). */
+export async function nextTreasuryNonce(): Promise<bigint> {
+  const onChain = BigInt(await publicClient().getTransactionCount({ address: treasuryAccount().address, blockTag: "pending" }));
+  const stored = await read(storedNonce());
+  return stored !== null && stored > onChain ? stored : onChain;
+}
+
+/** A write op, in the one that records the transaction signed with `nonce`. */
+export const takeTreasuryNonce = (nonce: bigint) => setSetting(NONCE_KEY, String(nonce + 1n));
+
 /**
  * Signs and broadcasts PENDING withdrawals one at a time (nonces are sequential), under a lock shared
  * by every instance: one sender for the treasury, whichever instance woke it.
  */
 export function wakeSender(): void {
   if (!config.chain.configured) return;
-  sending ??= exclusive("withdrawals.sender", false, sendPending)
+  sending ??= exclusive(TREASURY_SENDER, false, sendPending)
     .then(() => {})
     .catch((error) => logLine({ level: "warn", msg: "withdrawal sender stopped", error: String((error as Error).message ?? error).split("\n")[0] }))
     .finally(() => (sending = null));
@@ -158,9 +171,7 @@ async function sendPending(): Promise<void> {
   for (;;) {
     const row = await read(get<WithdrawalRow>(`SELECT ${COLUMNS} FROM withdrawals WHERE status = 'PENDING' ORDER BY created_at, id LIMIT 1`));
     if (!row) return;
-    const onChain = BigInt(await client.getTransactionCount({ address: treasury.address, blockTag: "pending" }));
-    const stored = await read(storedNonce());
-    const nonce = stored !== null && stored > onChain ? stored : onChain;
+    const nonce = await nextTreasuryNonce();
     const fees = await client.estimateFeesPerGas();
     const raw = await treasury.signTransaction({
       chainId: settings.chainId,
@@ -177,14 +188,14 @@ async function sendPending(): Promise<void> {
       const current = yield* lock(row.id);
       if (!current || current.status !== "PENDING") return false;
       yield* run("UPDATE withdrawals SET status = 'SUBMITTED', nonce = ?, tx_hash = ?, raw_tx = ?, updated_at = ? WHERE id = ?", nonce, hash, raw, clock.nowMs(), row.id);
-      yield* setSetting(NONCE_KEY, String(nonce + 1n));
+      yield* takeTreasuryNonce(nonce);
       return true;
     });
     if (recorded) await broadcast(raw);
   }
 }
 
-async function broadcast(raw: Hex): Promise<void> {
+export async function broadcast(raw: Hex): Promise<void> {
   try {
     await publicClient().sendRawTransaction({ serializedTransaction: raw });
   } catch (error) {

@@ -754,6 +754,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/x402/facilitator/supported": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** x402 v2 facilitator: what it settles (exact, USDC, the configured network) */
+        get: operations["getX402FacilitatorSupported"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/facilitator/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). The calling agent is the seller: payTo must be its own deposit address. */
+        post: operations["postX402FacilitatorVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/facilitator/settle": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. The calling agent is the seller: payTo must be its own deposit address. */
+        post: operations["postX402FacilitatorSettle"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/facilitator/discovery/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Resources verified through the facilitator that carry the bazaar extension, newest first */
+        get: operations["getX402FacilitatorDiscoveryResources"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/lending/offers": {
         parameters: {
             query?: never;
@@ -6191,7 +6259,7 @@ export interface operations {
                              * @description what moved the money
                              * @enum {string}
                              */
-                            type: "PAYMENT_SENT" | "PAYMENT_RECEIVED" | "DEPOSIT" | "WITHDRAWAL" | "WITHDRAWAL_RETURNED" | "ESCROW_HOLD" | "ESCROW_RELEASE" | "ESCROW_PAYOUT" | "LOAN_DISBURSED" | "LOAN_REPAYMENT" | "X402_PAYMENT" | "X402_REFUND" | "SYSTEM";
+                            type: "PAYMENT_SENT" | "PAYMENT_RECEIVED" | "DEPOSIT" | "WITHDRAWAL" | "WITHDRAWAL_RETURNED" | "ESCROW_HOLD" | "ESCROW_RELEASE" | "ESCROW_PAYOUT" | "LOAN_DISBURSED" | "LOAN_REPAYMENT" | "X402_PAYMENT" | "X402_REFUND" | "X402_SALE" | "SYSTEM";
                             /** @description signed, in major units: negative when money left the available balance */
                             amount: number;
                             /**
@@ -7365,6 +7433,574 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getX402FacilitatorSupported: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What this facilitator settles */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        kinds: {
+                            x402Version: number;
+                            scheme: string;
+                            network: string;
+                        }[];
+                        extensions: string[];
+                        /** @description the address that submits settlements (the treasury), by network pattern */
+                        signers: {
+                            [key: string]: string[];
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postX402FacilitatorVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    x402Version: number;
+                    /** @description PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization */
+                    paymentPayload: {
+                        x402Version: number;
+                        /** @description PaymentRequirements (x402 v2) */
+                        accepted: {
+                            scheme: string;
+                            network: string;
+                            asset: string;
+                            /** @description base units (USDC: 6 decimals) */
+                            amount: string;
+                            payTo: string;
+                            maxTimeoutSeconds?: number;
+                            /** @description scheme extras (EIP-712 name and version): a JSON object of at most 20 keys (each at most 100 characters), nested at most 8 levels and at most 8192 bytes as JSON */
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        payload: {
+                            authorization: {
+                                /** @description an EVM address */
+                                from: string;
+                                /** @description an EVM address */
+                                to: string;
+                                /** @description a whole number, as a decimal string */
+                                value: string;
+                                /** @description a whole number, as a decimal string */
+                                validAfter: string;
+                                /** @description a whole number, as a decimal string */
+                                validBefore: string;
+                                nonce: string;
+                            };
+                            signature: string;
+                        };
+                        resource?: {
+                            url: string;
+                            description?: string;
+                            mimeType?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description x402 extensions (e.g. bazaar, payment-identifier): a JSON object of at most 20 keys (each at most 100 characters), nested at most 16 levels and at most 65536 bytes as JSON */
+                        extensions?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description PaymentRequirements (x402 v2) */
+                    paymentRequirements: {
+                        scheme: string;
+                        network: string;
+                        asset: string;
+                        /** @description base units (USDC: 6 decimals) */
+                        amount: string;
+                        payTo: string;
+                        maxTimeoutSeconds?: number;
+                        /** @description scheme extras (EIP-712 name and version): a JSON object of at most 20 keys (each at most 100 characters), nested at most 8 levels and at most 8192 bytes as JSON */
+                        extra?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description Whether the payment may be settled */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        isValid: boolean;
+                        /** @description why not (the official reason names where they exist, e.g. invalid_exact_evm_signature; invalid_pay_to: not the caller's deposit address) */
+                        invalidReason?: string;
+                        invalidMessage?: string;
+                        /** @description the authorization's from */
+                        payer?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postX402FacilitatorSettle: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    x402Version: number;
+                    /** @description PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization */
+                    paymentPayload: {
+                        x402Version: number;
+                        /** @description PaymentRequirements (x402 v2) */
+                        accepted: {
+                            scheme: string;
+                            network: string;
+                            asset: string;
+                            /** @description base units (USDC: 6 decimals) */
+                            amount: string;
+                            payTo: string;
+                            maxTimeoutSeconds?: number;
+                            /** @description scheme extras (EIP-712 name and version): a JSON object of at most 20 keys (each at most 100 characters), nested at most 8 levels and at most 8192 bytes as JSON */
+                            extra?: {
+                                [key: string]: unknown;
+                            };
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        payload: {
+                            authorization: {
+                                /** @description an EVM address */
+                                from: string;
+                                /** @description an EVM address */
+                                to: string;
+                                /** @description a whole number, as a decimal string */
+                                value: string;
+                                /** @description a whole number, as a decimal string */
+                                validAfter: string;
+                                /** @description a whole number, as a decimal string */
+                                validBefore: string;
+                                nonce: string;
+                            };
+                            signature: string;
+                        };
+                        resource?: {
+                            url: string;
+                            description?: string;
+                            mimeType?: string;
+                        } & {
+                            [key: string]: unknown;
+                        };
+                        /** @description x402 extensions (e.g. bazaar, payment-identifier): a JSON object of at most 20 keys (each at most 100 characters), nested at most 16 levels and at most 65536 bytes as JSON */
+                        extensions?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                    /** @description PaymentRequirements (x402 v2) */
+                    paymentRequirements: {
+                        scheme: string;
+                        network: string;
+                        asset: string;
+                        /** @description base units (USDC: 6 decimals) */
+                        amount: string;
+                        payTo: string;
+                        maxTimeoutSeconds?: number;
+                        /** @description scheme extras (EIP-712 name and version): a JSON object of at most 20 keys (each at most 100 characters), nested at most 8 levels and at most 8192 bytes as JSON */
+                        extra?: {
+                            [key: string]: unknown;
+                        };
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description The settlement's outcome; the seller's balance rises once the transfer is confirmed (chain watcher), with an X402_SALE history entry */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        success: boolean;
+                        /** @description why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome */
+                        errorReason?: string;
+                        errorMessage?: string;
+                        payer?: string;
+                        /** @description the transferWithAuthorization transaction's hash; empty when nothing was submitted */
+                        transaction: string;
+                        network: string;
+                        /** @description base units settled */
+                        amount?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_UNAVAILABLE */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getX402FacilitatorDiscoveryResources: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Resources discovered through the facilitator, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** Format: uuid */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description the agent that sells it
+                             */
+                            sellerAgentId: string;
+                            /** @description the resource's URL */
+                            resource: string;
+                            /** @description http */
+                            type: string;
+                            x402Version: number;
+                            accepts: {
+                                [key: string]: unknown;
+                            }[];
+                            description: string | null;
+                            mimeType: string | null;
+                            /** @description the bazaar extension as the buyer's payment carried it */
+                            extensions: {
+                                [key: string]: unknown;
+                            };
+                            /**
+                             * Format: date-time
+                             * @description when a payment for it was last verified
+                             */
+                            lastUpdated: string;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];

@@ -115,6 +115,7 @@ function* detailsOf(agentId: string, rows: Group[]): Query<Map<string, Detail>> 
     what: row.winnerId === null ? "Bet" : row.winnerId === agentId ? "Bet, won" : "Bet, lost",
   }));
   yield* lookup<{ id: string; url: string }>("x402", "SELECT id, url FROM x402_payments", (row) => ({ reason: row.url }));
+  yield* lookup<{ id: string; resource: string | null }>("x402_sale", "SELECT id, resource FROM x402_sales", (row) => ({ reason: row.resource }));
   yield* lookup<{ id: string; status: string; kind: string; terms: string }>("approval", "SELECT id, status, kind, terms FROM approvals", (row) => ({
     reason: reasonInTerms(row.terms),
     what: `${APPROVAL_WORDS[row.status] ?? row.status}: ${KIND_WORDS[row.kind] ?? row.kind}`,
@@ -146,6 +147,7 @@ const FALLBACK_WHAT: Record<string, string> = {
   loan_offer: "Loan offer",
   contract: "Contract",
   x402: "x402 payment",
+  x402_sale: "x402 sale",
 };
 
 /** A page of the agent's operations, newest first; `more` says whether older ones exist. */

@@ -41,6 +41,7 @@ const LEG_WORDS: Record<string, string> = {
   PAYMENT_RECEIVED: "received",
   X402_PAYMENT: "paid",
   X402_REFUND: "refunded",
+  X402_SALE: "sold",
   WITHDRAWAL: "withdrawn",
   WITHDRAWAL_RETURNED: "returned",
   DEPOSIT: "deposited",

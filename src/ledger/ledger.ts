@@ -27,6 +27,7 @@ export type HistoryType =
   | "LOAN_REPAYMENT"
   | "X402_PAYMENT"
   | "X402_REFUND"
+  | "X402_SALE"
   | "SYSTEM";
 
 export type Posting = {

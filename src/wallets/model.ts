@@ -37,6 +37,7 @@ const HISTORY_TYPES = Object.keys({
   LOAN_REPAYMENT: true,
   X402_PAYMENT: true,
   X402_REFUND: true,
+  X402_SALE: true,
   SYSTEM: true,
 } satisfies Record<HistoryType, true>) as [HistoryType, ...HistoryType[]];
 

@@ -38,3 +38,47 @@ export const x402Payments = table(
     uniqueIndex("x402_payments_nonce_idx").on(t.authorizationNonce),
   ],
 );
+
+/**
+ * One EIP-3009 authorization a seller agent asked the facilitator to settle. The unique (payer, nonce)
+ * is what makes a second settle of the same authorization answer the first one's outcome instead of
+ * submitting it again. SUBMITTING (claimed, no transaction yet) → SUBMITTED (transaction broadcast)
+ * → SETTLED | FAILED (the receipt). creditedAt: the chain watcher credited the seller (once, from the
+ * Transfer log in a confirmed block). gas: the gas limit while unknown, the gas used once mined (the
+ * seller's daily gas cap counts it).
+ */
+export const x402Sales = table(
+  "x402_sales",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    payer: text().notNull(),
+    nonce: text().notNull(),
+    payTo: text().notNull(),
+    amount: integer().notNull(),
+    resource: text(),
+    status: text().notNull(),
+    txHash: text(),
+    gas: integer().notNull(),
+    error: text(),
+    creditedAt: integer(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce), index("x402_sales_agent_idx").on(t.agentId, t.createdAt)],
+);
+
+/** Resources verified through the facilitator that carried the bazaar extension: one row per (seller, resource URL). */
+export const x402DiscoveredResources = table(
+  "x402_discovered_resources",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    resource: text().notNull(),
+    /** The advertised entry as JSON: x402Version, accepts, description, mimeType, extensions. */
+    entry: text().notNull(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [uniqueIndex("x402_discovered_resources_resource_idx").on(t.agentId, t.resource), index("x402_discovered_resources_created_idx").on(t.createdAt)],
+);

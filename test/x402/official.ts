@@ -53,7 +53,7 @@
 //   rejected. The id's format is only checked where the server asks for it (here: /id-required and any id sent
 //   to a v2 route, by the onBeforeVerify hook below).
 import { getAddress, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import express, { type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -82,6 +82,7 @@ import {
   validatePaymentIdentifierRequirement,
 } from "@x402/extensions/payment-identifier";
 import contracts from "../chain/contracts.json";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/chain/eip3009";
 import { startAnvil, TEST_MNEMONIC, type Anvil } from "../chain/anvil";
 
 export const BASE_SEPOLIA_CHAIN_ID = 84532;
@@ -456,3 +457,43 @@ export function startHostile402(options: { payTo?: Address; usdc?: Address } = {
 }
 
 export type Hostile402 = ReturnType<typeof startHostile402>;
+
+// ---------------------------------------------------------------------------------------------------
+// A buyer of agentbank's facilitator (test/x402-facilitator.test.ts, the discovery list's paging walk).
+
+/**
+ * A facilitator request body (x402 v2 verify/settle) for a 0.01 USDC payment to `to`, its EIP-3009
+ * authorization signed by hand so that each field can be wrong; `resource` and `extensions` are sent as given.
+ */
+export async function signedPayment(
+  x: { chainId: number; usdc: Address },
+  account: PrivateKeyAccount,
+  changes: { to: Address; value?: bigint; validBefore?: bigint; resource?: { url: string; description?: string }; extensions?: Record<string, unknown> },
+) {
+  const now = BigInt(Math.floor(Date.now() / 1000));
+  const authorization = {
+    from: account.address,
+    to: changes.to,
+    value: changes.value ?? PRICE_UNITS,
+    validAfter: now - 600n,
+    validBefore: changes.validBefore ?? now + 60n,
+    nonce: generatePrivateKey() as Hex,
+  };
+  const signature = await account.signTypedData({
+    domain: { name: "USDC", version: "2", chainId: x.chainId, verifyingContract: x.usdc },
+    types: TRANSFER_WITH_AUTHORIZATION_TYPES,
+    primaryType: "TransferWithAuthorization",
+    message: authorization,
+  });
+  const requirements = {
+    scheme: "exact",
+    network: NETWORK_V2,
+    asset: x.usdc,
+    amount: String(PRICE_UNITS),
+    payTo: changes.to,
+    maxTimeoutSeconds: 60,
+    extra: { name: "USDC", version: "2" },
+  };
+  const wire = Object.fromEntries(Object.entries(authorization).map(([key, value]) => [key, String(value)]));
+  return { x402Version: 2, paymentPayload: { x402Version: 2, accepted: requirements, payload: { authorization: wire, signature }, resource: changes.resource, extensions: changes.extensions }, paymentRequirements: requirements };
+}

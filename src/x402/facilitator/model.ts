@@ -1,0 +1,118 @@
+// The official x402 v2 facilitator shapes (@x402/core types VerifyRequest, VerifyResponse, SettleResponse,
+// SupportedResponse), as agentbank checks and documents them.
+import { t } from "elysia";
+import { FreeForm } from "../../http/models";
+import { Int, JsonObject, Model, Page, Timestamp } from "../../http/responses";
+
+const Address = t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "an EVM address" });
+const Uint = t.String({ pattern: "^[0-9]{1,78}$", description: "a whole number, as a decimal string" });
+const Extensions = FreeForm({ description: "x402 extensions (e.g. bazaar, payment-identifier)", maxProperties: 20, maxDepth: 16, maxBytes: 64 * 1024 });
+
+const Requirements = t.Object(
+  {
+    scheme: t.String({ maxLength: 50 }),
+    network: t.String({ maxLength: 100 }),
+    asset: t.String({ maxLength: 100 }),
+    amount: t.String({ maxLength: 80, description: "base units (USDC: 6 decimals)" }),
+    payTo: t.String({ maxLength: 100 }),
+    maxTimeoutSeconds: t.Optional(t.Integer({ minimum: 0, maximum: 86_400 * 365 })),
+    extra: t.Optional(FreeForm({ description: "scheme extras (EIP-712 name and version)", maxProperties: 20, maxDepth: 8, maxBytes: 8 * 1024 })),
+  },
+  { additionalProperties: true, description: "PaymentRequirements (x402 v2)" },
+);
+
+const PaymentPayload = t.Object(
+  {
+    x402Version: t.Integer({ minimum: 1, maximum: 2 }),
+    accepted: Requirements,
+    payload: t.Object({
+      authorization: t.Object({ from: Address, to: Address, value: Uint, validAfter: Uint, validBefore: Uint, nonce: t.String({ pattern: "^0x[0-9a-fA-F]{64}$" }) }),
+      signature: t.String({ pattern: "^0x[0-9a-fA-F]{2,2048}$" }),
+    }),
+    resource: t.Optional(
+      t.Object(
+        { url: t.String({ maxLength: 2048 }), description: t.Optional(t.String({ maxLength: 2000 })), mimeType: t.Optional(t.String({ maxLength: 200 })) },
+        { additionalProperties: true },
+      ),
+    ),
+    extensions: t.Optional(Extensions),
+  },
+  { additionalProperties: true, description: "PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization" },
+);
+
+export const FacilitatorRequestBody = t.Object(
+  { x402Version: t.Integer({ minimum: 1, maximum: 2 }), paymentPayload: PaymentPayload, paymentRequirements: Requirements },
+  { additionalProperties: true },
+);
+
+export const VerifyAnswer = Model(
+  {
+    isValid: t.Boolean(),
+    invalidReason: t.Optional(t.String({ description: "why not (the official reason names where they exist, e.g. invalid_exact_evm_signature; invalid_pay_to: not the caller's deposit address)" })),
+    invalidMessage: t.Optional(t.String()),
+    payer: t.Optional(t.String({ description: "the authorization's from" })),
+  },
+  { description: "Whether the payment may be settled", examples: [{ isValid: true, payer: "0x857b06519E91e3A54538791bDbb0E22373e36b66" }] },
+);
+
+export const SettleAnswer = Model(
+  {
+    success: t.Boolean(),
+    errorReason: t.Optional(t.String({ description: "why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome" })),
+    errorMessage: t.Optional(t.String()),
+    payer: t.Optional(t.String()),
+    transaction: t.String({ description: "the transferWithAuthorization transaction's hash; empty when nothing was submitted" }),
+    network: t.String(),
+    amount: t.Optional(t.String({ description: "base units settled" })),
+  },
+  {
+    description: "The settlement's outcome; the seller's balance rises once the transfer is confirmed (chain watcher), with an X402_SALE history entry",
+    examples: [{ success: true, payer: "0x857b06519E91e3A54538791bDbb0E22373e36b66", transaction: "0x5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c3c5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b", network: "eip155:84532", amount: "10000" }],
+  },
+);
+
+export const SupportedAnswer = Model(
+  {
+    kinds: t.Array(t.Object({ x402Version: Int(), scheme: t.String(), network: t.String() })),
+    extensions: t.Array(t.String()),
+    signers: t.Object({}, { additionalProperties: t.Array(t.String()), description: "the address that submits settlements (the treasury), by network pattern" }),
+  },
+  {
+    description: "What this facilitator settles",
+    examples: [{ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }], extensions: ["bazaar"], signers: { "eip155:*": ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"] } }],
+  },
+);
+
+export const DiscoveredResource = Model(
+  {
+    id: t.String({ format: "uuid" }),
+    sellerAgentId: t.String({ format: "uuid", description: "the agent that sells it" }),
+    resource: t.String({ description: "the resource's URL" }),
+    type: t.String({ description: "http" }),
+    x402Version: Int(),
+    accepts: t.Array(JsonObject("PaymentRequirements")),
+    description: t.Union([t.String(), t.Null()]),
+    mimeType: t.Union([t.String(), t.Null()]),
+    extensions: JsonObject("the bazaar extension as the buyer's payment carried it"),
+    lastUpdated: Timestamp("when a payment for it was last verified"),
+  },
+  {
+    description: "A resource paid through this facilitator with the bazaar extension",
+    examples: [
+      {
+        id: "0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e2f",
+        sellerAgentId: "0198f410-1111-7c5d-8e6f-7a8b9c0d1e2f",
+        resource: "https://weather.example.com/paris",
+        type: "http",
+        x402Version: 2,
+        accepts: [{ scheme: "exact", network: "eip155:84532", asset: "0x036CbD53842c5426634e7929541eC2318f3dCF7e", amount: "10000", payTo: "0x209693Bc6afc0C5328bA36FaF03C514EF312287C", maxTimeoutSeconds: 60 }],
+        description: "Weather in Paris",
+        mimeType: "application/json",
+        extensions: { bazaar: { info: { input: { type: "http", method: "GET" } } } },
+        lastUpdated: "2025-06-01T14:00:00.000Z",
+      },
+    ],
+  },
+);
+
+export const DiscoveredResourcePage = Page(DiscoveredResource, "Resources discovered through the facilitator, newest first");

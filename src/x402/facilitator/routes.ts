@@ -1,0 +1,44 @@
+import { Elysia } from "elysia";
+import { read } from "../../db";
+import { auth } from "../../http/auth";
+import { docs, paged, PageQuery } from "../../http/models";
+import { answers } from "../../http/responses";
+import { chainSettings } from "../../chain/client";
+import { listDiscovered } from "./discovery";
+import { DiscoveredResourcePage, FacilitatorRequestBody, SettleAnswer, SupportedAnswer, VerifyAnswer } from "./model";
+import { settle, supported, verify, type FacilitatorRequest } from "./service";
+
+const SELLER = "The calling agent is the seller: payTo must be its own deposit address.";
+
+export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name: "x402-facilitator" })
+  .use(auth)
+  .get("/supported", () => supported(), {
+    agent: true,
+    ...answers(docs("x402", "x402 v2 facilitator: what it settles (exact, USDC, the configured network)", "agent", ["CHAIN_UNAVAILABLE"]), { 200: SupportedAnswer }),
+  })
+  .post("/verify", ({ agent, body }) => (chainSettings(), verify(agent.id, body as FacilitatorRequest)), {
+    agent: true,
+    body: FacilitatorRequestBody,
+    ...answers(
+      docs("x402", `x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). ${SELLER}`, "agent", ["CHAIN_UNAVAILABLE"]),
+      { 200: VerifyAnswer },
+    ),
+  })
+  .post("/settle", ({ agent, body }) => (chainSettings(), settle(agent.id, body as FacilitatorRequest)), {
+    agent: true,
+    body: FacilitatorRequestBody,
+    ...answers(
+      docs(
+        "x402",
+        `x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. ${SELLER}`,
+        "agent",
+        ["CHAIN_UNAVAILABLE"],
+      ),
+      { 200: SettleAnswer },
+    ),
+  })
+  .get("/discovery/resources", ({ query }) => paged(query, (window) => read(listDiscovered(window))), {
+    agent: true,
+    query: PageQuery,
+    ...answers(docs("x402", "Resources verified through the facilitator that carry the bazaar extension, newest first", "agent"), { 200: DiscoveredResourcePage }),
+  });

@@ -1,0 +1,38 @@
+// Crediting a sale the facilitator settled: called by the chain watcher for a Transfer log in a confirmed
+// block, already counted once per (txHash, logIndex) in chain_deposits. The Transfer belongs to a sale
+// when the same transaction used an EIP-3009 authorization of the sender that x402_sales holds for that
+// seller and amount — matched by (payer, nonce), which the facilitator claims before it submits anything.
+import { get, run, type Query } from "../../db";
+import { clock } from "../../clock";
+import { post } from "../../ledger/ledger";
+import { toMajor } from "../../money";
+import { adjustScore } from "../../reputation/score";
+import { notifyFinancial } from "../../webhooks/outbox";
+
+export type UsedAuthorization = { authorizer: string; nonce: string };
+
+/** A write op: the seller's sale credited (X402_SALE, +1 reputation, x402.sale); false if the log is no sale. */
+export function* creditSale(agentId: string, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Query<boolean> {
+  for (const { nonce } of used.filter((authorization) => authorization.authorizer === log.from)) {
+    const sale = yield* get<{ id: string; resource: string | null }>(
+      "SELECT id, resource FROM x402_sales WHERE payer = ? AND nonce = ? AND agent_id = ? AND pay_to = ? AND amount = ? AND credited_at IS NULL",
+      log.from, nonce.toLowerCase(), agentId, log.to, log.value,
+    );
+    if (!sale) continue;
+    const reference = { type: "x402_sale", id: sale.id };
+    yield* post({
+      type: "X402_SALE",
+      reference,
+      postings: [
+        { account: { agentId: null, kind: "external", currency: "USDC" }, amount: -log.value, historyType: "SYSTEM", counterpartyId: agentId },
+        { account: { agentId, kind: "available", currency: "USDC" }, amount: log.value, historyType: "X402_SALE" },
+      ],
+    });
+    yield* run("UPDATE x402_sales SET status = 'SETTLED', tx_hash = ?, credited_at = ?, updated_at = ? WHERE id = ?", log.txHash, clock.nowMs(), clock.nowMs(), sale.id);
+    yield* adjustScore(agentId, "PAYMENT_COMPLETED", reference);
+    const amount = toMajor(log.value, "USDC");
+    yield* notifyFinancial(agentId, "x402.sale", { x402SaleId: sale.id, amount, currency: "USDC", payer: log.from, resource: sale.resource, txHash: log.txHash }, `x402 sale: ${amount} USDC received`);
+    return true;
+  }
+  return false;
+}

@@ -1,0 +1,189 @@
+// The x402 v2 facilitator agentbank runs for its own agents' paid endpoints (POST /verify, POST /settle,
+// GET /supported under /x402/facilitator, the official JSON shapes). The calling agent is the seller:
+// only the `exact` scheme on the configured network, in USDC, paid to one of its own deposit addresses.
+//
+// Settling submits the buyer's transferWithAuthorization from the treasury (the operator pays the gas,
+// within X402_FACILITATOR_GAS_PER_DAY per seller). The authorization is claimed in x402_sales (unique
+// payer + nonce) before anything is sent, so a second settle of it — replayed or in parallel — answers
+// the first one's outcome and never submits again. The seller is credited by the chain watcher, from
+// the Transfer log in a confirmed block, once (creditSale): the facilitator itself moves no money.
+import { getAddress, isAddress, type Hex } from "viem";
+import { isBlocked } from "../../agents/blocks";
+import { chainSettings, networkName, publicClient, usdcBalanceOf } from "../../chain/client";
+import { authorizationState, chainNowSeconds, SETTLE_GAS, signedByPayer, signSettlement, type TransferAuthorization } from "../../chain/eip3009";
+import { treasuryAccount } from "../../chain/keys";
+import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/withdrawals";
+import { depositAddressOf } from "../../chain/addresses";
+import { clock } from "../../clock";
+import { config } from "../../config";
+import { exclusive, get, read, run, write, type Query } from "../../db";
+import { uuid } from "../../ids";
+import { recordDiscovery } from "./discovery";
+
+export type Requirements = { scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds?: number; extra?: Record<string, unknown> };
+export type PaymentPayload = {
+  x402Version: number;
+  accepted: Requirements;
+  payload: { authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }; signature: string };
+  resource?: { url: string; description?: string; mimeType?: string };
+  extensions?: Record<string, unknown>;
+};
+export type FacilitatorRequest = { x402Version: number; paymentPayload: PaymentPayload; paymentRequirements: Requirements };
+
+type Refusal = { reason: string; message: string };
+type Checked = { authorization: TransferAuthorization; signature: Hex } | Refusal;
+
+/** How long a settle waits for the receipt before answering settlement_pending with the transaction. */
+export const SETTLE_WAIT_MS = 10_000;
+/** An authorization must stay valid this long after verify (the official facilitator's margin). */
+const VALID_BEFORE_MARGIN_SECONDS = 6n;
+const DAY_MS = 86_400_000;
+
+const refuse = (reason: string, message: string): Refusal => ({ reason, message });
+
+export function supported() {
+  const { chainId } = chainSettings();
+  return { kinds: [{ x402Version: 2, scheme: "exact", network: `eip155:${chainId}` }], extensions: ["bazaar"], signers: { "eip155:*": [treasuryAccount().address] } };
+}
+
+/** The EIP-3009 authorization, if its fields are addresses and whole numbers. */
+function authorizationOf(payload: PaymentPayload): TransferAuthorization | null {
+  const { from, to, value, validAfter, validBefore, nonce } = payload.payload.authorization;
+  if (!isAddress(from) || !isAddress(to)) return null;
+  return { from: getAddress(from), to: getAddress(to), value: BigInt(value), validAfter: BigInt(validAfter), validBefore: BigInt(validBefore), nonce: nonce.toLowerCase() as Hex };
+}
+
+/** Everything verify checks; a settle checks it again before claiming the authorization. */
+async function check(agentId: string, request: FacilitatorRequest): Promise<Checked> {
+  const { paymentPayload: payment, paymentRequirements: required } = request;
+  const { chainId, usdcAddress } = chainSettings();
+  if (payment.x402Version !== 2 || request.x402Version !== 2) return refuse("invalid_x402_version", "this facilitator speaks x402 version 2 only");
+  if (required.scheme !== "exact" || payment.accepted.scheme !== "exact") return refuse("invalid_exact_evm_scheme", "only the exact scheme is settled");
+  const networks = [`eip155:${chainId}`, networkName(chainId)];
+  if (!networks.includes(required.network) || payment.accepted.network !== required.network) {
+    return refuse("invalid_exact_evm_network_mismatch", `only ${networks[0]} is settled, and the payment must name the required network`);
+  }
+  if (!isAddress(required.asset) || getAddress(required.asset) !== getAddress(usdcAddress)) return refuse("invalid_asset", `only USDC (${usdcAddress}) is settled`);
+  const own = await read(depositAddressOf(agentId));
+  if (!isAddress(required.payTo) || own === null || getAddress(required.payTo) !== getAddress(own)) {
+    return refuse("invalid_pay_to", `payTo ${required.payTo} is not one of your deposit addresses (${own}): the facilitator settles only payments to the calling agent`);
+  }
+  const authorization = authorizationOf(payment);
+  if (!authorization) return refuse("invalid_exact_evm_payload", "the authorization's from and to must be addresses");
+  if (authorization.to !== getAddress(required.payTo)) return refuse("invalid_exact_evm_recipient_mismatch", "the authorization pays another address than payTo");
+  if (!/^\d{1,30}$/.test(required.amount) || authorization.value !== BigInt(required.amount)) {
+    return refuse("invalid_exact_evm_payload_authorization_value_mismatch", `the authorization's value ${authorization.value} is not the required amount ${required.amount}`);
+  }
+  const now = await chainNowSeconds();
+  if (authorization.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) return refuse("invalid_exact_evm_payload_authorization_valid_before", "the authorization has expired or expires within seconds");
+  if (authorization.validAfter > now) return refuse("invalid_exact_evm_payload_authorization_valid_after", "the authorization is not valid yet");
+  const signature = payment.payload.signature as Hex;
+  if (!(await signedByPayer(authorization, signature))) return refuse("invalid_exact_evm_signature", "the signature is not the payer's over this authorization (EOA signatures only)");
+  const seen = await read(findSale(authorization.from, authorization.nonce));
+  if (seen || (await authorizationState(authorization.from, authorization.nonce))) return refuse("invalid_exact_evm_nonce_already_used", "this authorization's nonce has already been used");
+  if ((await usdcBalanceOf(authorization.from)) < authorization.value) return refuse("invalid_exact_evm_insufficient_balance", "the payer's USDC balance is below the amount");
+  const buyer = await read(buyingAgent(authorization));
+  if (buyer && (await read(isBlocked(agentId, buyer)))) return refuse("payer_blocked", "the paying agent is one you blocked");
+  return { authorization, signature };
+}
+
+/** An agentbank agent paying through /x402/pay: the treasury signed, the x402 payment names the agent. */
+function* buyingAgent(authorization: TransferAuthorization): Query<string | null> {
+  if (authorization.from !== getAddress(treasuryAccount().address)) return null;
+  return (yield* get<{ agentId: string }>("SELECT agent_id AS agentId FROM x402_payments WHERE authorization_nonce = ?", authorization.nonce))?.agentId ?? null;
+}
+
+export async function verify(agentId: string, request: FacilitatorRequest) {
+  const payer = request.paymentPayload.payload.authorization.from;
+  const checked = await check(agentId, request);
+  if ("reason" in checked) return { isValid: false, invalidReason: checked.reason, invalidMessage: checked.message, payer };
+  await recordDiscovery(agentId, request);
+  return { isValid: true, payer };
+}
+
+type SaleRow = { id: string; agentId: string; payer: string; nonce: string; amount: bigint; status: "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED"; txHash: string | null; error: string | null };
+const SALE_COLUMNS = "id, agent_id AS agentId, payer, nonce, amount, status, tx_hash AS txHash, error";
+export const findSale = (payer: string, nonce: string) => get<SaleRow>(`SELECT ${SALE_COLUMNS} FROM x402_sales WHERE payer = ? AND nonce = ?`, payer, nonce.toLowerCase());
+
+type SettleAnswer = { success: boolean; errorReason?: string; errorMessage?: string; payer: string; transaction: string; network: string; amount?: string };
+
+/** A write op: the authorization is this seller's to settle, within its gas for the day; null if already claimed. */
+function* claim(agentId: string, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
+  const now = clock.nowMs();
+  const dayStart = now - (now % DAY_MS);
+  const spent = (yield* get<{ gas: bigint | null }>("SELECT CAST(SUM(gas) AS BIGINT) AS gas FROM x402_sales WHERE agent_id = ? AND created_at >= ?", agentId, dayStart))!.gas ?? 0n;
+  if (spent + SETTLE_GAS > BigInt(config.x402FacilitatorGasPerDay)) {
+    return refuse("facilitator_gas_cap_reached", `the treasury's gas for your settlements today (X402_FACILITATOR_GAS_PER_DAY = ${config.x402FacilitatorGasPerDay}) is spent; retry after 00:00 UTC`);
+  }
+  const id = uuid();
+  const inserted = yield* run(
+    `INSERT INTO x402_sales (id, agent_id, payer, nonce, pay_to, amount, resource, status, gas, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'SUBMITTING', ?, ?, ?) ON CONFLICT (payer, nonce) DO NOTHING`,
+    id, agentId, authorization.from, authorization.nonce, authorization.to, authorization.value, resource, SETTLE_GAS, now, now,
+  );
+  return inserted === 0 ? null : id;
+}
+
+const setSale = (id: string, status: SaleRow["status"], fields: { txHash?: string; gas?: bigint; error?: string }) =>
+  run(
+    `UPDATE x402_sales SET status = ?, tx_hash = COALESCE(?, tx_hash), gas = COALESCE(?, gas), error = COALESCE(?, error), updated_at = ? WHERE id = ? AND status <> 'SETTLED'`,
+    status, fields.txHash ?? null, fields.gas ?? null, fields.error ?? null, clock.nowMs(), id,
+  );
+
+/** The receipt decides a SUBMITTED sale; null while the transaction is not mined. */
+async function receiptOutcome(row: SaleRow): Promise<SaleRow | null> {
+  const receipt = await publicClient().getTransactionReceipt({ hash: row.txHash as Hex }).catch(() => null);
+  if (!receipt) return null;
+  const failed = receipt.status !== "success";
+  await write(() => setSale(row.id, failed ? "FAILED" : "SETTLED", { gas: receipt.gasUsed, error: failed ? "the transferWithAuthorization transaction reverted" : undefined }));
+  return (await read(get<SaleRow>(`SELECT ${SALE_COLUMNS} FROM x402_sales WHERE id = ?`, row.id)))!;
+}
+
+/** What a settle of this sale answers, waiting up to SETTLE_WAIT_MS for a claimed or broadcast one to be decided. */
+async function outcomeOf(saleId: string, network: string): Promise<SettleAnswer> {
+  const deadline = Date.now() + SETTLE_WAIT_MS;
+  for (;;) {
+    let row = (await read(get<SaleRow>(`SELECT ${SALE_COLUMNS} FROM x402_sales WHERE id = ?`, saleId)))!;
+    if (row.status === "SUBMITTED") row = (await receiptOutcome(row)) ?? row;
+    const base = { payer: row.payer, transaction: row.txHash ?? "", network };
+    if (row.status === "SETTLED") return { success: true, ...base, amount: row.amount.toString() };
+    if (row.status === "FAILED") return { success: false, errorReason: "invalid_exact_evm_transaction_failed", errorMessage: row.error ?? undefined, ...base };
+    if (Date.now() >= deadline) {
+      return { success: false, errorReason: "settlement_pending", errorMessage: "the transaction is not mined yet: settle again with the same payment for its outcome", ...base };
+    }
+    await Bun.sleep(100);
+  }
+}
+
+export async function settle(agentId: string, request: FacilitatorRequest): Promise<SettleAnswer> {
+  const network = request.paymentRequirements.network;
+  const payer = request.paymentPayload.payload.authorization.from;
+  const { nonce } = request.paymentPayload.payload.authorization;
+  const earlier = isAddress(payer) ? await read(findSale(getAddress(payer), nonce)) : null;
+  if (earlier && earlier.agentId === agentId) return outcomeOf(earlier.id, network);
+  const checked = await check(agentId, request);
+  if ("reason" in checked) return { success: false, errorReason: checked.reason, errorMessage: checked.message, payer, transaction: "", network };
+  const { authorization, signature } = checked;
+  const claimed = await write(() => claim(agentId, authorization, request.paymentPayload.resource?.url ?? null));
+  if (claimed === null) {
+    const first = (await read(findSale(authorization.from, authorization.nonce)))!;
+    if (first.agentId !== agentId) return { success: false, errorReason: "invalid_exact_evm_nonce_already_used", errorMessage: "this authorization's nonce has already been used", payer, transaction: "", network };
+    return outcomeOf(first.id, network);
+  }
+  if (typeof claimed !== "string") return { success: false, errorReason: claimed.reason, errorMessage: claimed.message, payer, transaction: "", network };
+  try {
+    await exclusive(TREASURY_SENDER, true, async () => {
+      const treasuryNonce = await nextTreasuryNonce();
+      const { raw, hash } = await signSettlement(authorization, signature, treasuryNonce);
+      await write(function* () {
+        yield* setSale(claimed, "SUBMITTED", { txHash: hash });
+        yield* takeTreasuryNonce(treasuryNonce);
+      });
+      await broadcast(raw);
+    });
+  } catch (error) {
+    // Nothing was recorded as sent: the claim fails, and the gas reservation with it.
+    await write(() => setSale(claimed, "FAILED", { gas: 0n, error: `not submitted: ${String((error as Error).message ?? error).split("\n")[0]}` }));
+  }
+  return outcomeOf(claimed, network);
+}
