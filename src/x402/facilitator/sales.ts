@@ -6,7 +6,7 @@ import { get, run, type Query } from "../../db";
 import { clock } from "../../clock";
 import { post } from "../../ledger/ledger";
 import { toMajor } from "../../money";
-import { adjustScore } from "../../reputation/score";
+import { adjustScore } from "../../agents/score";
 import { notifyFinancial } from "../../webhooks/outbox";
 
 export type UsedAuthorization = { authorizer: string; nonce: string };
