@@ -4,7 +4,8 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { afterCommit, all, FOR_UPDATE, get, read, run, write, type Query } from "../db";
+import { afterCommit, all, FOR_UPDATE, get, run, write, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -182,6 +183,14 @@ function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
   return (yield* findApproval(id))!;
 }
 
+/** A write op: the approval expires if it is still PENDING past its time; true if it did. */
+function* expireIfDue(id: string): Query<boolean> {
+  const row = yield* findApproval(id, true);
+  if (!row || !isDue(row)) return false;
+  yield* close(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  return true;
+}
+
 /**
  * An owner's decision on a held outflow: due expiry applied, then `action` on the PENDING row. A
  * decision that is refused (already decided or expired, other terms) is thrown only after the write
@@ -239,20 +248,10 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
   });
 }
 
-/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
-export async function expireIfDue(agentId: string, id: string): Promise<void> {
-  const row = await read(findApproval(id));
-  if (row && row.agentId === agentId && isDue(row)) await write(() => settled(agentId, id));
-}
+const dueExpiries: DueWork = { name: "approvals.expire", table: "approvals", where: "status = 'PENDING'", dueColumn: "expires_at", apply: (id) => write(() => expireIfDue(id)) };
 
-/** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
-export async function expireDueApprovals(agentId?: string): Promise<void> {
-  const due = await read(
-    all<{ id: string; agentId: string }>(
-      `SELECT id, agent_id AS agentId FROM approvals WHERE status = 'PENDING' AND expires_at <= ? ${agentId ? "AND agent_id = ?" : ""} LIMIT 500`,
-      clock.nowMs(),
-      ...(agentId ? [agentId] : []),
-    ),
-  );
-  for (const { id, agentId } of due) await write(() => settled(agentId, id));
-}
+/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
+export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
+
+/** The job (every PENDING approval past its expiry), or one agent's before they are listed. */
+export const expireDueApprovals = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });

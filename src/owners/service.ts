@@ -10,7 +10,7 @@ import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
-import { approvalsByIds, approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, findApproval, type ApprovalRow, type Executor } from "./approvals";
+import { approvalsByIds, approveOutflow, declineOutflow, expireApprovalIfDue, expireDueApprovals, findApproval, type ApprovalRow, type Executor } from "./approvals";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "./policy";
 import { spentInWindow } from "./usage";
 
@@ -176,7 +176,7 @@ export async function listApprovals(agentId: string, filter: { status?: string }
 }
 
 export async function getApproval(agentId: string, id: string): Promise<ApprovalView> {
-  await expireIfDue(agentId, id);
+  await expireApprovalIfDue(id);
   const [view] = await read(views(agentId, [id]));
   if (!view) throw notFound("approval");
   return view;
