@@ -1,13 +1,14 @@
-// Every timed job of the service, registered with the scheduler at start.
-import { resolveOracleBets, settleDueBets } from "./betting/service";
-import { settleDueContracts } from "./contracts/service";
+// Every timed job of the service, registered with the scheduler at start. Due transitions run
+// through db/due.ts: bounded per run, the rest left to the next tick.
+import { expireDueBets, resolveOracleBets } from "./betting/service";
+import { applyDueDeadlines } from "./contracts/service";
 import { watchChain } from "./chain/watcher";
 import { processWithdrawals } from "./chain/withdrawals";
 import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
-import { expireDue as expireDueNegotiations } from "./negotiations/service";
-import { settleDueLending } from "./lending/service";
+import { expireDueNegotiations } from "./negotiations/service";
+import { defaultDueLoans, expireDueOffers } from "./lending/service";
 import { expireDueApprovals } from "./owners/decisions";
 import { purgeOldUsage } from "./outflows/usage";
 import { registerJob } from "./scheduler";
@@ -18,11 +19,12 @@ import { resolvePending } from "./x402/service";
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
   registerJob("webhooks.deliver-pending", wakeDispatcher);
-  registerJob("bets.expire", settleDueBets);
+  registerJob("bets.expire", () => expireDueBets());
   registerJob("bets.oracles", resolveOracleBets);
-  registerJob("contracts.deadline", settleDueContracts);
+  registerJob("contracts.deadline", () => applyDueDeadlines());
   registerJob("negotiations.expire", expireDueNegotiations);
-  registerJob("lending.due", settleDueLending);
+  registerJob("lending.offers-expire", expireDueOffers);
+  registerJob("lending.loans-default", () => defaultDueLoans());
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   registerJob("approvals.expire", () => expireDueApprovals());
   registerJob("outflow-usage.purge", () => write(() => purgeOldUsage()));

@@ -8,12 +8,12 @@ import { refreshTestClock } from "./clock";
 import { config } from "./config";
 import { exclusive } from "./db";
 
-type Job = { name: string; run: () => Promise<void> | void };
+type Job = { name: string; run: () => Promise<unknown> | void };
 
 const jobs: Job[] = [];
 let cron: Cron | null = null;
 
-export function registerJob(name: string, run: () => Promise<void> | void): void {
+export function registerJob(name: string, run: () => Promise<unknown> | void): void {
   if (jobs.some((job) => job.name === name)) return;
   jobs.push({ name, run });
 }

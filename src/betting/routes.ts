@@ -5,7 +5,7 @@ import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/mode
 import { mutation } from "../http/mutation";
 import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
-import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome, settleDueBets } from "./service";
+import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Bet, BetPage } from "./model";
@@ -42,10 +42,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
   )
   .get(
     "/open",
-    async ({ agent, query }) => {
-      await settleDueBets();
-      return paged(query, (window) => read(openBets(agent.id, { currency: query.currency }, window)));
-    },
+    ({ agent, query }) => paged(query, (window) => read(openBets(agent.id, { currency: query.currency }, window))),
     {
       agent: true,
       query: t.Object({ ...PageQuery.properties, currency: t.Optional(Currency) }),
@@ -54,26 +51,17 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
   )
   .get(
     "/my-bets",
-    async ({ agent, query }) => {
-      await settleDueBets();
-      return paged(query, (window) => read(myBets(agent.id, window)));
-    },
+    ({ agent, query }) => paged(query, (window) => myBets(agent.id, window)),
     { agent: true, query: PageQuery, ...answers(docs("Betting", "Bets the caller created or accepted, newest first", "agent"), { 200: BetPage }) },
   )
   .get(
     "/:betId",
-    async ({ agent, params }) => {
-      await settleDueBets();
-      return read(getBet(agent.id, params.betId));
-    },
+    ({ agent, params }) => getBet(agent.id, params.betId),
     { agent: true, params: BetIdParam, ...answers(docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]), { 200: Bet }) },
   )
   .post(
     "/:betId/accept",
-    async ({ agent, params, headers, request, set }) => {
-      await settleDueBets();
-      return mutation({ agentId: agent.id, headers, request, set }, 200, () => acceptBet(agent.id, params.betId));
-    },
+    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => acceptBet(agent.id, params.betId)),
     {
       agent: true,
       params: BetIdParam,

@@ -26,12 +26,15 @@ export const bets = table(
     /** PARTIES (both reported the same outcome), ORACLE (an API or ORACLE_NET bet settled itself) or OPERATOR. */
     resolvedBy: text(),
     expiresAt: integer().notNull(),
+    /** An API or ORACLE_NET bet's oracle.resolveAt (ms), for the oracle job's index; null for MANUAL. */
+    resolveAt: integer(),
     matchedAt: integer(),
     closedAt: integer(),
     createdAt: integer().notNull(),
   },
   (t) => [
     index("bets_status_idx").on(t.status, t.expiresAt),
+    index("bets_status_resolve_idx").on(t.status, t.resolveAt),
     index("bets_creator_id_idx").on(t.creatorId, t.createdAt),
     index("bets_acceptor_id_idx").on(t.acceptorId, t.createdAt),
   ],

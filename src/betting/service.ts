@@ -1,8 +1,9 @@
 // Bets: both stakes sit in the parties' held accounts (ledger/escrow.ts) until the bet is settled,
-// voided or expires. Every function here but settleDueBets is a write op.
+// voided or expires. Every function here but the due work (expiry, oracles) and the reads is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
@@ -33,6 +34,8 @@ export type BetRow = {
   winnerId: string | null;
   resolvedBy: string | null;
   expiresAt: bigint;
+  /** An API or ORACLE_NET bet's oracle.resolveAt (ms); null for MANUAL. */
+  resolveAt: bigint | null;
   matchedAt: bigint | null;
   closedAt: bigint | null;
   createdAt: bigint;
@@ -55,6 +58,7 @@ const COLUMN: Record<keyof BetRow, string> = {
   winnerId: "winner_id",
   resolvedBy: "resolved_by",
   expiresAt: "expires_at",
+  resolveAt: "resolve_at",
   matchedAt: "matched_at",
   closedAt: "closed_at",
   createdAt: "created_at",
@@ -133,6 +137,7 @@ export function* createBet(
     winnerId: null,
     resolvedBy: null,
     expiresAt: BigInt(now + Math.round((body.expiresInHours ?? 24) * HOUR_MS)),
+    resolveAt: body.oracle === undefined ? null : BigInt(resolveAtOf(body.oracle)),
     matchedAt: null,
     closedAt: null,
     createdAt: BigInt(now),
@@ -213,42 +218,53 @@ function* expire(bet: BetRow): Query<void> {
   yield* notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);
 }
 
-/** The oracle job: MATCHED API and ORACLE_NET bets whose resolveAt has come are settled by their oracle. */
-export async function resolveOracleBets(): Promise<void> {
-  const matched = await read(all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE status = 'MATCHED' AND oracle_type <> 'MANUAL'`));
-  for (const bet of matched) {
-    const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle: oracleOf(bet) as Record<string, unknown> });
-    if (verdict === "wait") continue;
-    await write(function* () {
-      const current = yield* lockBet(bet.id);
-      if (current?.status !== "MATCHED") return;
-      if (verdict === "dispute") yield* update(current, { status: "DISPUTED" });
-      else yield* settle(current, verdict, "ORACLE");
-    });
-  }
+const resolveAtOf = (oracle: Record<string, unknown>) => Date.parse(String(oracle.resolveAt));
+
+/**
+ * A MATCHED API or ORACLE_NET bet whose resolveAt has come is settled by its oracle, read outside
+ * any transaction; the settlement re-checks the bet under its lock. True if the bet was settled or
+ * disputed. A bet whose resolve_at is earlier than its oracle's resolveAt (one migrated with a lower
+ * bound) gets the exact time, so the job does not read it again before then.
+ */
+async function resolveIfDue(betId: string): Promise<boolean> {
+  const bet = await read(findBet(betId));
+  if (bet?.status !== "MATCHED" || bet.oracleType === "MANUAL") return false;
+  const oracle = oracleOf(bet) as Record<string, unknown>;
+  const resolveAt = resolveAtOf(oracle);
+  if (bet.resolveAt !== BigInt(resolveAt)) await write(() => run("UPDATE bets SET resolve_at = ? WHERE id = ?", resolveAt, betId));
+  const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle });
+  if (verdict === "wait") return false;
+  return write(function* () {
+    const current = yield* lockBet(bet.id);
+    if (current?.status !== "MATCHED") return false;
+    if (verdict === "dispute") yield* update(current, { status: "DISPUTED" });
+    else yield* settle(current, verdict, "ORACLE");
+    return true;
+  });
 }
 
-const DUE_WHERE = "status = 'OPEN' AND expires_at <= ?";
+const dueOracles: DueWork = { name: "bets.oracles", table: "bets", where: "status = 'MATCHED'", dueColumn: "resolve_at", apply: resolveIfDue };
 
-/** Expires up to `batch` OPEN bets whose time has come; returns how many. */
-export function* expireDueBets(batch: number): Query<number> {
-  // Locked: a concurrent accept or job waits, and PostgreSQL then skips bets no longer due.
-  const due = yield* all<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE ${DUE_WHERE} LIMIT ? ${FOR_UPDATE}`, clock.nowMs(), batch);
-  for (const bet of due) yield* expire(bet);
-  return due.length;
+/** The oracle job: MATCHED API and ORACLE_NET bets whose resolveAt has come (by the resolve_at index). */
+export const resolveOracleBets = () => applyDue(dueOracles);
+
+/** A write op: the bet expires if it is still OPEN past its expiry (locked: an accept racing it waits). */
+function* expireIfDue(betId: string): Query<boolean> {
+  const bet = yield* lockBet(betId);
+  if (!bet || !isDue(bet, clock.nowMs())) return false;
+  yield* expire(bet);
+  return true;
 }
 
-/** The expiry job, also run before reads and actions so no one sees or acts on a stale OPEN bet. */
-export async function settleDueBets(): Promise<void> {
-  const BATCH = 200;
-  while (await read(get<{ id: string }>(`SELECT id FROM bets WHERE ${DUE_WHERE} LIMIT 1`, clock.nowMs()))) {
-    if ((await write(() => expireDueBets(BATCH))) < BATCH) return;
-  }
-}
+const dueExpiries: DueWork = { name: "bets.expire", table: "bets", where: "status = 'OPEN'", dueColumn: "expires_at", apply: (id) => write(() => expireIfDue(id)) };
 
-/** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly. */
-export function* getBet(agentId: string, betId: string) {
-  const bet = yield* findBet(betId);
+/** The expiry job (every bet), or the caller's own bets before they are listed. */
+export const expireDueBets = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "creator_id = ?", params: [agentId] });
+
+/** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly. Its due expiry is applied first. */
+export async function getBet(agentId: string, betId: string) {
+  await applyIfDue(dueExpiries, betId);
+  const bet = await read(findBet(betId));
   if (!bet || (!isParty(bet, agentId) && bet.status !== "OPEN")) throw notFound("bet");
   return betView(bet);
 }
@@ -263,6 +279,8 @@ export function openBets(agentId: string, query: { currency?: Currency }, window
   return newestFirst({ table: "bets", columns: COLUMNS, scope, narrow }, window, betView);
 }
 
-export function myBets(agentId: string, window: PageWindow) {
-  return newestFirst({ table: "bets", columns: COLUMNS, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView);
+/** The caller's bets, its due expiries applied first (only a creator's OPEN bet expires). */
+export async function myBets(agentId: string, window: PageWindow) {
+  await expireDueBets(agentId);
+  return read(newestFirst({ table: "bets", columns: COLUMNS, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView));
 }

@@ -153,8 +153,8 @@ function betOutcome(bet: { status: string; winnerId?: string | null; outcome?: s
 export async function activity(agentId: string, w: Writer): Promise<string> {
   const all = { limit: 100, offset: 0 };
   const loans = (await myLoans(agentId, {}, all)).data;
-  const bets = (await read(myBets(agentId, all))).data;
-  const contracts = (await read(myContracts(agentId, all))).data;
+  const bets = (await myBets(agentId, all)).data;
+  const contracts = (await myContracts(agentId, all)).data;
   const subscriptions = (await listSubscriptions(agentId, {}, all)).data;
   const bookings = (await read(listBookings(agentId, {}, all))).data;
   const names = await read(

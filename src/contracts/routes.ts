@@ -1,9 +1,8 @@
 import { Elysia, t } from "elysia";
-import { read } from "../db";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
-import { cancelContract, createContract, fulfillCondition, getContract, myContracts, settleDueContracts, signContract } from "./service";
+import { cancelContract, createContract, fulfillCondition, getContract, myContracts, signContract } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Contract, ContractPage } from "./model";
@@ -46,26 +45,17 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .get(
     "/mine",
-    async ({ agent, query }) => {
-      await settleDueContracts();
-      return paged(query, (window) => read(myContracts(agent.id, window)));
-    },
+    ({ agent, query }) => paged(query, (window) => myContracts(agent.id, window)),
     { agent: true, query: PageQuery, ...answers(docs("Contracts", "Contracts the caller is a party to, newest first", "agent"), { 200: ContractPage }) },
   )
   .get(
     "/:id",
-    async ({ agent, params }) => {
-      await settleDueContracts();
-      return read(getContract(agent.id, params.id));
-    },
+    ({ agent, params }) => getContract(agent.id, params.id),
     { agent: true, params: IdParam, ...answers(docs("Contracts", "A contract the caller is a party to", "agent", ["NOT_FOUND"]), { 200: Contract }) },
   )
   .post(
     "/:id/sign",
-    async ({ agent, params, headers, request, set }) => {
-      await settleDueContracts();
-      return mutation({ agentId: agent.id, headers, request, set }, 200, () => signContract(agent.id, params.id));
-    },
+    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => signContract(agent.id, params.id)),
     {
       agent: true,
       params: IdParam,
@@ -76,10 +66,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .post(
     "/:id/fulfill",
-    async ({ agent, params, body, headers, request, set }) => {
-      await settleDueContracts();
-      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => fulfillCondition(agent.id, params.id, body.conditionId));
-    },
+    ({ agent, params, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => fulfillCondition(agent.id, params.id, body.conditionId)),
     {
       agent: true,
       params: IdParam,
@@ -91,10 +78,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .post(
     "/:id/cancel",
-    async ({ agent, params, headers, request, set }) => {
-      await settleDueContracts();
-      return mutation({ agentId: agent.id, headers, request, set }, 200, () => cancelContract(agent.id, params.id));
-    },
+    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => cancelContract(agent.id, params.id)),
     {
       agent: true,
       params: IdParam,

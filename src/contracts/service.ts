@@ -1,10 +1,11 @@
 // Conditional contracts: the creator's escrow sits in its held account (ledger/escrow.ts) until every
 // condition is confirmed (paid to the counterparty) or the contract ends otherwise (returned).
-// Every function here but settleDueContracts runs inside a write op.
+// Every function here but the deadline work and the reads runs inside a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
@@ -233,29 +234,34 @@ function* applyDeadline(contract: ContractRow): Query<void> {
   yield* notifyBoth(yield* update(contract, { status: "BREACHED", closedAt: contract.deadlineAt }), "contract.breached", "Contract breached at its deadline, escrow returned to the creator");
 }
 
-const DUE = "status IN ('PENDING_SIGNATURE', 'ACTIVE') AND deadline_at <= ?";
-
-/** Applies the deadline of up to `batch` due contracts; returns how many. */
-export function* applyDueDeadlines(batch: number): Query<number> {
-  // Locked: a concurrent action or job waits, and PostgreSQL then skips contracts no longer due.
-  const due = (yield* all<StoredContract>(`SELECT ${COLUMNS} FROM contracts WHERE ${DUE} LIMIT ? ${FOR_UPDATE}`, clock.nowMs(), batch)).map(toContract);
-  for (const contract of due) yield* applyDeadline(contract);
-  return due.length;
+/** A write op: the contract's deadline is applied if it is still due (locked: an action racing it waits). */
+function* applyDeadlineIfDue(id: string): Query<boolean> {
+  const contract = yield* findContract(id, true);
+  if (!contract || contract.deadlineAt > clock.nowMs() || !["PENDING_SIGNATURE", "ACTIVE"].includes(contract.status)) return false;
+  yield* applyDeadline(contract);
+  return true;
 }
 
-/** The deadline job, also run before reads and actions so no one sees or acts on a stale contract. */
-export async function settleDueContracts(): Promise<void> {
-  const BATCH = 200;
-  while (await read(get<{ id: string }>(`SELECT id FROM contracts WHERE ${DUE} LIMIT 1`, clock.nowMs()))) {
-    if ((await write(() => applyDueDeadlines(BATCH))) < BATCH) return;
-  }
+const dueDeadlines: DueWork = {
+  name: "contracts.deadline",
+  table: "contracts",
+  where: "status IN ('PENDING_SIGNATURE', 'ACTIVE')",
+  dueColumn: "deadline_at",
+  apply: (id) => write(() => applyDeadlineIfDue(id)),
+};
+
+/** The deadline job (every contract), or the caller's own contracts before they are listed. */
+export const applyDueDeadlines = (agentId?: string) =>
+  applyDue(dueDeadlines, agentId === undefined ? undefined : { where: "(creator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
+
+/** A contract the caller is a party to, its due deadline applied first. */
+export async function getContract(agentId: string, id: string) {
+  await applyIfDue(dueDeadlines, id);
+  return contractView(await read(partyContract(agentId, id)));
 }
 
-export function* getContract(agentId: string, id: string) {
-  return contractView(yield* partyContract(agentId, id));
-}
-
-export function myContracts(agentId: string, window: PageWindow) {
+export async function myContracts(agentId: string, window: PageWindow) {
+  await applyDueDeadlines(agentId);
   const where = "(creator_id = ? OR counterparty_id = ?)";
-  return newestFirst({ table: "contracts", columns: COLUMNS, scope: { where, params: [agentId, agentId] } }, window, (row: StoredContract) => contractView(toContract(row)));
+  return read(newestFirst({ table: "contracts", columns: COLUMNS, scope: { where, params: [agentId, agentId] } }, window, (row: StoredContract) => contractView(toContract(row))));
 }

@@ -20,6 +20,7 @@ export const loanOffers = table(
   (t) => [
     index("loan_offers_status_created_idx").on(t.status, t.createdAt),
     index("loan_offers_lender_id_idx").on(t.lenderId),
+    index("loan_offers_status_expires_idx").on(t.status, t.expiresAt),
   ],
 );
 

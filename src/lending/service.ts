@@ -1,12 +1,13 @@
 // Lending: an offer holds the lender's amount in escrow; borrowing holds the borrower's collateral
 // and pays the principal out of the lender's escrow; repayments go to the lender, and full repayment
 // returns the collateral. OPEN offers EXPIRE (amount back), ACTIVE loans DEFAULT at dueAt
-// (collateral to the lender). Due transitions run in a job and before every read or action.
+// (collateral to the lender). Due transitions run in a job (db/due.ts) and on the item a read or action touches.
 // Both sides are outflows checked when they begin: the offer (LOAN_OFFER, the amount) and the borrow
 // (LOAN_BORROW, principal + interest to the lender); repayment and default settle the borrow.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
@@ -361,51 +362,51 @@ export function* repay(borrowerId: string, loanId: string, amountMajor: number) 
   return loanView(next);
 }
 
-const DUE_OFFERS = "status = 'OPEN' AND expires_at <= ?";
-const DUE_LOANS = "status = 'ACTIVE' AND due_at <= ?";
+const dueOffers: DueWork = {
+  name: "lending.offers-expire",
+  table: "loan_offers",
+  where: "status = 'OPEN'",
+  dueColumn: "expires_at",
+  apply: (id) =>
+    write(function* () {
+      const row = yield* findOffer(id, true);
+      return row !== undefined && (yield* expireOfferIfDue(row)) !== row;
+    }),
+};
+const dueLoans: DueWork = {
+  name: "lending.loans-default",
+  table: "loans",
+  where: "status = 'ACTIVE'",
+  dueColumn: "due_at",
+  apply: (id) =>
+    write(function* () {
+      const row = yield* findLoan(id, true);
+      return row !== undefined && (yield* defaultLoanIfDue(row)) !== row;
+    }),
+};
 
-/** A write op: expires up to `batch` due offers and defaults up to `batch` due loans; returns how many. */
-function* applyDue(batch: number): Query<number> {
-  const now = clock.nowMs();
-  // Locked: a concurrent action or job waits, and PostgreSQL then skips rows no longer due.
-  const offers = (yield* all<StoredOffer>(`SELECT ${OFFER_COLUMNS} FROM loan_offers WHERE ${DUE_OFFERS} LIMIT ? ${FOR_UPDATE}`, now, batch)).map(toOffer);
-  const due = (yield* all<StoredLoan>(`SELECT ${LOAN_COLUMNS} FROM loans WHERE ${DUE_LOANS} LIMIT ? ${FOR_UPDATE}`, now, batch)).map(toLoan);
-  for (const row of offers) yield* expireOfferIfDue(row);
-  for (const row of due) yield* defaultLoanIfDue(row);
-  return Math.max(offers.length, due.length);
-}
+/** The jobs: every due offer expires, every due loan defaults. */
+export const expireDueOffers = () => applyDue(dueOffers);
+/** Every due loan, or only the caller's (as lender or borrower) before they are listed. */
+export const defaultDueLoans = (agentId?: string) =>
+  applyDue(dueLoans, agentId === undefined ? undefined : { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] });
 
-/** The job, also run before every read and action so no one sees or acts on a stale offer or loan. */
-export async function settleDueLending(): Promise<void> {
-  const BATCH = 200;
-  const isDue = function* () {
-    const now = clock.nowMs();
-    return (
-      (yield* get<{ id: string }>(`SELECT id FROM loan_offers WHERE ${DUE_OFFERS} LIMIT 1`, now)) ??
-      (yield* get<{ id: string }>(`SELECT id FROM loans WHERE ${DUE_LOANS} LIMIT 1`, now))
-    );
-  };
-  while (await read(isDue())) {
-    if ((await write(() => applyDue(BATCH))) < BATCH) return;
-  }
-}
-
+/** OPEN offers not yet past their expiry (the expiry job marks those soon; none is shown meanwhile). */
 export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
-  await settleDueLending();
   const narrow = filter.currency ? { where: "currency = ?", params: [filter.currency] } : undefined;
-  const list = { table: "loan_offers", columns: OFFER_COLUMNS, scope: { where: "status = 'OPEN'", params: [] }, narrow };
+  const list = { table: "loan_offers", columns: OFFER_COLUMNS, scope: { where: "status = 'OPEN' AND expires_at > ?", params: [clock.nowMs()] }, narrow };
   return read(newestFirst(list, window, (row: StoredOffer) => offerView(toOffer(row))));
 }
 
 export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
-  await settleDueLending();
+  await defaultDueLoans(agentId);
   const scope = { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] };
   const narrow = filter.role ? { where: filter.role === "lender" ? "lender_id = ?" : "borrower_id = ?", params: [agentId] } : undefined;
   return read(newestFirst({ table: "loans", columns: LOAN_COLUMNS, scope, narrow }, window, (row: StoredLoan) => loanView(toLoan(row))));
 }
 
 export async function getLoan(agentId: string, id: string) {
-  await settleDueLending();
+  await applyIfDue(dueLoans, id);
   const row = await read(findLoan(id));
   if (!row || (row.lenderId !== agentId && row.borrowerId !== agentId)) throw notFound("loan");
   return loanView(row);

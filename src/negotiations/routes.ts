@@ -1,11 +1,10 @@
 import { Elysia, t } from "elysia";
-import { write, type Query } from "../db";
 import { auth } from "../http/auth";
 import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
 import { Negotiation, NEGOTIATION_STATUSES, NegotiationPage } from "./model";
-import { accept, counter, createNegotiation, expireDue, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";
+import { accept, actOn, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";
 
 const Offer = FreeForm({
   description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold",
@@ -14,12 +13,6 @@ const Offer = FreeForm({
   maxBytes: MAX_OFFER_BYTES,
 });
 const STATUSES = NEGOTIATION_STATUSES;
-
-/** Due expiries are committed first, so a 409 on an expired negotiation leaves it stored as EXPIRED. */
-async function act<T>(op: () => Query<T>): Promise<T> {
-  await expireDue();
-  return write(op);
-}
 
 export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "negotiations" })
   .use(auth)
@@ -58,23 +51,23 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
     params: IdParam,
     ...answers(docs("Negotiations", "A negotiation the caller takes part in", "agent", ["NOT_FOUND"]), { 200: Negotiation }),
   })
-  .post("/:id/counter", ({ agent, params, body }) => act(() => counter(agent.id, params.id, body.offer)), {
+  .post("/:id/counter", ({ agent, params, body }) => actOn(params.id, () => counter(agent.id, params.id, body.offer)), {
     agent: true,
     params: IdParam,
     body: t.Object({ offer: Offer }),
     ...answers(docs("Negotiations", "Counter the current offer (your turn only; 30 s apart per pair)", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "PAIR_LIMIT_EXCEEDED"]), { 200: Negotiation }),
   })
-  .post("/:id/accept", ({ agent, params }) => act(() => accept(agent.id, params.id)), {
+  .post("/:id/accept", ({ agent, params }) => actOn(params.id, () => accept(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     ...answers(docs("Negotiations", "Accept the current offer (your turn only); above the threshold it waits for an owner", "agent", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Negotiation }),
   })
-  .post("/:id/reject", ({ agent, params }) => act(() => reject(agent.id, params.id)), {
+  .post("/:id/reject", ({ agent, params }) => actOn(params.id, () => reject(agent.id, params.id)), {
     agent: true,
     params: IdParam,
     ...answers(docs("Negotiations", "Reject (either party)", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: Negotiation }),
   })
-  .post("/:id/human-approve", ({ owner, params }) => act(() => humanApprove(owner.id, params.id)), {
+  .post("/:id/human-approve", ({ owner, params }) => actOn(params.id, () => humanApprove(owner.id, params.id)), {
     owner: true,
     params: IdParam,
     ...answers(docs("Negotiations", "Approve an accepted offer above the threshold: owner key (po_…) of either party only", "owner", ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"]), { 200: Negotiation }),

@@ -6,6 +6,7 @@ import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -313,29 +314,41 @@ export function offerAmount(offer: Offer): { amount: number; currency: Currency 
   return { amount: offer.amount, currency: (offer.currency as Currency | undefined) ?? "USDC" };
 }
 
+const dueExpiries: DueWork = {
+  name: "negotiations.expire",
+  table: "negotiations",
+  where: "status = 'OPEN'",
+  dueColumn: "expires_at",
+  apply: (id) =>
+    write(function* () {
+      const row = yield* find(id, true);
+      return row !== null && (yield* expireIfDue(row)) !== row;
+    }),
+};
+const partyScope = (agentId: string) => ({ where: "(initiator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
+
+/** The job: every OPEN negotiation past its expiry becomes EXPIRED. */
+export const expireDueNegotiations = () => applyDue(dueExpiries);
+
+/**
+ * An action on one negotiation: its due expiry is committed first, in an op of its own, so a 409 on
+ * an expired negotiation leaves it stored as EXPIRED.
+ */
+export async function actOn<T>(id: string, op: () => Query<T>): Promise<T> {
+  await applyIfDue(dueExpiries, id);
+  return write(op);
+}
+
 /** Reads apply due expiries first (a write only when something is due). */
 export async function getNegotiation(agentId: string, id: string) {
-  await expireDue();
+  await applyIfDue(dueExpiries, id);
   const row = await read(find(id));
   if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("negotiation");
   return negotiationView(row);
 }
 
 export async function listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
-  await expireDue();
-  const scope = { where: "(initiator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] };
+  await applyDue(dueExpiries, partyScope(agentId));
   const narrow = filter.status ? { where: "status = ?", params: [filter.status] } : undefined;
-  return read(newestFirst({ table: "negotiations", columns: COLUMNS, scope, narrow }, window, (row: StoredRow) => negotiationView(parsed(row))));
-}
-
-/** The job: every OPEN negotiation past its expiry becomes EXPIRED. */
-export async function expireDue(): Promise<void> {
-  const due = await read(all<{ id: string }>("SELECT id FROM negotiations WHERE status = 'OPEN' AND expires_at <= ?", clock.nowMs()));
-  if (due.length === 0) return;
-  await write(function* () {
-    for (const { id } of due) {
-      const row = yield* find(id, true);
-      if (row) yield* expireIfDue(row);
-    }
-  });
+  return read(newestFirst({ table: "negotiations", columns: COLUMNS, scope: partyScope(agentId), narrow }, window, (row: StoredRow) => negotiationView(parsed(row))));
 }

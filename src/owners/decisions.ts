@@ -1,7 +1,8 @@
 // The owner's decisions on held outflows (src/outflows/approvals.ts keeps the records): approve — the
 // request runs again with the grant —, decline, and the expiry of what nobody decided in time.
 import { clock } from "../clock";
-import { all, read, run, write, type Query } from "../db";
+import { run, write, type Query } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, findApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
 
@@ -73,20 +74,18 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
   });
 }
 
-/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
-export async function expireIfDue(agentId: string, id: string): Promise<void> {
-  const row = await read(findApproval(id));
-  if (row && row.agentId === agentId && isDue(row)) await write(() => settled(agentId, id));
+/** A write op: the approval expires if it is still PENDING past its time; true if it did. */
+function* expireRowIfDue(id: string): Query<boolean> {
+  const row = yield* findApproval(id, true);
+  if (!row || !isDue(row)) return false;
+  yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  return true;
 }
 
-/** The job (and reads of one agent's approvals): every PENDING approval past its expiry. */
-export async function expireDueApprovals(agentId?: string): Promise<void> {
-  const due = await read(
-    all<{ id: string; agentId: string }>(
-      `SELECT id, agent_id AS agentId FROM approvals WHERE status = 'PENDING' AND expires_at <= ? ${agentId ? "AND agent_id = ?" : ""} LIMIT 500`,
-      clock.nowMs(),
-      ...(agentId ? [agentId] : []),
-    ),
-  );
-  for (const { id, agentId } of due) await write(() => settled(agentId, id));
-}
+const dueExpiries: DueWork = { name: "approvals.expire", table: "approvals", where: "status = 'PENDING'", dueColumn: "expires_at", apply: (id) => write(() => expireRowIfDue(id)) };
+
+/** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
+export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
+
+/** The job (every PENDING approval past its expiry), or one agent's before they are listed. */
+export const expireDueApprovals = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });

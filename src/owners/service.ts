@@ -11,7 +11,7 @@ import { secret, sha256Hex } from "../ids";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
 import { approvalsByIds, findApproval, type ApprovalRow } from "../outflows/approvals";
-import { approveOutflow, declineOutflow, expireDueApprovals, expireIfDue, type Executor } from "./decisions";
+import { approveOutflow, declineOutflow, expireApprovalIfDue, expireDueApprovals, type Executor } from "./decisions";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "../outflows/policy";
 import { spentInWindow } from "../outflows/usage";
 
@@ -179,7 +179,7 @@ export async function listApprovals(agentId: string, filter: { status?: string }
 }
 
 export async function getApproval(agentId: string, id: string): Promise<ApprovalView> {
-  await expireIfDue(agentId, id);
+  await expireApprovalIfDue(id);
   const [view] = await read(views(agentId, [id]));
   if (!view) throw notFound("approval");
   return view;

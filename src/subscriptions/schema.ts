@@ -20,6 +20,8 @@ export const subscriptions = table(
     nextPeriod: integer().notNull(),
     failedAttempts: integer().notNull(),
     nextAttemptAt: integer(),
+    /** When the next charge attempt is due (the due-work index, db/due.ts); null once CANCELLED. */
+    nextChargeAt: integer(),
     lastError: text(),
     cancelledAt: integer(),
     cancelReason: text(),
@@ -29,6 +31,7 @@ export const subscriptions = table(
     index("subscriptions_payer_id_idx").on(t.payerId, t.createdAt),
     index("subscriptions_recipient_id_idx").on(t.recipientId, t.createdAt),
     index("subscriptions_status_idx").on(t.status),
+    index("subscriptions_next_charge_idx").on(t.nextChargeAt),
   ],
 );
 

@@ -4,7 +4,8 @@
 import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
-import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { applyDue, type DueWork } from "../db/due";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
 import { NO_SANCTION, type Sanction } from "../outflows/check";
@@ -25,6 +26,7 @@ export type SubscriptionRow = {
   nextPeriod: bigint;
   failedAttempts: bigint;
   nextAttemptAt: bigint | null;
+  nextChargeAt: bigint | null;
   lastError: string | null;
   cancelledAt: bigint | null;
   cancelReason: string | null;
@@ -32,7 +34,8 @@ export type SubscriptionRow = {
 };
 
 const COLUMNS = `id, payer_id AS payerId, recipient_id AS recipientId, amount, currency, frequency, status, anchor_at AS anchorAt,
-  next_period AS nextPeriod, failed_attempts AS failedAttempts, next_attempt_at AS nextAttemptAt, last_error AS lastError,
+  next_period AS nextPeriod, failed_attempts AS failedAttempts, next_attempt_at AS nextAttemptAt, next_charge_at AS nextChargeAt,
+  last_error AS lastError,
   cancelled_at AS cancelledAt, cancel_reason AS cancelReason, created_at AS createdAt`;
 
 const RETRY_MS = DAY_MS;
@@ -105,11 +108,12 @@ function* charge(row: SubscriptionRow, period: number, sanction: Sanction = { st
     now,
   );
   yield* run(
-    "UPDATE subscriptions SET next_period = ?, status = ?, failed_attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
+    "UPDATE subscriptions SET next_period = ?, status = ?, failed_attempts = ?, next_attempt_at = ?, next_charge_at = ?, last_error = ? WHERE id = ?",
     period + 1,
     "ACTIVE",
     0,
     null,
+    dueAt(row, period + 1),
     null,
     row.id,
   );
@@ -134,6 +138,7 @@ export function* createSubscription(payerId: string, body: { recipientId: string
     nextPeriod: 0n,
     failedAttempts: 0n,
     nextAttemptAt: null,
+    nextChargeAt: now,
     lastError: null,
     cancelledAt: null,
     cancelReason: null,
@@ -143,8 +148,8 @@ export function* createSubscription(payerId: string, body: { recipientId: string
   if (!(yield* findAgent(body.recipientId))) throw notFound("recipient agent");
   yield* run(
     `INSERT INTO subscriptions (id, payer_id, recipient_id, amount, currency, frequency, status, anchor_at, next_period, failed_attempts,
-       next_attempt_at, last_error, cancelled_at, cancel_reason, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       next_attempt_at, next_charge_at, last_error, cancelled_at, cancel_reason, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     row.id,
     row.payerId,
     row.recipientId,
@@ -156,6 +161,7 @@ export function* createSubscription(payerId: string, body: { recipientId: string
     row.nextPeriod,
     row.failedAttempts,
     row.nextAttemptAt,
+    row.nextChargeAt,
     row.lastError,
     row.cancelledAt,
     row.cancelReason,
@@ -188,7 +194,7 @@ function* cancel(agentId: string, id: string) {
   if (row.status === "CANCELLED") throw invalidState("the subscription is already cancelled");
   const now = clock.nowMs();
   const reason = agentId === row.payerId ? "cancelled by the payer" : "cancelled by the recipient";
-  yield* run("UPDATE subscriptions SET status = ?, cancelled_at = ?, cancel_reason = ? WHERE id = ?", "CANCELLED", now, reason, id);
+  yield* run("UPDATE subscriptions SET status = ?, next_charge_at = NULL, cancelled_at = ?, cancel_reason = ? WHERE id = ?", "CANCELLED", now, reason, id);
   const other = agentId === row.payerId ? row.recipientId : row.payerId;
   yield* notifyFinancial(other, "subscription.cancelled", { subscriptionId: id, by: agentId }, `Subscription ${id} ${reason}`);
   return subscriptionView((yield* find(id))!);
@@ -200,8 +206,9 @@ function* recordFailure(id: string, period: number, at: number, error: ApiError)
   if (!stillDue(row, period, at)) return;
   const failedAttempts = Number(row.failedAttempts) + 1;
   const cancelled = failedAttempts >= MAX_FAILED_ATTEMPTS;
-  const sets = ["status = ?", "failed_attempts = ?", "next_attempt_at = ?", "last_error = ?"];
-  const params: unknown[] = [cancelled ? "CANCELLED" : "PAST_DUE", failedAttempts, cancelled ? null : at + RETRY_MS, `${error.code}: ${error.message}`];
+  const retryAt = cancelled ? null : at + RETRY_MS;
+  const sets = ["status = ?", "failed_attempts = ?", "next_attempt_at = ?", "next_charge_at = ?", "last_error = ?"];
+  const params: unknown[] = [cancelled ? "CANCELLED" : "PAST_DUE", failedAttempts, retryAt, retryAt, `${error.code}: ${error.message}`];
   if (cancelled) {
     sets.push("cancelled_at = ?", "cancel_reason = ?");
     params.push(clock.nowMs(), `charge failed ${MAX_FAILED_ATTEMPTS} times`);
@@ -214,13 +221,22 @@ function* recordFailure(id: string, period: number, at: number, error: ApiError)
   yield* notifyFinancial(row.recipientId, kind, data, summary);
 }
 
-/** Charges every period of one subscription that is due at clock.nowMs(), each once. */
-export async function chargeDue(id: string): Promise<void> {
+/**
+ * Charges every period of one subscription that is due at clock.nowMs(), each once; true if it made
+ * an attempt. A row whose next_charge_at is earlier than its next attempt (a MONTHLY row migrated
+ * with a lower bound) gets the exact time, so the job does not read it again before then.
+ */
+async function chargeDue(id: string): Promise<boolean> {
+  let attempted = false;
   for (let step = 0; step < MAX_PERIODS_PER_RUN; step++) {
     const row = await read(find(id));
-    if (!row || row.status === "CANCELLED") return;
+    if (!row || row.status === "CANCELLED") return attempted;
     const at = attemptAt(row);
-    if (at > clock.nowMs()) return;
+    if (at > clock.nowMs()) {
+      if (row.nextChargeAt !== BigInt(at)) await write(() => run("UPDATE subscriptions SET next_charge_at = ? WHERE id = ? AND next_period = ? AND status = ?", at, id, row.nextPeriod, row.status));
+      return attempted;
+    }
+    attempted = true;
     const period = Number(row.nextPeriod);
     try {
       await write(function* () {
@@ -233,14 +249,14 @@ export async function chargeDue(id: string): Promise<void> {
       await write(() => recordFailure(id, period, at, error));
     }
   }
+  return attempted;
 }
 
+/** Only subscriptions whose next attempt is due are read (by the next_charge_at index), never every active one. */
+const dueCharges: DueWork = { name: "subscriptions.charge", table: "subscriptions", where: "status IN ('ACTIVE', 'PAST_DUE')", dueColumn: "next_charge_at", apply: chargeDue };
+
 /** The job: every subscription with something due. */
-export async function chargeDueSubscriptions(): Promise<void> {
-  const active = await read(all<SubscriptionRow>(`SELECT ${COLUMNS} FROM subscriptions WHERE status IN (?, ?)`, "ACTIVE", "PAST_DUE"));
-  const now = clock.nowMs();
-  for (const row of active) if (attemptAt(row) <= now) await chargeDue(row.id);
-}
+export const chargeDueSubscriptions = () => applyDue(dueCharges);
 
 export async function getSubscription(agentId: string, id: string) {
   await read(findAsParty(agentId, id));
@@ -251,8 +267,6 @@ export async function getSubscription(agentId: string, id: string) {
 export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
   const scope = { where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] };
   const narrow = filter.role ? { where: filter.role === "payer" ? "payer_id = ?" : "recipient_id = ?", params: [agentId] } : undefined;
-  const shown = narrow ?? scope;
-  const due = await read(all<{ id: string }>(`SELECT id FROM subscriptions WHERE ${shown.where} AND status IN (?, ?)`, ...shown.params, "ACTIVE", "PAST_DUE"));
-  for (const { id } of due) await chargeDue(id);
+  await applyDue(dueCharges, narrow ?? scope);
   return read(newestFirst({ table: "subscriptions", columns: COLUMNS, scope, narrow }, window, subscriptionView));
 }
