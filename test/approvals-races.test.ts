@@ -4,6 +4,7 @@
 // job tick needed), and an approve or decline refused because of it keeps the expiry it applied.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { financialNotifications } from "./helpers/inbox";
+import { crossWithoutJobs } from "./helpers/clock";
 import { expectLedgerOk } from "./helpers/ledger";
 import { availableAfter, outflowPaths } from "./helpers/outflows";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
@@ -93,18 +94,6 @@ describe("approve and decline are exactly-once", () => {
   });
 });
 
-/**
- * Moves the test clock to just past `expiresAt` without running any job after the crossing: the
- * clock is moved to just before it (the jobs that run then find nothing due) at the start of a 5 s
- * scheduler period, and real time carries it over.
- */
-async function crossExpiryWithoutJobs(expiresAt: number): Promise<void> {
-  await Bun.sleep((5_300 - (Date.now() % 5_000)) % 5_000);
-  const now = Date.parse(await server.advanceClock(0));
-  await server.advanceClock((expiresAt - now) / 1000 - 0.3);
-  await Bun.sleep(500);
-}
-
 /** Signs the owner in to the console as a browser would; returns the session's cookie. */
 async function consoleSession(ownerKey: string): Promise<string> {
   const cookies = (response: Response) => response.headers.getSetCookie().map((set) => set.split(";")[0]).join("; ");
@@ -125,7 +114,7 @@ const WAITS_FOR_PERIOD = { timeout: 20_000 };
 describe("expiry is applied on every read and action, and kept when the action is refused", () => {
   test("GET /approvals/{id} right after the expiry passes reads EXPIRED, with the hold released (no job has run)", async () => {
     const { agent, approvalId, expiresAt } = await heldOutflow(PATHS[0]!.make);
-    await crossExpiryWithoutJobs(expiresAt);
+    await crossWithoutJobs(server, expiresAt);
     expect(await approvalOf(agent, approvalId)).toMatchObject({ status: "EXPIRED", reason: "APPROVAL_EXPIRED: not approved within 24 h" });
     expect(await server.balance(agent)).toEqual({ available: 100, held: 0 });
     await expectLedgerOk(server);
@@ -141,7 +130,7 @@ describe("expiry is applied on every read and action, and kept when the action i
       return /id="pending-count"[^>]*>(\d+)</.exec(page)?.[1];
     };
     expect(await waiting()).toBe("1");
-    await crossExpiryWithoutJobs(expiresAt);
+    await crossWithoutJobs(server, expiresAt);
     expect(await waiting()).toBeUndefined();
   }, WAITS_FOR_PERIOD);
 
@@ -152,7 +141,7 @@ describe("expiry is applied on every read and action, and kept when the action i
     const first = (await PATHS[0]!.make(agent, 30)).body;
     const second = (await PATHS[0]!.make(agent, 30)).body;
     expect(await server.balance(agent)).toEqual({ available: 40, held: 60 });
-    await crossExpiryWithoutJobs(Date.parse(second.expiresAt));
+    await crossWithoutJobs(server, Date.parse(second.expiresAt));
 
     const declined = await decline(agent, first.approvalId);
     expect(declined.status).toBe(409);

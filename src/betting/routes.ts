@@ -5,7 +5,7 @@ import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/mode
 import { mutation } from "../http/mutation";
 import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
-import { acceptBet, createBet, getBet, myBets, openBets, reportOutcome } from "./service";
+import { acceptBet, applyBetDue, createBet, getBet, myBets, openBets, reportOutcome } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Bet, BetPage } from "./model";
@@ -61,7 +61,10 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
   )
   .post(
     "/:betId/accept",
-    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => acceptBet(agent.id, params.betId)),
+    async ({ agent, params, headers, request, set }) => {
+      await applyBetDue(params.betId);
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => acceptBet(agent.id, params.betId));
+    },
     {
       agent: true,
       params: BetIdParam,

@@ -258,6 +258,12 @@ function* expireIfDue(betId: string): Query<boolean> {
 
 const dueExpiries: DueWork = { name: "bets.expire", table: "bets", where: "status = 'OPEN'", dueColumn: "expires_at", apply: (id) => write(() => expireIfDue(id)) };
 
+/**
+ * Before an action on one bet: its due expiry committed in an op of its own (a read, and a
+ * write only if due), so an action refused because the bet is past due leaves it stored as such.
+ */
+export const applyBetDue = (betId: string) => applyIfDue(dueExpiries, betId);
+
 /** The expiry job (every bet), or the caller's own bets before they are listed. */
 export const expireDueBets = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "creator_id = ?", params: [agentId] });
 

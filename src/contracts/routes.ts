@@ -2,7 +2,7 @@ import { Elysia, t } from "elysia";
 import { auth } from "../http/auth";
 import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { mutation } from "../http/mutation";
-import { cancelContract, createContract, fulfillCondition, getContract, myContracts, signContract } from "./service";
+import { applyContractDue, cancelContract, createContract, fulfillCondition, getContract, myContracts, signContract } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Contract, ContractPage } from "./model";
@@ -55,7 +55,10 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .post(
     "/:id/sign",
-    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => signContract(agent.id, params.id)),
+    async ({ agent, params, headers, request, set }) => {
+      await applyContractDue(params.id);
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => signContract(agent.id, params.id));
+    },
     {
       agent: true,
       params: IdParam,
@@ -66,7 +69,10 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .post(
     "/:id/fulfill",
-    ({ agent, params, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => fulfillCondition(agent.id, params.id, body.conditionId)),
+    async ({ agent, params, body, headers, request, set }) => {
+      await applyContractDue(params.id);
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => fulfillCondition(agent.id, params.id, body.conditionId));
+    },
     {
       agent: true,
       params: IdParam,
@@ -78,7 +84,10 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
   )
   .post(
     "/:id/cancel",
-    ({ agent, params, headers, request, set }) => mutation({ agentId: agent.id, headers, request, set }, 200, () => cancelContract(agent.id, params.id)),
+    async ({ agent, params, headers, request, set }) => {
+      await applyContractDue(params.id);
+      return mutation({ agentId: agent.id, headers, request, set }, 200, () => cancelContract(agent.id, params.id));
+    },
     {
       agent: true,
       params: IdParam,

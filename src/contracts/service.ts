@@ -250,6 +250,12 @@ const dueDeadlines: DueWork = {
   apply: (id) => write(() => applyDeadlineIfDue(id)),
 };
 
+/**
+ * Before an action on one contract: its due deadline committed in an op of its own (a read, and a
+ * write only if due), so an action refused because the contract is past due leaves it stored as such.
+ */
+export const applyContractDue = (id: string) => applyIfDue(dueDeadlines, id);
+
 /** The deadline job (every contract), or the caller's own contracts before they are listed. */
 export const applyDueDeadlines = (agentId?: string) =>
   applyDue(dueDeadlines, agentId === undefined ? undefined : { where: "(creator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });

@@ -6,7 +6,7 @@ import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
-import { borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay } from "./service";
+import { applyLoanDue, applyOfferDue, borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay } from "./service";
 
 const Id = t.String({ minLength: 1, maxLength: 64 });
 
@@ -39,14 +39,20 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
       ...answers(docs("Lending", "Open loan offers, newest first", "agent"), { 200: LoanOfferPage }),
     },
   )
-  .delete("/offers/:offerId", ({ agent, params }) => write(() => cancelOffer(agent.id, params.offerId)), {
+  .delete("/offers/:offerId", async ({ agent, params }) => {
+    await applyOfferDue(params.offerId);
+    return write(() => cancelOffer(agent.id, params.offerId));
+  }, {
     agent: true,
     params: t.Object({ offerId: Id }),
     ...answers(docs("Lending", "Cancel your open offer; the amount returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: LoanOffer }),
   })
   .post(
     "/borrow",
-    ({ agent, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => borrow(agent.id, body)),
+    async ({ agent, body, headers, request, set }) => {
+      await applyOfferDue(body.offerId);
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => borrow(agent.id, body));
+    },
     {
       agent: true,
       body: t.Object({
@@ -60,7 +66,10 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   )
   .post(
     "/repay/:loanId",
-    ({ agent, params, body, headers, request, set }) => mutation({ agentId: agent.id, headers, request, body, set }, 200, () => repay(agent.id, params.loanId, body.amount)),
+    async ({ agent, params, body, headers, request, set }) => {
+      await applyLoanDue(params.loanId);
+      return mutation({ agentId: agent.id, headers, request, body, set }, 200, () => repay(agent.id, params.loanId, body.amount));
+    },
     {
       agent: true,
       params: t.Object({ loanId: Id }),

@@ -385,6 +385,17 @@ const dueLoans: DueWork = {
     }),
 };
 
+/**
+ * Before an action on one offer: its due expiry committed in an op of its own (a read, and a
+ * write only if due), so an action refused because the offer is past due leaves it stored as such.
+ */
+export const applyOfferDue = (id: string) => applyIfDue(dueOffers, id);
+/**
+ * Before an action on one loan: its due default committed in an op of its own (a read, and a
+ * write only if due), so an action refused because the loan is past due leaves it stored as such.
+ */
+export const applyLoanDue = (id: string) => applyIfDue(dueLoans, id);
+
 /** The jobs: every due offer expires, every due loan defaults. */
 export const expireDueOffers = () => applyDue(dueOffers);
 /** Every due loan, or only the caller's (as lender or borrower) before they are listed. */
