@@ -2,6 +2,7 @@
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/routes";
 import { agentRoutes } from "./agents/routes";
+import { keyRoutes } from "./keys/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
 import { blockingRoutes } from "./blocking/routes";
 import { chainAdminRoutes, chainWalletRoutes } from "./chain/routes";
@@ -72,6 +73,7 @@ export function createApp() {
     .use(consoleRoutes)
     .use(registrationRoutes)
     .use(agentRoutes)
+    .use(keyRoutes)
     .use(blockingRoutes)
     .use(webhookRoutes)
     .use(messagingRoutes)

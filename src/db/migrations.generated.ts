@@ -10,6 +10,7 @@ import sqlite6 from "../../migrations/sqlite/0006_inbox_counts.sql" with { type:
 import sqlite7 from "../../migrations/sqlite/0007_approvals_held.sql" with { type: "text" };
 import sqlite8 from "../../migrations/sqlite/0008_blocks_pair_unique.sql" with { type: "text" };
 import sqlite9 from "../../migrations/sqlite/0009_holds.sql" with { type: "text" };
+import sqlite10 from "../../migrations/sqlite/0010_restricted_keys.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -17,6 +18,7 @@ import pg3 from "../../migrations/pg/0003_inbox_counts.sql" with { type: "text" 
 import pg4 from "../../migrations/pg/0004_approvals_held.sql" with { type: "text" };
 import pg5 from "../../migrations/pg/0005_blocks_pair_unique.sql" with { type: "text" };
 import pg6 from "../../migrations/pg/0006_holds.sql" with { type: "text" };
+import pg7 from "../../migrations/pg/0007_restricted_keys.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -29,6 +31,7 @@ export const sqliteMigrations = [
   { tag: "0007_approvals_held", when: 1795559956668, breakpoints: true, sql: sqlite7 },
   { tag: "0008_blocks_pair_unique", when: 1795561064615, breakpoints: true, sql: sqlite8 },
   { tag: "0009_holds", when: 1795562255779, breakpoints: true, sql: sqlite9 },
+  { tag: "0010_restricted_keys", when: 1795563348284, breakpoints: true, sql: sqlite10 },
 ];
 
 export const pgMigrations = [
@@ -39,4 +42,5 @@ export const pgMigrations = [
   { tag: "0004_approvals_held", when: 1795559957914, breakpoints: true, sql: pg4 },
   { tag: "0005_blocks_pair_unique", when: 1795561069180, breakpoints: true, sql: pg5 },
   { tag: "0006_holds", when: 1795562257494, breakpoints: true, sql: pg6 },
+  { tag: "0007_restricted_keys", when: 1795563350266, breakpoints: true, sql: pg7 },
 ];
