@@ -3,6 +3,7 @@ import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/admin-routes";
 import { agentAdminRoutes } from "./agents/admin-routes";
 import { agentRoutes } from "./agents/routes";
+import { keyRoutes } from "./keys/routes";
 import { betAdminRoutes } from "./betting/admin-routes";
 import { chainAdminRoutes } from "./chain/admin-routes";
 import { chainWalletRoutes } from "./chain/routes";
@@ -75,6 +76,7 @@ export function createApp() {
     .use(consoleRoutes)
     .use(registrationRoutes)
     .use(agentRoutes)
+    .use(keyRoutes)
     .use(webhookRoutes)
     .use(messagingRoutes)
     .use(negotiationRoutes)

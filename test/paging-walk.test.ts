@@ -129,6 +129,11 @@ const FIXTURES: Record<string, () => Promise<Filled>> = {
     };
     return { caller, mine: await times(ITEMS, () => block(caller)), foreign: await times(2, () => block(other)), identify: (item) => item.agentId };
   },
+  "/agents/me/keys": async () => {
+    const [caller, other] = [await agent(), await agent()];
+    const key = async (owner: Agent) => (await post(owner, "/agents/me/keys", { name: "walk", scopes: ["read"] }, 201)).id as string;
+    return { caller, mine: await times(ITEMS, () => key(caller)), foreign: await times(2, () => key(other)) };
+  },
   "/agents/me/webhook/deliveries": async () => {
     const [caller, other] = [await agent(), await agent()];
     const mine = await deliveredPayments(caller, ITEMS);

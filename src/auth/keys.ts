@@ -1,9 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
-import { findAgentByKeyHash, type AgentRow } from "../agents/service";
+import { findAgent, findAgentByKeyHash, type AgentRow } from "../agents/service";
 import { config } from "../config";
 import { read } from "../db";
 import { ApiError, notFound } from "../errors";
 import { sha256Hex } from "../ids";
+import { restrictedKeyByHash, type KeyRow } from "../keys/service";
 
 export function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -40,7 +41,23 @@ async function keyHolder(header: string | undefined, wanted: KeyKind): Promise<A
   return agent;
 }
 
-export const agentFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(header, AGENT_KEY);
+/** Who calls with an agent's key: the agent, and the restricted key (pp_r_…) it used, null for the agent key itself. */
+export type AgentCaller = { agent: AgentRow; key: KeyRow | null };
+
+const RESTRICTED_PREFIX = "pp_r_";
+
+/**
+ * The agent whose API key or restricted key this is. A restricted key that expired or was revoked is
+ * unknown at once (the next request). An agent key that happens to begin with pp_r_ is still found.
+ */
+export async function agentFromHeader(header: string | undefined): Promise<AgentCaller> {
+  const key = bearer(header);
+  if (key?.startsWith(RESTRICTED_PREFIX)) {
+    const restricted = await read(restrictedKeyByHash(sha256Hex(key)));
+    if (restricted) return { agent: (await read(findAgent(restricted.agentId)))!, key: restricted };
+  }
+  return { agent: await keyHolder(header, AGENT_KEY), key: null };
+}
 
 /** The agent whose human owner calls: only the owner key (po_…), so that an agent cannot act as its owner. */
 export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(header, OWNER_KEY);

@@ -175,6 +175,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/me/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's restricted keys, newest first, with what each has spent */
+        get: operations["getAgentsMeKeys"];
+        put?: never;
+        /** Make a restricted key (pp_r_…), shown once: scopes, budgets per currency, a counterparty allowlist and an expiry. With the agent key or the owner key (po_…); a restricted key with the manage scope makes only keys narrower than itself */
+        post: operations["postAgentsMeKeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/me/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a restricted key and every key made from it, at once (a restricted key: itself or the keys it made) */
+        delete: operations["deleteAgentsMeKeysById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/me/webhook": {
         parameters: {
             query?: never;
@@ -1447,7 +1482,7 @@ export interface components {
              * @description A stable code: branch on it
              * @enum {string}
              */
-            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
+            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "KEY_BUDGET_EXCEEDED" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
             /** @description What went wrong and what to change, for a person or a model */
             message: string;
             /** @description Per-field problems of a VALIDATION_ERROR, or the figures of an INSUFFICIENT_BALANCE */
@@ -2348,6 +2383,452 @@ export interface operations {
             };
             /** @description FORBIDDEN */
             403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentsMeKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The agent's restricted keys, newest first, with what each has spent */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            scopes: ("read" | "pay" | "message" | "negotiate" | "lend" | "bet" | "contract" | "subscribe" | "book" | "withdraw" | "x402" | "manage")[];
+                            /** @description per currency with a budget or spending */
+                            budgets: {
+                                [key: string]: {
+                                    /** @description in major units of `currency` */
+                                    perTransaction: number | null;
+                                    /** @description in major units of `currency` */
+                                    total: number | null;
+                                    /** @description what this key's outflows have added up to (held amounts included) */
+                                    spent: number;
+                                    /** @description in major units of `currency` */
+                                    remaining: number | null;
+                                };
+                            };
+                            /** @description the only agents this key may send money to; null: anyone */
+                            allowlist: string[] | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            parentKeyId: string | null;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            revokedAt: string | null;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAgentsMeKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the key is for (a sub-agent, a dashboard) */
+                    name: string;
+                    scopes: ("read" | "pay" | "message" | "negotiate" | "lend" | "bet" | "contract" | "subscribe" | "book" | "withdraw" | "x402" | "manage")[];
+                    /** @description budgets per currency; a currency not named has no budget of this key (the tier and the owner's policy still apply) */
+                    budgets?: {
+                        USDC?: {
+                            /** @description the most one outflow made with this key may be */
+                            perTransaction?: number;
+                            /** @description the most this key's outflows may add up to over its life (held amounts included) */
+                            total?: number;
+                        };
+                        USDT?: {
+                            /** @description the most one outflow made with this key may be */
+                            perTransaction?: number;
+                            /** @description the most this key's outflows may add up to over its life (held amounts included) */
+                            total?: number;
+                        };
+                        USD?: {
+                            /** @description the most one outflow made with this key may be */
+                            perTransaction?: number;
+                            /** @description the most this key's outflows may add up to over its life (held amounts included) */
+                            total?: number;
+                        };
+                        EUR?: {
+                            /** @description the most one outflow made with this key may be */
+                            perTransaction?: number;
+                            /** @description the most this key's outflows may add up to over its life (held amounts included) */
+                            total?: number;
+                        };
+                        BTC?: {
+                            /** @description the most one outflow made with this key may be */
+                            perTransaction?: number;
+                            /** @description the most this key's outflows may add up to over its life (held amounts included) */
+                            total?: number;
+                        };
+                    };
+                    allowlist?: string[] | null;
+                    /** @description lifetime in seconds; default 30 days, at most one year */
+                    expiresInSeconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description The restricted key just made, with the key itself */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        scopes: ("read" | "pay" | "message" | "negotiate" | "lend" | "bet" | "contract" | "subscribe" | "book" | "withdraw" | "x402" | "manage")[];
+                        /** @description per currency with a budget or spending */
+                        budgets: {
+                            [key: string]: {
+                                /** @description in major units of `currency` */
+                                perTransaction: number | null;
+                                /** @description in major units of `currency` */
+                                total: number | null;
+                                /** @description what this key's outflows have added up to (held amounts included) */
+                                spent: number;
+                                /** @description in major units of `currency` */
+                                remaining: number | null;
+                            };
+                        };
+                        /** @description the only agents this key may send money to; null: anyone */
+                        allowlist: string[] | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        parentKeyId: string | null;
+                        /** @enum {string} */
+                        status: "ACTIVE" | "EXPIRED" | "REVOKED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        revokedAt: string | null;
+                        /** @description the key (pp_r_…). Shown only here: it is stored hashed */
+                        apiKey: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_SCOPE_DENIED, FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAgentsMeKeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A restricted key of agent 0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01's: its scopes, budgets, allowlist and expiry */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        scopes: ("read" | "pay" | "message" | "negotiate" | "lend" | "bet" | "contract" | "subscribe" | "book" | "withdraw" | "x402" | "manage")[];
+                        /** @description per currency with a budget or spending */
+                        budgets: {
+                            [key: string]: {
+                                /** @description in major units of `currency` */
+                                perTransaction: number | null;
+                                /** @description in major units of `currency` */
+                                total: number | null;
+                                /** @description what this key's outflows have added up to (held amounts included) */
+                                spent: number;
+                                /** @description in major units of `currency` */
+                                remaining: number | null;
+                            };
+                        };
+                        /** @description the only agents this key may send money to; null: anyone */
+                        allowlist: string[] | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        parentKeyId: string | null;
+                        /** @enum {string} */
+                        status: "ACTIVE" | "EXPIRED" | "REVOKED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description KEY_SCOPE_DENIED, FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     "RateLimit-Limit": components["headers"]["RateLimitLimit"];
@@ -5771,6 +6252,11 @@ export interface operations {
                          */
                         status: "COMPLETED";
                         /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        keyId: string | null;
+                        /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
                          */
@@ -6057,6 +6543,11 @@ export interface operations {
                          * @enum {string}
                          */
                         status: "COMPLETED";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        keyId: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)

@@ -22,6 +22,8 @@ export const cacheKeys = {
   agent: (id: string) => key(`agent:${id}`),
   scoreEvents: (agentId: string) => key(`score-events:${agentId}`),
   agentByKeyHash: (column: "api_key_hash" | "owner_key_hash", hash: string) => key(`key:${column}:${hash}`),
+  /** A restricted key (pp_r_…) by its hash: forgotten when it is revoked. */
+  restrictedKey: (hash: string) => key(`restricted-key:${hash}`),
   block: (blockerId: string, blockedId: string) => key(`block:${blockerId}:${blockedId}`),
   /** agentId null: a system account. */
   account: (agentId: string | null, kind: string, currency: string) => key(`account:${agentId ?? "-"}:${kind}:${currency}`),

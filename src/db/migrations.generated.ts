@@ -12,6 +12,7 @@ import sqlite8 from "../../migrations/sqlite/0008_blocks_pair_unique.sql" with {
 import sqlite9 from "../../migrations/sqlite/0009_holds.sql" with { type: "text" };
 import sqlite10 from "../../migrations/sqlite/0010_x402_facilitator.sql" with { type: "text" };
 import sqlite11 from "../../migrations/sqlite/0011_due_work.sql" with { type: "text" };
+import sqlite12 from "../../migrations/sqlite/0012_restricted_keys.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -21,6 +22,7 @@ import pg5 from "../../migrations/pg/0005_blocks_pair_unique.sql" with { type: "
 import pg6 from "../../migrations/pg/0006_holds.sql" with { type: "text" };
 import pg7 from "../../migrations/pg/0007_x402_facilitator.sql" with { type: "text" };
 import pg8 from "../../migrations/pg/0008_due_work.sql" with { type: "text" };
+import pg9 from "../../migrations/pg/0009_restricted_keys.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -35,6 +37,7 @@ export const sqliteMigrations = [
   { tag: "0009_holds", when: 1795562255779, breakpoints: true, sql: sqlite9 },
   { tag: "0010_x402_facilitator", when: 1795563370469, breakpoints: true, sql: sqlite10 },
   { tag: "0011_due_work", when: 1795564127501, breakpoints: true, sql: sqlite11 },
+  { tag: "0012_restricted_keys", when: 1795564342296, breakpoints: true, sql: sqlite12 },
 ];
 
 export const pgMigrations = [
@@ -47,4 +50,5 @@ export const pgMigrations = [
   { tag: "0006_holds", when: 1795562257494, breakpoints: true, sql: pg6 },
   { tag: "0007_x402_facilitator", when: 1795563371543, breakpoints: true, sql: pg7 },
   { tag: "0008_due_work", when: 1795564128511, breakpoints: true, sql: pg8 },
+  { tag: "0009_restricted_keys", when: 1795564343009, breakpoints: true, sql: pg9 },
 ];

@@ -31,8 +31,11 @@ export const FOR_UPDATE = "/*for update*/";
 export const SKIP_LOCKED = "/*skip locked*/";
 
 export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" };
-/** `cache`: asks the engine for the cache view of this op's transaction (see remember). */
-export type Step = Statement | { kind: "after"; fn: () => void } | { kind: "cache" };
+/**
+ * `cache`: asks the engine for the cache view of this op's transaction (see remember). `actingKey`:
+ * asks which restricted key the op acts for (see actingAs); the engines answer null.
+ */
+export type Step = Statement | { kind: "after"; fn: () => void } | { kind: "cache" } | { kind: "actingKey" };
 export type Query<T> = Generator<Step, T, unknown>;
 
 /** Every row of a SELECT (or of a statement with RETURNING). */
@@ -78,9 +81,39 @@ export function* afterCommit(fn: () => void): Query<void> {
   yield { kind: "after", fn };
 }
 
+/**
+ * The id of the restricted key (pp_r_…) whose request this op runs, or null (the agent key, the owner,
+ * the service's own jobs): what an op records as the key that acted and checks the key's budget by.
+ * Set by actingAs() around the request's op, so nothing between the route and the statement passes it.
+ */
+export function* actingKey(): Query<string | null> {
+  return (yield { kind: "actingKey" }) as string | null;
+}
+
+/** Runs `query` for the restricted key `keyId`: every actingKey() inside it answers that id. */
+export function* actingAs<T>(keyId: string | null, query: Query<T>): Query<T> {
+  let next = query.next();
+  while (!next.done) {
+    if (next.value.kind === "actingKey") {
+      next = query.next(keyId);
+      continue;
+    }
+    let result: unknown;
+    try {
+      result = yield next.value;
+    } catch (error) {
+      next = query.throw(error);
+      continue;
+    }
+    next = query.next(result);
+  }
+  return next.value;
+}
+
 /** Answers a step that is not a statement: what the query receives back. */
-function bookkeeping(step: Exclude<Step, Statement>, cache: CacheView, after: (() => void)[]): CacheView | undefined {
+function bookkeeping(step: Exclude<Step, Statement>, cache: CacheView, after: (() => void)[]): CacheView | null | undefined {
   if (step.kind === "cache") return cache;
+  if (step.kind === "actingKey") return null;
   after.push(step.fn);
   return undefined;
 }

@@ -1,9 +1,10 @@
 // Every POST that moves money or creates a resource runs through here: one write op, honouring
 // Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true). An effect that is
 // Deferred (an outflow held for the owner's approval) is replaced by its other op, under the same key.
-import { write, type Query } from "../db";
+import { actingAs, write, type Query } from "../db";
 import { Deferred } from "../errors";
 import { once, validateKey, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { actingKeyOf } from "./auth";
 import { pathOf } from "./log";
 
 type Request = {
@@ -14,13 +15,16 @@ type Request = {
   set: { status?: number | string; headers: Record<string, unknown> };
 };
 
-/** Runs `effect` once per Idempotency-Key; a Deferred effect runs its replacement instead. */
-export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Query<unknown>): Promise<Outcome> {
+/**
+ * Runs `effect` once per Idempotency-Key, for the restricted key `keyId` (null: the agent key); a
+ * Deferred effect runs its replacement instead.
+ */
+export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Query<unknown>, keyId: string | null): Promise<Outcome> {
   try {
-    return await write(() => once(scope, status, effect));
+    return await write(() => actingAs(keyId, once(scope, status, effect)));
   } catch (error) {
     if (!(error instanceof Deferred)) throw error;
-    return write(() => once(scope, error.status, error.instead));
+    return write(() => actingAs(keyId, once(scope, error.status, error.instead)));
   }
 }
 
@@ -28,7 +32,7 @@ export async function mutation<T>(req: Request, status: number, effect: () => Qu
   const key = req.headers["idempotency-key"];
   validateKey(key);
   const route = `${req.request.method} ${pathOf(req.request.url)}`;
-  const outcome = await applyOnce({ agentId: req.agentId, key, route, body: req.body }, status, effect);
+  const outcome = await applyOnce({ agentId: req.agentId, key, route, body: req.body }, status, effect, actingKeyOf(req.request));
   req.set.status = outcome.status;
   if (outcome.replayed) req.set.headers["idempotent-replayed"] = "true";
   return outcome.body as T;

@@ -32,6 +32,8 @@ export const journalEntries = table(
     referenceType: text().notNull(),
     referenceId: text().notNull(),
     createdAt: integer().notNull(),
+    /** The restricted key whose request made this movement; null: the agent key, the owner or the service. */
+    keyId: text(),
   },
 );
 

@@ -7,6 +7,7 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { agentFromHeader } from "../auth/keys";
 import { config } from "../config";
 import { ApiError } from "../errors";
+import { scopeRefusal } from "../http/auth";
 import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
@@ -52,10 +53,11 @@ export function mcpRoutes(app: App) {
   const handle = async ({ request, body, set, server }: Context) => {
     assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
-    const agent = await agentFromHeader(authorization);
+    const { agent, key } = await agentFromHeader(authorization);
     consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true));
+    const refusal = (tool: Tool) => scopeRefusal(key, tool.method, tool.path);
+    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), refusal);
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     try {

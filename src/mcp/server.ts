@@ -58,12 +58,16 @@ function toolResult(status: number, body: unknown): CallToolResult {
   return { isError: true, content: [{ type: "text", text: error.details ? `${summary}\n${text(error.details)}` : summary }] };
 }
 
-export function createMcpServer(tools: Tool[], call: ApiCall): Server {
+/** Why the caller may not call a tool (a restricted key outside its scopes), or null. */
+export type Refusal = (tool: Tool) => ApiError | null;
+
+/** `refusal`: tools it refuses are left out of tools/list, and a call of one is that tool error. */
+export function createMcpServer(tools: Tool[], call: ApiCall, refusal: Refusal = () => null): Server {
   const server = new Server({ name: "agentbank", title: "agentbank", version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map((tool) => ({
+    tools: tools.filter((tool) => refusal(tool) === null).map((tool) => ({
       name: tool.name,
       description: tool.description,
       inputSchema: tool.inputSchema,
@@ -75,6 +79,8 @@ export function createMcpServer(tools: Tool[], call: ApiCall): Server {
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = byName.get(request.params.name);
     if (!tool) return { isError: true, content: [{ type: "text", text: `UNKNOWN_TOOL: there is no tool ${request.params.name}; list the tools to see them` }] };
+    const refused = refusal(tool);
+    if (refused) return toolResult(refused.status, { error: refused.code, message: refused.message });
     let apiRequest: ApiRequest;
     try {
       apiRequest = requestFor(tool, request.params.arguments ?? {});

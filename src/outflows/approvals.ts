@@ -5,7 +5,7 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { afterCommit, all, FOR_UPDATE, get, run, type Query } from "../db";
+import { actingKey, afterCommit, all, FOR_UPDATE, get, run, type Query } from "../db";
 import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -111,8 +111,8 @@ export function* holdOutflow(outflow: Outflow) {
   if (held > 0n) yield* hold({ agentId: outflow.agentId, amount: held, currency: outflow.currency, purpose: "APPROVAL", reference: reference(id) });
   yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
   yield* run(
-    `INSERT INTO approvals (id, agent_id, kind, status, amount, held, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, created_at, expires_at, decided_at)
-     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, NULL)`,
+    `INSERT INTO approvals (id, agent_id, kind, status, amount, held, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, key_id, created_at, expires_at, decided_at)
+     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, NULL)`,
     id,
     outflow.agentId,
     outflow.kind,
@@ -123,6 +123,7 @@ export function* holdOutflow(outflow: Outflow) {
     JSON.stringify(outflow.terms),
     termsHashOf(outflow),
     bucket,
+    yield* actingKey(),
     now,
     now + APPROVAL_TTL_MS,
   );

@@ -8,6 +8,7 @@ import { findAgent, lockAgents } from "../agents/service";
 import { type Query } from "../db";
 import { ApiError, Deferred } from "../errors";
 import { ownProperty } from "../json";
+import { chargeActingKey } from "../keys/budget";
 import { toMajor } from "../money";
 import { assertWithinTier } from "../agents/tiers";
 import { holdOutflow, takeGrant, type Grant, type Outflow } from "./approvals";
@@ -98,6 +99,7 @@ function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
     assertPerTransaction(policy, outflow);
     if (daily) yield* assertDaily(policy, outflow);
   }
+  if (daily) yield* chargeActingKey(outflow);
   return policy;
 }
 

@@ -26,6 +26,8 @@ export const approvals = table(
     /** What the approved outflow answered, as JSON. */
     result: text(),
     createdAt: integer().notNull(),
+    /** The restricted key that asked; null: the agent key. */
+    keyId: text(),
     expiresAt: integer().notNull(),
     decidedAt: integer(),
   },

@@ -14,6 +14,7 @@ export const Payment = Model(
     metadata: Nullable(JsonObject("the metadata sent with the payment (subscription and booking payments carry their references)")),
     kind: Enum(["DIRECT", "SUBSCRIPTION", "BOOKING"], { description: "what made the payment" }),
     status: Enum(["COMPLETED"], { description: "payments complete at once" }),
+    keyId: Nullable(Uuid, { description: "the payer's restricted key (pp_r_…) that made it, shown to the payer only; null: the agent key, the owner's approval, or you are the payee" }),
     createdAt: Timestamp(),
   },
   {
@@ -29,6 +30,7 @@ export const Payment = Model(
         metadata: { orderId: "A-1042" },
         kind: "DIRECT",
         status: "COMPLETED",
+        keyId: null,
         createdAt: "2025-06-01T12:00:00.000Z",
       },
     ],

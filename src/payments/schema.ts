@@ -15,4 +15,6 @@ export const payments = table("payments", {
   kind: text().notNull(),
   status: text().notNull(),
   createdAt: integer().notNull(),
+  /** The restricted key that made it; null: the agent key (or the owner's approval). */
+  keyId: text(),
 });

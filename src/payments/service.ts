@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { get, run, type Query } from "../db";
+import { actingKey, get, run, type Query } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
@@ -20,10 +20,13 @@ export type PaymentRow = {
   metadata: string | null;
   kind: string;
   status: string;
+  /** The restricted key that made it; null: the agent key or the owner's approval. */
+  keyId: string | null;
   createdAt: bigint;
 };
 
-export function paymentView(row: PaymentRow) {
+/** The payment as `viewerId` sees it: the payer's restricted key is the payer's to know. */
+export function paymentView(row: PaymentRow, viewerId: string) {
   return {
     id: row.id,
     fromAgentId: row.fromAgentId,
@@ -34,6 +37,7 @@ export function paymentView(row: PaymentRow) {
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
     kind: row.kind,
     status: row.status,
+    keyId: viewerId === row.fromAgentId ? row.keyId : null,
     createdAt: iso(Number(row.createdAt)),
   };
 }
@@ -74,11 +78,12 @@ export function* pay(args: {
     metadata: args.metadata ? JSON.stringify(args.metadata) : null,
     kind: args.kind,
     status: "COMPLETED",
+    keyId: yield* actingKey(),
     createdAt: BigInt(clock.nowMs()),
   };
   yield* run(
-    `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, key_id, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     row.id,
     row.fromAgentId,
     row.toAgentId,
@@ -88,6 +93,7 @@ export function* pay(args: {
     row.metadata,
     row.kind,
     row.status,
+    row.keyId,
     row.createdAt,
   );
   yield* transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
@@ -107,16 +113,16 @@ export type SendPayment = { toAgentId: string; amount: number; currency: Currenc
 export function* sendPayment(fromAgentId: string, body: SendPayment, sanction?: Sanction) {
   const amount = toMinor(body.amount, body.currency);
   const outflow = { kind: "PAYMENT" as const, terms: body };
-  return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }));
+  return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }), fromAgentId);
 }
 
 /** A payment as seen by one of its parties; anyone else gets 404. */
 export function* getPayment(agentId: string, id: string) {
   const row = yield* get<PaymentRow>(
-    `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, created_at AS createdAt
+    `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, key_id AS keyId, created_at AS createdAt
      FROM payments WHERE id = ?`,
     id,
   );
   if (!row || (row.fromAgentId !== agentId && row.toAgentId !== agentId)) throw notFound("payment");
-  return paymentView(row);
+  return paymentView(row, agentId);
 }

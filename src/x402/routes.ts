@@ -5,6 +5,7 @@ import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/model
 import { validateKey } from "../idempotency/idempotency";
 import { getX402Payment, listX402Payments, payResource } from "./service";
 import { answers } from "../http/responses";
+import { NO_SANCTION } from "../outflows/check";
 import { Held } from "../outflows/model";
 import { X402Payment, X402PaymentPage, X402Result } from "./model";
 
@@ -12,10 +13,10 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
   .use(auth)
   .post(
     "/pay",
-    async ({ agent, body, headers, set }) => {
+    async ({ agent, key: restricted, body, headers, set }) => {
       const key = headers["idempotency-key"];
       validateKey(key);
-      const outcome = await payResource(agent.id, body, { agentId: agent.id, key, route: "POST /x402/pay", body });
+      const outcome = await payResource(agent.id, body, { agentId: agent.id, key, route: "POST /x402/pay", body }, NO_SANCTION, restricted?.id ?? null);
       set.status = outcome.status;
       if (outcome.replayed) set.headers["idempotent-replayed"] = "true";
       // payResource answers { payment, resource } (fresh or replayed); Elysia checks it against X402Result.

@@ -16,7 +16,7 @@ import { treasuryAccount } from "../chain/keys";
 import { authorizationUse, watchCursor } from "../chain/watcher";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { actingAs, all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
 import { Deferred, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
@@ -237,7 +237,8 @@ function problemOf(answer: Answer): string | null {
   return settlementClaim(response.headers)?.reason ?? null;
 }
 
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
+/** `keyId`: the restricted key the agent called with (its scope and budget apply), null for the agent key. */
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION, keyId: string | null = null): Promise<Outcome> {
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
@@ -263,12 +264,12 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   const signed = await signTransferAuthorization({ to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
   let debited: PaymentRow | Outcome;
   try {
-    debited = await write(() => debit(agentId, request, method, chosen, signed, keyed, sanction));
+    debited = await write(() => actingAs(keyId, debit(agentId, request, method, chosen, signed, keyed, sanction)));
   } catch (error) {
     if (!(error instanceof Deferred)) throw error;
     // Above the owner's approval amount: held instead. The signed authorization never left the service.
-    if (!keyed) return { status: error.status, body: await write(error.instead), replayed: false };
-    return write(() => once(keyed, error.status, error.instead));
+    if (!keyed) return { status: error.status, body: await write(() => actingAs(keyId, error.instead())), replayed: false };
+    return write(() => actingAs(keyId, once(keyed, error.status, error.instead)));
   }
   if ("replayed" in debited) return debited;
 

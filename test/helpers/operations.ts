@@ -9,5 +9,7 @@ export const operations = (spec: Spec) =>
       path: path.replace(/\{[^}]+\}/g, crypto.randomUUID()),
       template: path,
       scheme: Object.keys(operation.security?.[0] ?? {})[0] ?? "public",
+      /** Every key scheme it takes (POST /agents/me/keys takes the agent key or the owner key). */
+      schemes: (operation.security ?? []).flatMap((requirement) => Object.keys(requirement)),
     })),
   );

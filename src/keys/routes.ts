@@ -1,0 +1,49 @@
+// /agents/me/keys: restricted keys (pp_r_…). Made with the agent key, the owner key, or a restricted key
+// with `manage` (then never wider than itself); listed with what each spent; revoked at once.
+import { Elysia } from "elysia";
+import { read, write } from "../db";
+import { auth } from "../http/auth";
+import { docs, IdParam, paged, PageQuery } from "../http/models";
+import { answers } from "../http/responses";
+import { KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "./model";
+import { createKey, keyView, listKeys, revokeKey } from "./service";
+
+const createDocs = docs(
+  "Agents",
+  "Make a restricted key (pp_r_…), shown once: scopes, budgets per currency, a counterparty allowlist and an expiry. With the agent key or the owner key (po_…); a restricted key with the manage scope makes only keys narrower than itself",
+  "agent",
+  ["KEY_SCOPE_DENIED"],
+);
+
+export const keyRoutes = new Elysia({ prefix: "/agents/me/keys", name: "keys" })
+  .use(auth)
+  .post(
+    "",
+    // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
+    async ({ agent, key, body, set }) => {
+      const made = await write(function* () {
+        const { row, apiKey } = yield* createKey(agent.id, key, body);
+        return { ...(yield* keyView(row)), apiKey };
+      });
+      set.status = 201;
+      return made;
+    },
+    { agentOrOwner: true, body: KeyBody, ...answers({ ...createDocs, security: [{ agentKey: [] }, { ownerKey: [] }] }, { 201: NewRestrictedKey }) },
+  )
+  .get("", ({ agent, query }) => paged(query, (window) => read(listKeys(agent.id, window))), {
+    agent: true,
+    query: PageQuery,
+    ...answers(docs("Agents", "The agent's restricted keys, newest first, with what each has spent", "agent"), { 200: RestrictedKeyPage }),
+  })
+  .delete(
+    "/:id",
+    ({ agent, key, params }) =>
+      write(function* () {
+        return yield* keyView(yield* revokeKey(agent.id, params.id, key));
+      }),
+    {
+      agent: true,
+      params: IdParam,
+      ...answers(docs("Agents", "Revoke a restricted key and every key made from it, at once (a restricted key: itself or the keys it made)", "agent", ["NOT_FOUND", "KEY_SCOPE_DENIED"]), { 200: RestrictedKey }),
+    },
+  );

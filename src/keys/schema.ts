@@ -1,0 +1,39 @@
+import { index, integer, primaryKey, table, text } from "../db/tables";
+import { agents } from "../agents/schema";
+
+/**
+ * A restricted key (pp_r_…) of an agent: what it may do (scopes), spend (budgets) and pay whom
+ * (allowlist), until it expires or is revoked. Stored hashed; keys/service.ts.
+ */
+export const agentKeys = table(
+  "agent_keys",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    name: text().notNull(),
+    keyHash: text().notNull().unique(),
+    /** JSON array of scopes (keys/scopes.ts). */
+    scopes: text().notNull(),
+    /** JSON { currency: { perTransaction?, total? } } in minor units as strings; {}: no budget. */
+    budgets: text().notNull(),
+    /** JSON array of agent ids; null: any counterparty. */
+    allowlist: text(),
+    /** The restricted key that made it; null: the agent key or the owner key. */
+    parentKeyId: text(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+    revokedAt: integer(),
+  },
+  (t) => [index("agent_keys_agent_idx").on(t.agentId, t.createdAt)],
+);
+
+/** What a key's outflows add up to per currency over its life (held amounts included): its total budget's count. */
+export const keySpending = table(
+  "key_spending",
+  {
+    keyId: text().notNull().references(() => agentKeys.columns.id),
+    currency: text().notNull(),
+    spent: integer().notNull(),
+  },
+  (t) => [primaryKey(t.keyId, t.currency)],
+);
