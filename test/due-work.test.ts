@@ -46,9 +46,14 @@ describe("bounded runs", () => {
 
     const from = server.logs.length;
     await server.advance(2 * 3600);
+    // A run stops at 500 items or 3 s, whichever comes first (on a loaded machine, the time): it
+    // leaves the rest for the next run and says so.
     const [first] = await runsOf("bets.expire", from);
-    expect(first).toMatchObject({ loaded: 500, applied: 500, failed: 0, more: true });
-    for (let round = 0; round < 4; round++) await server.advance(0);
+    expect(first).toMatchObject({ failed: 0, more: true });
+    expect(first!.loaded).toBeLessThanOrEqual(500);
+    expect(first!.applied).toBe(first!.loaded);
+    const appliedSoFar = async () => (await runsOf("bets.expire", from)).reduce((sum, run) => sum + run.applied, 0);
+    for (let round = 0; round < 20 && (await appliedSoFar()) < 1200; round++) await server.advance(0);
 
     const runs = await runsOf("bets.expire", from);
     expect(runs.length).toBeGreaterThanOrEqual(3);
