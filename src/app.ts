@@ -28,6 +28,8 @@ import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./registration/routes";
 import { messagingRoutes } from "./messaging/routes";
+import { oauthRoutes } from "./oauth/routes";
+import { consentRoutes } from "./console/consent";
 import { negotiationRoutes } from "./negotiations/routes";
 import { ownerRoutes } from "./owners/routes";
 import { paymentRoutes } from "./payments/routes";
@@ -46,6 +48,7 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
   ["POST", /^\/agents\/register$/],
   ["GET", /^\/agents\/[^/]+\/reputation$/],
   ["GET", /^\/services\/[^/]+$/],
+  ["POST", /^\/oauth\/(register|token)$/],
 ];
 
 export type App = ReturnType<typeof createApp>;
@@ -74,6 +77,8 @@ export function createApp() {
     .use(healthRoutes)
     .use(llmsRoutes)
     .use(consoleRoutes)
+    .use(consentRoutes)
+    .use(oauthRoutes)
     .use(registrationRoutes)
     .use(agentRoutes)
     .use(keyRoutes)

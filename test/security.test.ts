@@ -58,6 +58,10 @@ describe("authentication on every route", () => {
       "GET /agents/{id}/reputation",
       "GET /services/discover",
       "GET /services/{id}",
+      // OAuth for MCP hosts (issue 26): the metadata documents and dynamic client registration.
+      "GET /.well-known/oauth-protected-resource",
+      "GET /.well-known/oauth-authorization-server",
+      "POST /oauth/register",
     ]);
     for (const route of publicRoutes) expect(allowed.has(route) ? route : `unexpected public route ${route}`).toBe(route);
   });

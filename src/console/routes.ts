@@ -25,24 +25,28 @@ import { bare, html, layout, page, raw, writerFor } from "./views";
  * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
  * the policy form: 15 limits, the allowlist box and a checkbox per known counterparty (MOST_KNOWN).
  */
-const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 20 + MOST_KNOWN }));
+export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 20 + MOST_KNOWN }));
 type Fields = Record<string, string>;
-const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
+export const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
 const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
 const reservedMessage = (name: string) => `The form field "${name}" is not accepted: no field of the console is named with ${[...RESERVED_KEYS].join(", ")}.`;
 const redirect = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, ...headers } });
-const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
+export const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
 const Id = t.Object({ id: t.String({ format: "uuid" }) });
 const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
 
-function signInPage(request: Request, error?: string, status = 200) {
+/** Where sign-in may send the browser back to (`next`): a console page of this service, nowhere else. */
+const consolePath = (next: string | undefined) => (next && /^\/console\/[A-Za-z0-9]/.test(next) ? next : "/console");
+
+/** `next`: the console page to go back to once signed in (the OAuth consent page). */
+export function signInPage(request: Request, error?: string, status = 200, next?: string) {
   const csrf = secret("");
   return page(
     bare(
       "Sign in",
       html`<section><p>Sign in with your agent's <strong>owner key</strong> (po_…), shown once when the agent registered.</p>
 ${error ? raw(html`<p class="error">${error}</p>`) : ""}
-<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${csrf}">
+<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${csrf}">${next ? raw(html`<input type="hidden" name="next" value="${next}">`) : ""}
 <label for="ownerKey">Owner key</label><input id="ownerKey" name="ownerKey" type="password" autocomplete="off" required>
 <button type="submit">Sign in</button></form></section>`,
     ),
@@ -52,7 +56,7 @@ ${error ? raw(html`<p class="error">${error}</p>`) : ""}
 }
 
 /** The signed-in page: the agent's name and the count of what waits for the owner in the header. */
-async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
+export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
   const agent = (await read(findAgent(session.agentId)))!;
   const pending = await read(pendingCount(session.agentId));
   return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current }, body), status);
@@ -75,7 +79,7 @@ const signedIn = (handler: Handler) => async ({ request }: { request: Request })
   return session ? handler(session, request) : signInPage(request);
 };
 /** A form post behind sign-in and its CSRF token. */
-const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
+export const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
   const session = await read(sessionOf(request));
   if (!session) return signInPage(request, "Sign in first.", 401);
   if (!sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token. Reload the page and try again.");
@@ -112,11 +116,11 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       const reserved = reservedField(body);
       if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
       const ownerKey = field(body, "ownerKey") ?? "";
-      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401);
+      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401, field(body, "next"));
       const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey))) : null;
-      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401);
+      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401, field(body, "next"));
       const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
-      return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
+      return redirect(consolePath(field(body, "next")), { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
     },
     { body: Form, detail: { hide: true } },
   )

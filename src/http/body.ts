@@ -1,7 +1,7 @@
 // Request bodies are read and parsed here, for every route: at most MAX_BODY_BYTES whether or not the
 // client sent Content-Length (a chunked body is cut off at the limit, not buffered), nested at most
 // MAX_JSON_DEPTH levels (checked on the text, before JSON.parse), and JSON only — HTML forms are
-// accepted on the owner console's own routes alone. A JSON body that uses `__proto__`, `constructor`
+// accepted on the owner console's own routes and on OAuth's token endpoint (RFC 6749 §3.2) alone. A JSON body that uses `__proto__`, `constructor`
 // or `prototype` as a key or a dotted part of one ("__proto__.x"), at any depth (metadata and offers
 // too), is refused: no feature needs such a key, and refusing it here means no code behind can ever
 // copy it onto a prototype. A form's fields arrive as an object without a prototype; the console
@@ -36,7 +36,7 @@ export async function parseBody(request: Request, contentType: string, path: str
   } catch {
     throw invalid("the body is not valid UTF-8");
   }
-  if (contentType === "application/x-www-form-urlencoded" && path.startsWith("/console")) {
+  if (contentType === "application/x-www-form-urlencoded" && (path.startsWith("/console") || path === "/oauth/token")) {
     const fields = dictionary<string>();
     for (const [name, value] of new URLSearchParams(text)) fields[name] = value;
     return fields;

@@ -1,12 +1,16 @@
 // POST /mcp: the MCP server over Streamable HTTP (stateless, JSON answers), authenticated with the
-// agent's API key and within the agent's limits: only at the service's own host names (hosts.ts),
+// agent's API key, a restricted key, or an OAuth access token issued for this resource (src/oauth; a
+// 401 names the protected resource metadata in WWW-Authenticate, RFC 9728 §5.1), and within the agent's limits: only at the service's own host names (hosts.ts),
 // every JSON-RPC message counted against the agent's rate limit as one request, at most
 // MAX_BATCH_MESSAGES in one batch. Each tool call is an in-process request to the API with the same key.
 import { Elysia } from "elysia";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { agentFromHeader } from "../auth/keys";
 import { config } from "../config";
+import { read } from "../db";
 import { ApiError } from "../errors";
+import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
+import { resourceOfKey } from "../oauth/service";
 import { scopeRefusal } from "../http/auth";
 import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
@@ -41,6 +45,26 @@ function messageCount(body: unknown): number {
   return Math.max(1, body.length);
 }
 
+/**
+ * The caller, if its key may be used here: an OAuth token issued for another resource is refused
+ * (RFC 8707: its audience is elsewhere). Any 401 carries the challenge that starts an MCP host's OAuth flow.
+ */
+async function mcpCaller(request: Request, set: Context["set"]) {
+  const base = baseUrlOf(request);
+  try {
+    const caller = await agentFromHeader(request.headers.get("authorization") ?? undefined);
+    const resource = caller.key ? await read(resourceOfKey(caller.key)) : null;
+    if (resource !== null && resource !== mcpResourceOf(base)) {
+      set.headers["www-authenticate"] = `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+      throw new ApiError("UNAUTHORIZED", `this token was issued for ${resource.slice(0, 200)}, not for ${mcpResourceOf(base)}`);
+    }
+    return caller;
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) set.headers["www-authenticate"] ??= `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource"`;
+    throw error;
+  }
+}
+
 type Context = {
   request: Request;
   body: unknown;
@@ -53,7 +77,7 @@ export function mcpRoutes(app: App) {
   const handle = async ({ request, body, set, server }: Context) => {
     assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
-    const { agent, key } = await agentFromHeader(authorization);
+    const { agent, key } = await mcpCaller(request, set);
     consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
     const refusal = (tool: Tool) => scopeRefusal(key, tool.method, tool.path);

@@ -1,0 +1,110 @@
+// /console/oauth/consent: the owner decides what an MCP host may do as the agent (src/oauth). It shows
+// the client's name and redirect URI, the agent, the scopes asked for as checkboxes and a total budget
+// per currency; Approve sends the browser back with a code, Deny with error=access_denied. Signed out,
+// the owner signs in first and comes back here. The form carries the session's CSRF token like every
+// console form, and the request is checked again when it comes back.
+import { Elysia } from "elysia";
+import { findAgent } from "../agents/service";
+import { read, write } from "../db";
+import { ApiError } from "../errors";
+import type { Scope } from "../keys/scopes";
+import { CURRENCIES, toMinor, type Currency } from "../money";
+import { AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
+import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
+import { action, field, Form, refused, render, signInPage } from "./routes";
+import { sessionOf } from "./sessions";
+import { html, raw } from "./views";
+
+const TITLE = "Connect an application";
+
+/** What each scope lets the application do, in the owner's words. */
+const SCOPE_WORDS: Record<Scope, string> = {
+  read: "see balances, history and everything else of the agent's",
+  pay: "send payments",
+  message: "send messages",
+  negotiate: "negotiate",
+  lend: "lend and borrow",
+  bet: "make and accept bets",
+  contract: "propose, sign and fulfil contracts",
+  subscribe: "subscribe and cancel subscriptions",
+  book: "list services, quote and book",
+  withdraw: "withdraw to outside addresses",
+  x402: "pay for x402 resources",
+  manage: "manage the webhook, blocks and keys",
+};
+
+function consentForm(asked: AuthorizationRequest, params: AuthorizationParams, agent: { name: string; id: string }, csrf: string, error?: string) {
+  const hidden = AUTHORIZATION_FIELDS.map((name) => (params[name] !== undefined ? raw(html`<input type="hidden" name="${name}" value="${params[name]}">`) : ""));
+  const scopes = asked.scopes.map(
+    (scope) => raw(html`<label class="check"><input type="checkbox" name="scope_${scope}" value="1"${raw(scope === "read" ? " checked" : "")}> <strong>${scope}</strong>: ${SCOPE_WORDS[scope]}</label>`),
+  );
+  const budgets = CURRENCIES.map((currency) => raw(html`<label>${currency}<input type="number" name="budget_${currency}" min="0" step="any" inputmode="decimal"></label>`));
+  return html`<section class="consent"><h2>“${asked.client.name}” asks to act as your agent ${agent.name}</h2>
+<p>Agent: <strong>${agent.name}</strong> <span class="muted">${agent.id}</span>. Resource: <code>${asked.resource}</code>.</p>
+<p>Once you decide, the browser goes back to <code id="redirect-uri">${asked.redirectUri}</code>.</p>
+${error ? raw(html`<p class="error">${error}</p>`) : ""}
+<form method="post" action="/console/oauth/consent"><input type="hidden" name="csrf" value="${csrf}">${hidden}
+<fieldset><legend>What it may do</legend>${scopes}</fieldset>
+<fieldset><legend>Budget: the most it may spend in total, per currency (empty: no budget of its own; your policy and the tier still apply)</legend><div class="grid">${budgets}</div></fieldset>
+<p class="muted">It gets access tokens that last an hour, renewed within this grant for 30 days. Revoke the grant at any time: it is the key named “MCP host: ${asked.client.name}”.</p>
+<div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny" class="danger">Deny</button></div></form></section>`;
+}
+
+/** The owner's choice from the form: the ticked scopes (of those asked for) and the budgets; a string says what is wrong. */
+function consentOf(body: unknown, asked: AuthorizationRequest): Consent | string {
+  const scopes = asked.scopes.filter((scope) => field(body, `scope_${scope}`) !== undefined);
+  if (scopes.length === 0) return "Tick at least one thing it may do, or Deny.";
+  const budgets: Consent["budgets"] = Object.create(null);
+  for (const currency of CURRENCIES) {
+    const text = field(body, `budget_${currency}`)?.trim();
+    if (!text) continue;
+    try {
+      toMinor(Number(text), currency, `The ${currency} budget`);
+    } catch (error) {
+      if (error instanceof ApiError) return error.message;
+      throw error;
+    }
+    budgets[currency as Currency] = Number(text);
+  }
+  return { scopes, budgets };
+}
+
+const paramsOf = (body: unknown): AuthorizationParams => Object.fromEntries(AUTHORIZATION_FIELDS.flatMap((name) => (field(body, name) !== undefined ? [[name, field(body, name)!]] : [])));
+
+export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "console-consent" })
+  .get(
+    "/consent",
+    async ({ request, query }) => {
+      const session = await read(sessionOf(request));
+      const url = new URL(request.url);
+      if (!session) return signInPage(request, "Sign in to decide what the application may do.", 200, url.pathname + url.search);
+      const checked = await checkAuthorization(query, baseUrlOf(request));
+      if ("page" in checked) return render(session, request, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
+      if ("redirect" in checked) return checked.redirect;
+      const agent = (await read(findAgent(session.agentId)))!;
+      return render(session, request, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
+    },
+    { query: AuthorizationQuery, detail: { hide: true } },
+  )
+  .post(
+    "/consent",
+    action(async (session, request, body) => {
+      const params = paramsOf(body);
+      const checked = await checkAuthorization(params, baseUrlOf(request));
+      if ("page" in checked) return refused(checked.page, 400);
+      if ("redirect" in checked) return checked.redirect;
+      const asked = checked.ok;
+      const decision = field(body, "decision");
+      if (decision === "deny") return redirectTo(asked.redirectUri, asked.state, { error: "access_denied", error_description: "the owner denied the request" });
+      if (decision !== "approve") return refused("Choose Approve or Deny.", 400);
+      const consent = consentOf(body, asked);
+      if (typeof consent === "string") {
+        const agent = (await read(findAgent(session.agentId)))!;
+        return render(session, request, TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
+      }
+      const code = await write(() => issueCode(session.agentId, asked, consent));
+      return redirectTo(asked.redirectUri, asked.state, { code, iss: new URL(asked.resource).origin });
+    }),
+    { body: Form, detail: { hide: true } },
+  );
+

@@ -1,0 +1,58 @@
+// The authorization request (GET /oauth/authorize, then the consent page in the owner console): checked
+// the same way at each step. Until the client and its redirect URI are known, a problem is shown on a
+// page (never sent to an unverified address); after that it goes back to the client as a redirect with
+// `error` and `state` (RFC 6749 §4.1.2.1).
+import { t } from "elysia";
+import { read } from "../db";
+import { findClient, redirectUrisOf, requestedScopes, type AuthorizationRequest } from "./service";
+
+const Param = t.Optional(t.String({ maxLength: 1000 }));
+/** The query of an authorization request; the consent form sends the same fields back. */
+export const AuthorizationQuery = t.Object({
+  response_type: Param,
+  client_id: Param,
+  redirect_uri: Param,
+  code_challenge: Param,
+  code_challenge_method: Param,
+  state: Param,
+  scope: Param,
+  resource: Param,
+  prompt: Param,
+});
+export type AuthorizationParams = Partial<Record<"response_type" | "client_id" | "redirect_uri" | "code_challenge" | "code_challenge_method" | "state" | "scope" | "resource" | "prompt", string>>;
+export const AUTHORIZATION_FIELDS = ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "state", "scope", "resource"] as const;
+
+/** The service's own address as the caller reached it (the proxy's scheme when it says https). */
+export function baseUrlOf(request: Request): string {
+  const url = new URL(request.url);
+  if (request.headers.get("x-forwarded-proto") === "https") url.protocol = "https:";
+  return url.origin;
+}
+/** The one protected resource: the MCP endpoint. */
+export const mcpResourceOf = (base: string) => `${base}/mcp`;
+
+/** Where the owner's answer (or a problem) goes: the client's redirect URI with `params` and the request's state. */
+export function redirectTo(redirectUri: string, state: string | null | undefined, params: Record<string, string>): Response {
+  const url = new URL(redirectUri);
+  for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
+  if (state) url.searchParams.set("state", state);
+  return new Response(null, { status: 303, headers: { location: url.href, "cache-control": "no-store" } });
+}
+
+export type Checked = { ok: AuthorizationRequest } | { page: string } | { redirect: Response };
+
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+export async function checkAuthorization(params: AuthorizationParams, base: string): Promise<Checked> {
+  const client = params.client_id ? await read(findClient(params.client_id)).catch(() => null) : null;
+  if (!client) return { page: "Unknown client_id: the application must register first (POST /oauth/register)." };
+  if (!params.redirect_uri || !redirectUrisOf(client).includes(params.redirect_uri)) return { page: "redirect_uri is not one the application registered." };
+  const back = (error: string, description: string) => ({ redirect: redirectTo(params.redirect_uri!, params.state, { error, error_description: description }) });
+  if (params.response_type !== "code") return back("unsupported_response_type", "response_type must be code");
+  if (params.code_challenge_method !== "S256" || !S256_CHALLENGE.test(params.code_challenge ?? "")) return back("invalid_request", "PKCE is required: code_challenge (S256, 43 characters) and code_challenge_method=S256");
+  const resource = mcpResourceOf(base);
+  if (params.resource !== resource) return back("invalid_target", `resource must be ${resource}, the MCP endpoint (RFC 8707)`);
+  const scopes = requestedScopes(params.scope);
+  if (!scopes) return back("invalid_scope", "scope names a scope this service does not have");
+  return { ok: { client, redirectUri: params.redirect_uri, codeChallenge: params.code_challenge!, state: params.state ?? null, resource, scopes } };
+}

@@ -1,0 +1,171 @@
+// OAuth 2.1 for MCP hosts: the protected resource's metadata (RFC 9728), the authorization server's
+// metadata (RFC 8414), dynamic client registration (RFC 7591), the authorization endpoint (which sends
+// the browser to the consent page in the owner console) and the token endpoint (a form, RFC 6749 §3.2;
+// hidden from the OpenAPI document, which describes JSON bodies only). Their refusals are OAuth's own
+// error codes (`error`, `error_description`), with `message` as on every other route.
+import { Elysia, t } from "elysia";
+import { write } from "../db";
+import { docs } from "../http/models";
+import { answers, Model } from "../http/responses";
+import { ownProperty } from "../json";
+import { SCOPES } from "../keys/scopes";
+import { AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
+import { exchangeCode, OAuthError, refreshGrant, registerClient, type Refused, type Tokens } from "./service";
+
+const oauthError = (error: OAuthError) =>
+  Response.json({ error: error.error, error_description: error.description, message: error.description }, { status: error.status, headers: { "cache-control": "no-store" } });
+const page = (text: string, status = 400) =>
+  new Response(`<!doctype html><meta charset="utf-8"><title>Authorization refused</title><p>${Bun.escapeHTML(text)}</p>`, { status, headers: { "content-type": "text/html; charset=utf-8" } });
+
+const Strings = t.Array(t.String({ maxLength: 100 }), { maxItems: 10 });
+const ClientMetadataBody = t.Object(
+  {
+    redirect_uris: t.Array(t.String({ maxLength: 500 }), { minItems: 1, maxItems: 5, description: "https, or http to a loopback address; no fragment" }),
+    client_name: t.Optional(t.String({ maxLength: 80, description: "shown to the owner on the consent page" })),
+    grant_types: t.Optional(Strings),
+    response_types: t.Optional(Strings),
+    token_endpoint_auth_method: t.Optional(t.String({ maxLength: 50, description: "none: public clients only (PKCE)" })),
+    scope: t.Optional(t.String({ maxLength: 500 })),
+  },
+  // RFC 7591 §2: metadata the server does not use is ignored, not refused.
+  { additionalProperties: true, maxProperties: 40 },
+);
+const RegisteredClient = Model(
+  {
+    client_id: t.String(),
+    client_name: t.String(),
+    redirect_uris: t.Array(t.String()),
+    grant_types: t.Array(t.String()),
+    response_types: t.Array(t.String()),
+    token_endpoint_auth_method: t.Literal("none"),
+    client_id_issued_at: t.Integer({ description: "seconds since 1970" }),
+  },
+  { description: "A registered client (RFC 7591 §3.2.1): a public client, without a secret" },
+);
+const ProtectedResource = Model(
+  { resource: t.String(), authorization_servers: t.Array(t.String()), scopes_supported: t.Array(t.String()), bearer_methods_supported: t.Array(t.String()), resource_name: t.String() },
+  { description: "OAuth 2.0 protected resource metadata (RFC 9728) of /mcp" },
+);
+const AuthorizationServer = Model(
+  {
+    issuer: t.String(),
+    authorization_endpoint: t.String(),
+    token_endpoint: t.String(),
+    registration_endpoint: t.String(),
+    scopes_supported: t.Array(t.String()),
+    response_types_supported: t.Array(t.String()),
+    grant_types_supported: t.Array(t.String()),
+    code_challenge_methods_supported: t.Array(t.String()),
+    token_endpoint_auth_methods_supported: t.Array(t.String()),
+  },
+  { description: "OAuth 2.0 authorization server metadata (RFC 8414)" },
+);
+
+const protectedResource = ({ request }: { request: Request }) => {
+  const base = baseUrlOf(request);
+  return { resource: mcpResourceOf(base), authorization_servers: [base], scopes_supported: [...SCOPES], bearer_methods_supported: ["header"], resource_name: "agentbank MCP" };
+};
+const resourceDocs = answers(docs("OAuth", "The protected resource metadata of /mcp (RFC 9728): the resource to ask a token for and the authorization server", "public"), { 200: ProtectedResource });
+
+const unsupported = (field: string, values: string[] | undefined, allowed: string[]) => {
+  const extra = (values ?? []).filter((value) => !allowed.includes(value));
+  return extra.length ? new OAuthError("invalid_client_metadata", `${field}: only ${allowed.join(", ")} (not ${extra.join(", ")})`) : null;
+};
+
+const TokenForm = t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 2000 }), { maxProperties: 20 });
+
+async function token(form: Record<string, string>): Promise<Response> {
+  const field = (name: string) => ownProperty(form, name);
+  const clientId = field("client_id");
+  if (!clientId) return oauthError(new OAuthError("invalid_client", "client_id is required (public clients send it in the form)", 401));
+  const resource = field("resource");
+  let outcome: Tokens | Refused;
+  switch (field("grant_type")) {
+    case "authorization_code": {
+      const [code, codeVerifier, redirectUri] = [field("code"), field("code_verifier"), field("redirect_uri")];
+      if (!code || !codeVerifier || !redirectUri) return oauthError(new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required"));
+      outcome = await write(() => exchangeCode({ clientId, code, codeVerifier, redirectUri, resource }));
+      break;
+    }
+    case "refresh_token": {
+      const refreshToken = field("refresh_token");
+      if (!refreshToken) return oauthError(new OAuthError("invalid_request", "refresh_token is required"));
+      outcome = await write(() => refreshGrant({ clientId, refreshToken, resource }));
+      break;
+    }
+    default:
+      return oauthError(new OAuthError("unsupported_grant_type", "grant_type is authorization_code or refresh_token"));
+  }
+  if ("refused" in outcome) return oauthError(outcome.refused);
+  return Response.json(outcome, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
+}
+
+export const oauthRoutes = new Elysia({ name: "oauth" })
+  .get("/.well-known/oauth-protected-resource", protectedResource, resourceDocs)
+  .get("/.well-known/oauth-protected-resource/mcp", protectedResource, { ...resourceDocs, detail: { ...resourceDocs.detail, hide: true } })
+  .get(
+    "/.well-known/oauth-authorization-server",
+    ({ request }) => {
+      const base = baseUrlOf(request);
+      return {
+        issuer: base,
+        authorization_endpoint: `${base}/oauth/authorize`,
+        token_endpoint: `${base}/oauth/token`,
+        registration_endpoint: `${base}/oauth/register`,
+        scopes_supported: [...SCOPES],
+        response_types_supported: ["code"],
+        grant_types_supported: ["authorization_code", "refresh_token"],
+        code_challenge_methods_supported: ["S256"],
+        token_endpoint_auth_methods_supported: ["none"],
+      };
+    },
+    answers(docs("OAuth", "The authorization server's metadata (RFC 8414): its endpoints, PKCE S256, public clients", "public"), { 200: AuthorizationServer }),
+  )
+  .post(
+    "/oauth/register",
+    async ({ body, set }) => {
+      const refusal =
+        (body.token_endpoint_auth_method !== undefined && body.token_endpoint_auth_method !== "none"
+          ? new OAuthError("invalid_client_metadata", "token_endpoint_auth_method: only none (public clients with PKCE)")
+          : null) ??
+        unsupported("grant_types", body.grant_types, ["authorization_code", "refresh_token"]) ??
+        unsupported("response_types", body.response_types, ["code"]);
+      if (refusal) return oauthError(refusal);
+      try {
+        const client = await write(() => registerClient(body));
+        set.status = 201;
+        set.headers["cache-control"] = "no-store";
+        return {
+          client_id: client.id,
+          client_name: client.name,
+          redirect_uris: JSON.parse(client.redirectUris) as string[],
+          grant_types: ["authorization_code", "refresh_token"],
+          response_types: ["code"],
+          token_endpoint_auth_method: "none" as const,
+          client_id_issued_at: Math.floor(Number(client.createdAt) / 1000),
+        };
+      } catch (error) {
+        if (error instanceof OAuthError) return oauthError(error);
+        throw error;
+      }
+    },
+    {
+      body: ClientMetadataBody,
+      ...answers(
+        docs("OAuth", "Register an MCP host (dynamic client registration, RFC 7591): a public client, PKCE only; refusals are 400 with OAuth's error codes (invalid_redirect_uri, invalid_client_metadata)", "public", ["RATE_LIMIT_EXCEEDED"]),
+        { 201: RegisteredClient },
+      ),
+    },
+  )
+  .get(
+    "/oauth/authorize",
+    async ({ request, query }) => {
+      const checked = await checkAuthorization(query, baseUrlOf(request));
+      if ("page" in checked) return page(checked.page);
+      if ("redirect" in checked) return checked.redirect;
+      // The console's session cookie is scoped to /console: consent is asked there.
+      return new Response(null, { status: 303, headers: { location: `/console/oauth/consent${new URL(request.url).search}`, "cache-control": "no-store" } });
+    },
+    { query: AuthorizationQuery, detail: { hide: true } },
+  )
+  .post("/oauth/token", ({ body }) => token(body ?? Object.create(null)), { body: t.Optional(TokenForm), detail: { hide: true } });

@@ -1,0 +1,55 @@
+import { index, integer, table, text } from "../db/tables";
+import { agents } from "../agents/schema";
+import { agentKeys } from "../keys/schema";
+
+/** An MCP host registered by dynamic client registration (RFC 7591): a public client, PKCE only, no secret. */
+export const oauthClients = table("oauth_clients", {
+  id: text().primaryKey(),
+  name: text().notNull(),
+  /** JSON array of the exact redirect URIs it may use. */
+  redirectUris: text().notNull(),
+  createdAt: integer().notNull(),
+});
+
+/**
+ * An authorization code, stored as its SHA-256: single use, short-lived, bound to the client, redirect
+ * URI, PKCE challenge and resource, carrying what the owner consented to (scopes, budgets).
+ */
+export const oauthCodes = table(
+  "oauth_codes",
+  {
+    codeHash: text().primaryKey(),
+    clientId: text().notNull().references(() => oauthClients.columns.id),
+    agentId: text().notNull().references(() => agents.columns.id),
+    redirectUri: text().notNull(),
+    codeChallenge: text().notNull(),
+    resource: text().notNull(),
+    /** JSON array of scopes the owner ticked. */
+    scopes: text().notNull(),
+    /** JSON { currency: total } in major units, as the owner typed it; {}: no budget. */
+    budgets: text().notNull(),
+    expiresAt: integer().notNull(),
+    usedAt: integer(),
+    /** The grant its exchange made: a reused code revokes it (OAuth 2.1 §4.1.3). */
+    grantKeyId: text(),
+  },
+  (t) => [index("oauth_codes_expires_idx").on(t.expiresAt)],
+);
+
+/**
+ * What the owner granted a client: a restricted key that is never shown (the grant key: scopes,
+ * budgets, the grant's lifetime) and the refresh token, rotated on use, that mints access tokens —
+ * short-lived restricted keys made from the grant key, so their outflows count against its budget and
+ * revoking it revokes them all.
+ */
+export const oauthGrants = table(
+  "oauth_grants",
+  {
+    keyId: text().primaryKey().references(() => agentKeys.columns.id),
+    clientId: text().notNull().references(() => oauthClients.columns.id),
+    resource: text().notNull(),
+    refreshTokenHash: text().notNull().unique(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index("oauth_grants_client_idx").on(t.clientId)],
+);
