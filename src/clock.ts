@@ -25,4 +25,6 @@ export async function refreshTestClock(): Promise<void> {
   offsetMs = Math.max(offsetMs, Number((await read(getSetting(OFFSET_KEY))) ?? 0));
 }
 
-export const iso = (ms: number): string => new Date(ms).toISOString();
+/** A time in ms (a number, or a bigint as stored) as ISO 8601. */
+export const iso = (ms: number | bigint): string => new Date(Number(ms)).toISOString();
+export const isoOrNull = (ms: number | bigint | null): string | null => (ms === null ? null : iso(ms));

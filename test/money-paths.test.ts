@@ -205,7 +205,7 @@ const INVENTORY: Site[] = [
   ["src/chain/withdrawals.ts › settleInternally", "transfer", "authorizeOutflow(WITHDRAWAL) in requestWithdrawal, its only caller (to another agent's deposit address)"],
   ["src/betting/service.ts › createBet", "hold", "authorizeOutflow(BET): the stake into the creator's escrow"],
   ["src/betting/service.ts › acceptBet", "hold", "authorizeOutflow(BET_ACCEPT): the stake into the acceptor's escrow"],
-  ["src/lending/service.ts › createOffer", "hold", "authorizeOutflow(LOAN_OFFER): the amount into the lender's escrow"],
+  ["src/lending/offers.ts › createOffer", "hold", "authorizeOutflow(LOAN_OFFER): the amount into the lender's escrow"],
   ["src/lending/service.ts › borrow", "hold, postHold", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
@@ -218,8 +218,8 @@ const INVENTORY: Site[] = [
   // Money going back to the agent it came from.
   ["src/x402/service.ts › refund", "post", "returns an x402 payment to the agent"],
   ["src/betting/service.ts › expire", "expireHold", "returns the creator's stake"],
-  ["src/lending/service.ts › expireOfferIfDue", "expireHold", "returns the lender's escrow"],
-  ["src/lending/service.ts › cancelOffer", "voidHold", "returns the lender's escrow"],
+  ["src/lending/offers.ts › expireOfferIfDue", "expireHold", "returns the lender's escrow"],
+  ["src/lending/offers.ts › cancelOffer", "voidHold", "returns the lender's escrow"],
   ["src/contracts/service.ts › cancelContract", "voidHold", "returns the creator's escrow (cancelled unsigned)"],
   ["src/contracts/service.ts › applyDeadline", "expireHold", "returns the creator's escrow (expired unsigned, breached)"],
   ["src/outflows/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/outflows/check.ts)"],

@@ -2,7 +2,9 @@
 // the text PostgreSQL runs. No database needed.
 import { describe, expect, test } from "bun:test";
 import { toPostgres } from "../src/db/pg-dialect";
-import { FOR_UPDATE, SKIP_LOCKED } from "../src/db/query";
+import { FOR_UPDATE, SKIP_LOCKED, type Query, type Statement } from "../src/db/query";
+import { find, insert, update } from "../src/db/table";
+import { loans } from "../src/lending/schema";
 
 const cases: [what: string, portable: string, postgres: string][] = [
   ["no placeholder: unchanged", "SELECT 1", "SELECT 1"],
@@ -36,5 +38,29 @@ const cases: [what: string, portable: string, postgres: string][] = [
 describe("PostgreSQL dialect rewrite", () => {
   test.each(cases)("%s", (_what, portable, postgres) => {
     expect(toPostgres(portable)).toBe(postgres);
+  });
+});
+
+/** The first statement a query yields, without running it. */
+const statementOf = (query: Query<unknown>) => query.next().value as Statement;
+const LOAN_COLUMNS_PG =
+  'id, offer_id AS "offerId", lender_id AS "lenderId", borrower_id AS "borrowerId", principal, currency, interest_bps AS "interestBps", amount_due AS "amountDue", amount_repaid AS "amountRepaid", collateral, due_at AS "dueAt", status, created_at AS "createdAt", closed_at AS "closedAt"';
+
+describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => {
+  test("find: every camelCase field quoted, the lock a clause", () => {
+    expect(toPostgres(statementOf(find(loans, "loan_1", true)).sql)).toBe(`SELECT ${LOAN_COLUMNS_PG} FROM loans WHERE id = $1 FOR NO KEY UPDATE`);
+  });
+  test("update: only the changed columns, the row returned under its fields", () => {
+    const statement = statementOf(update(loans, "loan_1", { amountRepaid: 5n, status: "REPAID", closedAt: undefined }));
+    expect(toPostgres(statement.sql)).toBe(`UPDATE loans SET amount_repaid = $1, status = $2 WHERE id = $3 RETURNING ${LOAN_COLUMNS_PG}`);
+    expect(statement.params).toEqual([5n, "REPAID", "loan_1"]);
+  });
+  test("insert: the given columns, the row returned under its fields", () => {
+    const statement = statementOf(
+      insert(loans, { id: "l", offerId: "o", lenderId: "a", borrowerId: "b", principal: 1n, currency: "USD", interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 }),
+    );
+    expect(toPostgres(statement.sql)).toStartWith(
+      "INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ",
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
+import type { OracleType } from "./oracles";
 
 /**
  * A bet between its creator (who bets that `condition` is met) and one acceptor; each holds `amount`
@@ -15,8 +17,8 @@ export const bets = table(
     condition: text().notNull(),
     /** Each party's stake; the pot is twice this once matched. */
     amount: integer().notNull(),
-    currency: text().notNull(),
-    oracleType: text().notNull(),
+    currency: text<Currency>().notNull(),
+    oracleType: text<OracleType>().notNull(),
     oracle: text(),
     status: text().notNull(),
     creatorOutcome: text(),

@@ -1,8 +1,8 @@
 // Bets: both stakes sit in the parties' held accounts (ledger/escrow.ts) until the bet is settled,
 // voided or expires. Every function here but the due work (expiry, oracles) and the reads is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
-import { clock, iso } from "../clock";
-import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { clock, iso, isoOrNull } from "../clock";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
@@ -13,65 +13,17 @@ import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check"
 import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
+import { bets } from "./schema";
 
 export { ORACLE_TYPES, OUTCOMES, type OracleType, type Outcome } from "./oracles";
 
-export type BetRow = {
-  id: string;
-  creatorId: string;
-  acceptorId: string | null;
-  description: string;
-  condition: string;
-  amount: bigint;
-  currency: string;
-  oracleType: string;
-  /** JSON text. */
-  oracle: string | null;
-  status: string;
-  creatorOutcome: string | null;
-  acceptorOutcome: string | null;
-  outcome: string | null;
-  winnerId: string | null;
-  resolvedBy: string | null;
-  expiresAt: bigint;
-  /** An API or ORACLE_NET bet's oracle.resolveAt (ms); null for MANUAL. */
-  resolveAt: bigint | null;
-  matchedAt: bigint | null;
-  closedAt: bigint | null;
-  createdAt: bigint;
-};
-
-const COLUMN: Record<keyof BetRow, string> = {
-  id: "id",
-  creatorId: "creator_id",
-  acceptorId: "acceptor_id",
-  description: "description",
-  condition: "condition",
-  amount: "amount",
-  currency: "currency",
-  oracleType: "oracle_type",
-  oracle: "oracle",
-  status: "status",
-  creatorOutcome: "creator_outcome",
-  acceptorOutcome: "acceptor_outcome",
-  outcome: "outcome",
-  winnerId: "winner_id",
-  resolvedBy: "resolved_by",
-  expiresAt: "expires_at",
-  resolveAt: "resolve_at",
-  matchedAt: "matched_at",
-  closedAt: "closed_at",
-  createdAt: "created_at",
-};
-const KEYS = Object.keys(COLUMN) as (keyof BetRow)[];
-const COLUMNS = KEYS.map((key) => (COLUMN[key] === key ? key : `${COLUMN[key]} AS ${key}`)).join(", ");
+type Bet = Row<typeof bets>;
 
 const reference = (bet: { id: string }) => ({ type: "bet", id: bet.id });
-const isoOrNull = (ms: bigint | null) => (ms === null ? null : iso(Number(ms)));
-const oracleOf = (row: BetRow) => (row.oracle === null ? null : (JSON.parse(row.oracle) as Record<string, unknown>));
+const oracleOf = (row: Bet) => (row.oracle === null ? null : (JSON.parse(row.oracle) as Record<string, unknown>));
 
-export function betView(row: BetRow) {
-  const currency = row.currency as Currency;
+export function betView(row: Bet) {
+  const currency = row.currency;
   return {
     id: row.id,
     creatorId: row.creatorId,
@@ -80,7 +32,7 @@ export function betView(row: BetRow) {
     condition: row.condition,
     amount: toMajor(row.amount, currency),
     currency,
-    oracleType: row.oracleType as OracleType,
+    oracleType: row.oracleType,
     oracle: oracleOf(row),
     status: row.status,
     creatorOutcome: row.creatorOutcome,
@@ -88,25 +40,15 @@ export function betView(row: BetRow) {
     outcome: row.outcome,
     winnerId: row.winnerId,
     resolvedBy: row.resolvedBy,
-    expiresAt: iso(Number(row.expiresAt)),
+    expiresAt: iso(row.expiresAt),
     matchedAt: isoOrNull(row.matchedAt),
     closedAt: isoOrNull(row.closedAt),
-    createdAt: iso(Number(row.createdAt)),
+    createdAt: iso(row.createdAt),
   };
 }
 
-const findBet = (id: string): Query<BetRow | null> => get<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE id = ?`, id);
-/** In a write op that changes the bet from what it read: the row, locked until the op commits. */
-const lockBet = (id: string): Query<BetRow | null> => get<BetRow>(`SELECT ${COLUMNS} FROM bets WHERE id = ? ${FOR_UPDATE}`, id);
-
-function* update(bet: BetRow, changes: Partial<BetRow>): Query<BetRow> {
-  const keys = KEYS.filter((key) => changes[key] !== undefined);
-  yield* run(`UPDATE bets SET ${keys.map((key) => `${COLUMN[key]} = ?`).join(", ")} WHERE id = ?`, ...keys.map((key) => changes[key]), bet.id);
-  return { ...bet, ...changes };
-}
-
-const isParty = (bet: BetRow, agentId: string) => bet.creatorId === agentId || bet.acceptorId === agentId;
-const isDue = (bet: BetRow, now: number) => bet.status === "OPEN" && Number(bet.expiresAt) <= now;
+const isParty = (bet: Bet, agentId: string) => bet.creatorId === agentId || bet.acceptorId === agentId;
+const isDue = (bet: Bet, now: number) => bet.status === "OPEN" && bet.expiresAt <= now;
 
 export function* createBet(
   creatorId: string,
@@ -120,10 +62,9 @@ export function* createBet(
   if (oracleType !== "MANUAL") checkOracleSettings(oracleType, body.oracle!);
   yield* authorizeOutflow({ agentId: creatorId, kind: "BET", amount, currency: body.currency, counterpartyId: null, terms: body }, sanction);
   const now = clock.nowMs();
-  const row: BetRow = {
+  const row = yield* insert(bets, {
     id: prefixedId("bet"),
     creatorId,
-    acceptorId: null,
     description: body.description,
     condition: body.condition,
     amount,
@@ -131,34 +72,26 @@ export function* createBet(
     oracleType,
     oracle: body.oracle === undefined ? null : JSON.stringify(body.oracle),
     status: "OPEN",
-    creatorOutcome: null,
-    acceptorOutcome: null,
-    outcome: null,
-    winnerId: null,
-    resolvedBy: null,
-    expiresAt: BigInt(now + Math.round((body.expiresInHours ?? 24) * HOUR_MS)),
-    resolveAt: body.oracle === undefined ? null : BigInt(resolveAtOf(body.oracle)),
-    matchedAt: null,
-    closedAt: null,
-    createdAt: BigInt(now),
-  };
-  yield* run(`INSERT INTO bets (${KEYS.map((key) => COLUMN[key]).join(", ")}) VALUES (${KEYS.map(() => "?").join(", ")})`, ...KEYS.map((key) => row[key]));
+    expiresAt: now + Math.round((body.expiresInHours ?? 24) * HOUR_MS),
+    resolveAt: body.oracle === undefined ? null : resolveAtOf(body.oracle),
+    createdAt: now,
+  });
   yield* hold({ agentId: creatorId, amount, currency: body.currency, purpose: "BET_STAKE", reference: reference(row) });
   return betView(row);
 }
 
 export function* acceptBet(agentId: string, betId: string, sanction: Sanction = NO_SANCTION) {
-  const bet = yield* lockBet(betId);
+  const bet = yield* find(bets, betId, true);
   if (!bet) throw notFound("bet");
   if (bet.creatorId === agentId) throw invalid("you cannot accept your own bet");
   yield* assertNotBlockedBy(bet.creatorId, agentId);
   // A bet past its expiry is treated as expired even before the job has marked it.
   const status = isDue(bet, clock.nowMs()) ? "EXPIRED" : bet.status;
   if (status !== "OPEN") throw invalidState(`the bet is ${status}, no longer open`);
-  const currency = bet.currency as Currency;
+  const currency = bet.currency;
   yield* authorizeOutflow({ agentId, kind: "BET_ACCEPT", amount: bet.amount, currency, counterpartyId: bet.creatorId, terms: { betId } }, sanction);
   yield* hold({ agentId, amount: bet.amount, currency, purpose: "BET_STAKE", reference: reference(bet) });
-  const matched = yield* update(bet, { acceptorId: agentId, status: "MATCHED", matchedAt: BigInt(clock.nowMs()) });
+  const matched = yield* update(bets, bet.id, { acceptorId: agentId, status: "MATCHED", matchedAt: clock.nowMs() });
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, creatorId: bet.creatorId, acceptorId: agentId, amount: stake, currency };
   yield* notifyFinancial(bet.creatorId, "bet.accepted", data, `Your bet was accepted: ${stake} ${currency} held from each side`);
@@ -168,29 +101,29 @@ export function* acceptBet(agentId: string, betId: string, sanction: Sanction = 
 
 /** A party's report. The same report from both settles the bet; different reports dispute it. */
 export function* reportOutcome(agentId: string, betId: string, outcome: Outcome) {
-  const bet = yield* lockBet(betId);
+  const bet = yield* find(bets, betId, true);
   if (!bet || !isParty(bet, agentId)) throw notFound("bet");
   if (bet.status !== "MATCHED") throw invalidState(`outcomes are reported on a MATCHED bet; this one is ${bet.status}`);
   const byCreator = bet.creatorId === agentId;
   if ((byCreator ? bet.creatorOutcome : bet.acceptorOutcome) !== null) throw invalidState("you have already reported an outcome");
-  const reported = yield* update(bet, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
+  const reported = yield* update(bets, bet.id, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
   const other = byCreator ? bet.acceptorOutcome : bet.creatorOutcome;
   if (other === null) return betView(reported);
-  if (other !== outcome) return betView(yield* update(reported, { status: "DISPUTED" }));
+  if (other !== outcome) return betView(yield* update(bets, bet.id, { status: "DISPUTED" }));
   return betView(yield* settle(reported, outcome, "PARTIES"));
 }
 
 /** The operator's decision on a MATCHED or DISPUTED bet (e.g. one whose oracle gave no usable answer). */
 export function* operatorResolve(betId: string, outcome: Outcome) {
-  const bet = yield* lockBet(betId);
+  const bet = yield* find(bets, betId, true);
   if (!bet) throw notFound("bet");
   if (bet.status !== "MATCHED" && bet.status !== "DISPUTED") throw invalidState(`only a MATCHED or DISPUTED bet can be resolved; this one is ${bet.status}`);
   return betView(yield* settle(bet, outcome, "OPERATOR"));
 }
 
 /** MET: the creator wins the pot; NOT_MET: the acceptor; VOID: each stake goes back. */
-function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): Query<BetRow> {
-  const currency = bet.currency as Currency;
+function* settle(bet: Bet, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): Query<Bet> {
+  const currency = bet.currency;
   const acceptorId = bet.acceptorId!;
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, outcome, resolvedBy, amount: stake, currency };
@@ -199,7 +132,7 @@ function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATO
       yield* voidHold(yield* pendingHold(reference(bet), party));
       yield* notifyFinancial(party, "bet.settled", { ...data, winnerId: null }, `Bet void: your ${stake} ${currency} stake was returned`);
     }
-    return yield* update(bet, { status: "VOID", outcome, resolvedBy, closedAt: BigInt(clock.nowMs()) });
+    return yield* update(bets, bet.id, { status: "VOID", outcome, resolvedBy, closedAt: clock.nowMs() });
   }
   const [winner, loser] = outcome === "MET" ? [bet.creatorId, acceptorId] : [acceptorId, bet.creatorId];
   yield* voidHold(yield* pendingHold(reference(bet), winner));
@@ -207,13 +140,13 @@ function* settle(bet: BetRow, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATO
   yield* adjustScore(winner, "BET_WON", reference(bet));
   yield* notifyFinancial(winner, "bet.settled", { ...data, winnerId: winner }, `Bet won: +${stake} ${currency} (pot ${toMajor(bet.amount * 2n, currency)})`);
   yield* notifyFinancial(loser, "bet.settled", { ...data, winnerId: winner }, `Bet lost: your ${stake} ${currency} stake went to the winner`);
-  return yield* update(bet, { status: "SETTLED", outcome, winnerId: winner, resolvedBy, closedAt: BigInt(clock.nowMs()) });
+  return yield* update(bets, bet.id, { status: "SETTLED", outcome, winnerId: winner, resolvedBy, closedAt: clock.nowMs() });
 }
 
-function* expire(bet: BetRow): Query<void> {
-  const currency = bet.currency as Currency;
+function* expire(bet: Bet): Query<void> {
+  const currency = bet.currency;
   yield* expireHold(yield* pendingHold(reference(bet), bet.creatorId));
-  yield* update(bet, { status: "EXPIRED", closedAt: bet.expiresAt });
+  yield* update(bets, bet.id, { status: "EXPIRED", closedAt: bet.expiresAt });
   const stake = toMajor(bet.amount, currency);
   yield* notifyFinancial(bet.creatorId, "bet.expired", { betId: bet.id, amount: stake, currency }, `Bet expired unaccepted: ${stake} ${currency} returned`);
 }
@@ -227,17 +160,17 @@ const resolveAtOf = (oracle: Record<string, unknown>) => Date.parse(String(oracl
  * bound) gets the exact time, so the job does not read it again before then.
  */
 async function resolveIfDue(betId: string): Promise<boolean> {
-  const bet = await read(findBet(betId));
+  const bet = await read(find(bets, betId));
   if (bet?.status !== "MATCHED" || bet.oracleType === "MANUAL") return false;
   const oracle = oracleOf(bet) as Record<string, unknown>;
   const resolveAt = resolveAtOf(oracle);
-  if (bet.resolveAt !== BigInt(resolveAt)) await write(() => run("UPDATE bets SET resolve_at = ? WHERE id = ?", resolveAt, betId));
-  const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType as OracleType, oracle });
+  if (bet.resolveAt !== BigInt(resolveAt)) await write(() => update(bets, betId, { resolveAt }));
+  const verdict = await consultOracle({ id: bet.id, oracleType: bet.oracleType, oracle });
   if (verdict === "wait") return false;
   return write(function* () {
-    const current = yield* lockBet(bet.id);
+    const current = yield* find(bets, bet.id, true);
     if (current?.status !== "MATCHED") return false;
-    if (verdict === "dispute") yield* update(current, { status: "DISPUTED" });
+    if (verdict === "dispute") yield* update(bets, current.id, { status: "DISPUTED" });
     else yield* settle(current, verdict, "ORACLE");
     return true;
   });
@@ -250,7 +183,7 @@ export const resolveOracleBets = () => applyDue(dueOracles);
 
 /** A write op: the bet expires if it is still OPEN past its expiry (locked: an accept racing it waits). */
 function* expireIfDue(betId: string): Query<boolean> {
-  const bet = yield* lockBet(betId);
+  const bet = yield* find(bets, betId, true);
   if (!bet || !isDue(bet, clock.nowMs())) return false;
   yield* expire(bet);
   return true;
@@ -270,7 +203,7 @@ export const expireDueBets = (agentId?: string) => applyDue(dueExpiries, agentId
 /** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly. Its due expiry is applied first. */
 export async function getBet(agentId: string, betId: string) {
   await applyIfDue(dueExpiries, betId);
-  const bet = await read(findBet(betId));
+  const bet = await read(find(bets, betId));
   if (!bet || (!isParty(bet, agentId) && bet.status !== "OPEN")) throw notFound("bet");
   return betView(bet);
 }
@@ -282,11 +215,11 @@ export function openBets(agentId: string, query: { currency?: Currency }, window
     params: [clock.nowMs(), agentId, agentId],
   };
   const narrow = query.currency ? { where: "currency = ?", params: [query.currency] } : undefined;
-  return newestFirst({ table: "bets", columns: COLUMNS, scope, narrow }, window, betView);
+  return newestFirst({ table: bets, scope, narrow }, window, betView);
 }
 
 /** The caller's bets, its due expiries applied first (only a creator's OPEN bet expires). */
 export async function myBets(agentId: string, window: PageWindow) {
   await expireDueBets(agentId);
-  return read(newestFirst({ table: "bets", columns: COLUMNS, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView));
+  return read(newestFirst({ table: bets, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView));
 }

@@ -1,5 +1,6 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
 
 export type ContractCondition = {
   id: string;
@@ -23,7 +24,8 @@ export const contracts = table(
     title: text().notNull(),
     description: text().notNull(),
     escrowAmount: integer().notNull(),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
+    /** JSON: ContractCondition[]. */
     conditions: text().notNull(),
     deadlineDays: integer().notNull(),
     deadlineAt: integer().notNull(),

@@ -3,8 +3,8 @@
 // Every function here but the deadline work and the reads runs inside a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
-import { clock, iso } from "../clock";
-import { FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { clock, iso, isoOrNull } from "../clock";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -14,55 +14,17 @@ import { adjustScore } from "../agents/score";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
-import type { ContractCondition } from "./schema";
+import { contracts, type ContractCondition } from "./schema";
 
-export type ContractRow = {
-  id: string;
-  creatorId: string;
-  counterpartyId: string;
-  title: string;
-  description: string;
-  escrowAmount: bigint;
-  currency: string;
-  conditions: ContractCondition[];
-  deadlineDays: number;
-  deadlineAt: number;
-  status: string;
-  signedAt: number | null;
-  closedAt: number | null;
-  createdAt: number;
-};
-/** As stored: every INTEGER arrives as a bigint, the conditions as JSON text. */
-type StoredContract = Omit<ContractRow, "conditions" | "deadlineDays" | "deadlineAt" | "signedAt" | "closedAt" | "createdAt"> & {
-  conditions: string;
-  deadlineDays: bigint;
-  deadlineAt: bigint;
-  signedAt: bigint | null;
-  closedAt: bigint | null;
-  createdAt: bigint;
-};
+type Contract = Row<typeof contracts>;
 type ConditionInput = Omit<ContractCondition, "fulfilledAt">;
 
 const reference = (contract: { id: string }) => ({ type: "contract", id: contract.id });
-const isoOrNull = (ms: number | null) => (ms === null ? null : iso(ms));
-const numberOrNull = (value: bigint | null) => (value === null ? null : Number(value));
+/** The conditions, stored as JSON. */
+const conditionsOf = (contract: Contract) => JSON.parse(contract.conditions) as ContractCondition[];
 
-const COLUMNS = `id, creator_id AS creatorId, counterparty_id AS counterpartyId, title, description, escrow_amount AS escrowAmount,
-  currency, conditions, deadline_days AS deadlineDays, deadline_at AS deadlineAt, status, signed_at AS signedAt,
-  closed_at AS closedAt, created_at AS createdAt`;
-
-const toContract = (row: StoredContract): ContractRow => ({
-  ...row,
-  conditions: JSON.parse(row.conditions) as ContractCondition[],
-  deadlineDays: Number(row.deadlineDays),
-  deadlineAt: Number(row.deadlineAt),
-  signedAt: numberOrNull(row.signedAt),
-  closedAt: numberOrNull(row.closedAt),
-  createdAt: Number(row.createdAt),
-});
-
-export function contractView(row: ContractRow) {
-  const currency = row.currency as Currency;
+export function contractView(row: Contract) {
+  const currency = row.currency;
   return {
     id: row.id,
     creatorId: row.creatorId,
@@ -71,7 +33,7 @@ export function contractView(row: ContractRow) {
     description: row.description,
     escrowAmount: toMajor(row.escrowAmount, currency),
     currency,
-    conditions: row.conditions.map((condition) => ({
+    conditions: conditionsOf(row).map((condition) => ({
       id: condition.id,
       type: condition.type,
       description: condition.description,
@@ -79,7 +41,7 @@ export function contractView(row: ContractRow) {
       fulfilled: condition.fulfilledAt !== null,
       fulfilledAt: isoOrNull(condition.fulfilledAt),
     })),
-    deadlineDays: row.deadlineDays,
+    deadlineDays: Number(row.deadlineDays),
     deadlineAt: iso(row.deadlineAt),
     status: row.status,
     signedAt: isoOrNull(row.signedAt),
@@ -88,47 +50,27 @@ export function contractView(row: ContractRow) {
   };
 }
 
-/** `lock`: in a write op that changes the contract from what it read (see db/postgres.ts). */
-function* findContract(id: string, lock = false): Query<ContractRow | undefined> {
-  const row = yield* get<StoredContract>(`SELECT ${COLUMNS} FROM contracts WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
-  return row ? toContract(row) : undefined;
-}
-
-/** The changes a contract goes through: its status, conditions, signedAt and closedAt. */
-function* update(contract: ContractRow, changes: Partial<ContractRow>): Query<ContractRow> {
-  const next = { ...contract, ...changes };
-  yield* run(
-    "UPDATE contracts SET status = ?, conditions = ?, signed_at = ?, closed_at = ? WHERE id = ?",
-    next.status,
-    JSON.stringify(next.conditions),
-    next.signedAt,
-    next.closedAt,
-    contract.id,
-  );
-  return next;
-}
-
 /** The contract if the caller is one of its parties; 404 for anyone else (existence is not revealed). */
-function* partyContract(agentId: string, id: string, lock = false): Query<ContractRow> {
-  const contract = yield* findContract(id, lock);
+function* partyContract(agentId: string, id: string, lock = false): Query<Contract> {
+  const contract = yield* find(contracts, id, lock);
   if (!contract || (contract.creatorId !== agentId && contract.counterpartyId !== agentId)) throw notFound("contract");
   return contract;
 }
 
 /** The status with the deadline applied, for an action racing the deadline job. */
-function statusAt(contract: ContractRow, now: number): string {
+function statusAt(contract: Contract, now: number): string {
   if (contract.deadlineAt > now) return contract.status;
   if (contract.status === "PENDING_SIGNATURE") return "EXPIRED";
   return contract.status === "ACTIVE" ? "BREACHED" : contract.status;
 }
 
-function* notifyBoth(contract: ContractRow, kind: string, summary: string, extra: Record<string, unknown> = {}): Query<void> {
-  const currency = contract.currency as Currency;
+function* notifyBoth(contract: Contract, kind: string, summary: string, extra: Record<string, unknown> = {}): Query<void> {
+  const currency = contract.currency;
   const data = { contractId: contract.id, creatorId: contract.creatorId, counterpartyId: contract.counterpartyId, escrowAmount: toMajor(contract.escrowAmount, currency), currency, ...extra };
   for (const party of [contract.creatorId, contract.counterpartyId]) yield* notifyFinancial(party, kind, data, `${summary}: ${contract.title}`);
 }
 
-const escrowHold = (contract: ContractRow): Query<bigint> => pendingHold(reference(contract), contract.creatorId);
+const escrowHold = (contract: Contract): Query<bigint> => pendingHold(reference(contract), contract.creatorId);
 
 export function* createContract(
   creatorId: string,
@@ -143,7 +85,7 @@ export function* createContract(
   yield* authorizeOutflow({ agentId: creatorId, kind: "CONTRACT", amount, currency: body.currency, counterpartyId: body.counterpartyId, terms: body }, sanction);
   const now = clock.nowMs();
   const deadlineDays = body.deadlineDays ?? 30;
-  const row: ContractRow = {
+  const row = yield* insert(contracts, {
     id: uuid(),
     creatorId,
     counterpartyId: body.counterpartyId,
@@ -151,32 +93,12 @@ export function* createContract(
     description: body.description,
     escrowAmount: amount,
     currency: body.currency,
-    conditions: body.conditions.map(({ id, type, description, params }) => ({ id, type, description, params, fulfilledAt: null })),
+    conditions: JSON.stringify(body.conditions.map(({ id, type, description, params }): ContractCondition => ({ id, type, description, params, fulfilledAt: null }))),
     deadlineDays,
     deadlineAt: now + deadlineDays * DAY_MS,
     status: "PENDING_SIGNATURE",
-    signedAt: null,
-    closedAt: null,
     createdAt: now,
-  };
-  yield* run(
-    `INSERT INTO contracts (id, creator_id, counterparty_id, title, description, escrow_amount, currency, conditions, deadline_days, deadline_at, status, signed_at, closed_at, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    row.id,
-    row.creatorId,
-    row.counterpartyId,
-    row.title,
-    row.description,
-    row.escrowAmount,
-    row.currency,
-    JSON.stringify(row.conditions),
-    row.deadlineDays,
-    row.deadlineAt,
-    row.status,
-    row.signedAt,
-    row.closedAt,
-    row.createdAt,
-  );
+  });
   yield* hold({ agentId: creatorId, amount, currency: body.currency, purpose: "CONTRACT_ESCROW", reference: reference(row) });
   // Not a movement of the counterparty's money, but its only way to learn it has something to sign.
   yield* notifyFinancial(body.counterpartyId, "contract.proposed", { contractId: row.id, creatorId, escrowAmount: body.escrowAmount, currency: body.currency }, `Contract to sign: ${row.title}`);
@@ -189,7 +111,7 @@ export function* signContract(agentId: string, id: string) {
   yield* assertNotBlockedBy(contract.creatorId, agentId);
   const status = statusAt(contract, clock.nowMs());
   if (status !== "PENDING_SIGNATURE") throw invalidState(`only a PENDING_SIGNATURE contract can be signed; this one is ${status}`);
-  const signed = yield* update(contract, { status: "ACTIVE", signedAt: clock.nowMs() });
+  const signed = yield* update(contracts, contract.id, { status: "ACTIVE", signedAt: clock.nowMs() });
   yield* notifyBoth(signed, "contract.signed", "Contract signed and active");
   return contractView(signed);
 }
@@ -200,14 +122,14 @@ export function* fulfillCondition(agentId: string, id: string, conditionId: stri
   const now = clock.nowMs();
   const status = statusAt(contract, now);
   if (status !== "ACTIVE") throw invalidState(`conditions are confirmed on an ACTIVE contract; this one is ${status}`);
-  const condition = contract.conditions.find((candidate) => candidate.id === conditionId);
+  const condition = conditionsOf(contract).find((candidate) => candidate.id === conditionId);
   if (!condition) throw notFound("condition");
   if (condition.fulfilledAt !== null) throw invalidState("this condition is already confirmed");
-  const conditions = contract.conditions.map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
-  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contract, { conditions }));
+  const conditions = conditionsOf(contract).map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
+  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions) }));
   yield* postHold(yield* escrowHold(contract), contract.counterpartyId);
   yield* adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
-  const fulfilled = yield* update(contract, { conditions, status: "FULFILLED", closedAt: now });
+  const fulfilled = yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions), status: "FULFILLED", closedAt: now });
   yield* notifyBoth(fulfilled, "contract.fulfilled", "Contract fulfilled, escrow paid to the counterparty");
   return contractView(fulfilled);
 }
@@ -218,25 +140,25 @@ export function* cancelContract(agentId: string, id: string) {
   const status = statusAt(contract, clock.nowMs());
   if (status !== "PENDING_SIGNATURE") throw invalidState(`only a PENDING_SIGNATURE contract can be cancelled; this one is ${status}`);
   yield* voidHold(yield* escrowHold(contract));
-  const cancelled = yield* update(contract, { status: "CANCELLED", closedAt: clock.nowMs() });
+  const cancelled = yield* update(contracts, contract.id, { status: "CANCELLED", closedAt: clock.nowMs() });
   yield* notifyBoth(cancelled, "contract.cancelled", "Contract cancelled, escrow returned to the creator");
   return contractView(cancelled);
 }
 
 /** At the deadline: unsigned → EXPIRED, signed with open conditions → BREACHED; the escrow goes back. */
-function* applyDeadline(contract: ContractRow): Query<void> {
+function* applyDeadline(contract: Contract): Query<void> {
   yield* expireHold(yield* escrowHold(contract));
   if (contract.status === "PENDING_SIGNATURE") {
-    yield* notifyBoth(yield* update(contract, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
+    yield* notifyBoth(yield* update(contracts, contract.id, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
     return;
   }
   yield* adjustScore(contract.counterpartyId, "CONTRACT_BREACHED", reference(contract));
-  yield* notifyBoth(yield* update(contract, { status: "BREACHED", closedAt: contract.deadlineAt }), "contract.breached", "Contract breached at its deadline, escrow returned to the creator");
+  yield* notifyBoth(yield* update(contracts, contract.id, { status: "BREACHED", closedAt: contract.deadlineAt }), "contract.breached", "Contract breached at its deadline, escrow returned to the creator");
 }
 
 /** A write op: the contract's deadline is applied if it is still due (locked: an action racing it waits). */
 function* applyDeadlineIfDue(id: string): Query<boolean> {
-  const contract = yield* findContract(id, true);
+  const contract = yield* find(contracts, id, true);
   if (!contract || contract.deadlineAt > clock.nowMs() || !["PENDING_SIGNATURE", "ACTIVE"].includes(contract.status)) return false;
   yield* applyDeadline(contract);
   return true;
@@ -269,5 +191,5 @@ export async function getContract(agentId: string, id: string) {
 export async function myContracts(agentId: string, window: PageWindow) {
   await applyDueDeadlines(agentId);
   const where = "(creator_id = ? OR counterparty_id = ?)";
-  return read(newestFirst({ table: "contracts", columns: COLUMNS, scope: { where, params: [agentId, agentId] } }, window, (row: StoredContract) => contractView(toContract(row))));
+  return read(newestFirst({ table: contracts, scope: { where, params: [agentId, agentId] } }, window, contractView));
 }

@@ -4,6 +4,8 @@
 // repeat nor shift the pages that follow.
 import { invalid } from "../errors";
 import { all, get, type Query } from "./query";
+import { columns as columnsOf, type Row as RowOf } from "./table";
+import type { Table } from "./tables";
 
 /** What a list route was asked for: `limit` items, after skipping `offset`, following the item `after`. */
 export type PageWindow = { limit: number; offset: number; after?: string };
@@ -39,6 +41,14 @@ export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows:
 /** A condition of a list's WHERE with its parameters. */
 export type Condition = { where: string; params: unknown[] };
 
+type ListFrom = {
+  scope: Condition;
+  narrow?: Condition;
+  /** The count over all pages where the feature keeps it (a COUNT(*) grows with the list). */
+  total?: () => Query<number>;
+};
+type Page<Item> = Query<{ total: number; more: boolean; data: Item[] }>;
+
 /**
  * A page of a table listed by (created_at, id), newest first, with the count over all pages.
  *
@@ -46,27 +56,21 @@ export type Condition = { where: string; params: unknown[] };
  * (active services, open offers). The item `after` names is looked up within it, so another agent's
  * id answers exactly like an unknown one. `narrow` is what the caller's query chose among those rows
  * (unreadOnly, status, role, currency, category): the cursor is not held to it, so a reader who marks
- * a message read, or a negotiation that moves on, does not lose the reader's place.
+ * a message read, or a negotiation that moves on, does not lose the reader's place. `table` is a
+ * declared table (its columns and row type come with it) or a name with its `columns` list.
  */
-export function* newestFirst<Row, Item>(
-  from: {
-    table: string;
-    columns: string;
-    scope: Condition;
-    narrow?: Condition;
-    /** The count over all pages where the feature keeps it (a COUNT(*) grows with the list). */
-    total?: () => Query<number>;
-  },
-  window: PageWindow,
-  view: (row: Row) => Item,
-): Query<{ total: number; more: boolean; data: Item[] }> {
-  const { table, columns, scope, narrow } = from;
+export function newestFirst<T extends Table, Item>(from: ListFrom & { table: T }, window: PageWindow, view: (row: RowOf<T>) => Item): Page<Item>;
+export function newestFirst<Row, Item>(from: ListFrom & { table: string; columns: string }, window: PageWindow, view: (row: Row) => Item): Page<Item>;
+export function* newestFirst<Item>(from: ListFrom & { table: string | Table; columns?: string }, window: PageWindow, view: (row: any) => Item): Page<Item> {
+  const { scope, narrow } = from;
+  const table = typeof from.table === "string" ? from.table : from.table.name;
+  const columns = typeof from.table === "string" ? from.columns! : columnsOf(from.table);
   const where = narrow ? `(${scope.where}) AND (${narrow.where})` : scope.where;
   const params = narrow ? [...scope.params, ...narrow.params] : scope.params;
   const total = from.total
     ? yield* from.total()
     : Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${where}`, ...params))!.n);
-  const { rows, more } = yield* pageRows<Row>(
+  const { rows, more } = yield* pageRows<unknown>(
     {
       select: `SELECT ${columns} FROM ${table}`,
       where,

@@ -9,31 +9,39 @@ import * as sqlite from "drizzle-orm/sqlite-core";
 type Kind = "text" | "integer" | "serial";
 /** A number default, or a string of raw SQL. */
 type Default = number | string;
-type Flags = { notNull?: boolean; primaryKey?: boolean; unique?: boolean; default?: Default; references?: () => Column };
+type Flags = { notNull?: boolean; primaryKey?: boolean; unique?: boolean; default?: Default; references?: () => AnyColumn };
 
 const defaultOf = (value: Default) => (typeof value === "number" ? value : sql.raw(value));
 /** The drizzle column a reference points at, in the given dialect's table. */
-const target = (reference: () => Column, dialect: "sqlite" | "pg") => {
+const target = (reference: () => AnyColumn, dialect: "sqlite" | "pg") => {
   const column = reference();
   const owner = column.table!;
   return owner[dialect][Object.keys(owner.columns).find((key) => owner.columns[key] === column)!];
 };
 
-export class Column {
+/**
+ * A column. Its type parameters exist only for the type checker (src/db/table.ts derives a table's row
+ * from them): the value the engines return (`string`, or a union of strings the feature declares;
+ * `bigint` for every integer), whether it is NOT NULL, and whether it has a default.
+ */
+export class Column<Value = unknown, NotNull extends boolean = boolean, HasDefault extends boolean = boolean> {
+  declare readonly value: Value;
+  declare readonly notNullable: NotNull;
+  declare readonly hasDefault: HasDefault;
   name = "";
   table: AnyTable | null = null;
   constructor(
     readonly kind: Kind,
     readonly flags: Flags = {},
   ) {}
-  private with(flags: Flags): Column {
+  private with<N extends boolean, O extends boolean>(flags: Flags): Column<Value, N, O> {
     return new Column(this.kind, { ...this.flags, ...flags });
   }
-  notNull = () => this.with({ notNull: true });
-  primaryKey = () => this.with({ primaryKey: true });
-  unique = () => this.with({ unique: true });
-  default = (value: Default) => this.with({ default: value });
-  references = (target: () => Column) => this.with({ references: target });
+  notNull = () => this.with<true, HasDefault>({ notNull: true });
+  primaryKey = () => this.with<true, HasDefault>({ primaryKey: true });
+  unique = () => this.with<NotNull, HasDefault>({ unique: true });
+  default = (value: Default) => this.with<NotNull, true>({ default: value });
+  references = (target: () => AnyColumn) => this.with<NotNull, HasDefault>({ references: target });
 
   sqlite(): any {
     let column: any = this.kind === "text" ? sqlite.text(this.name) : sqlite.integer(this.name);
@@ -58,37 +66,42 @@ export class Column {
   }
 }
 
-export const text = () => new Column("text");
-/** A 64-bit integer: money in minor units, counters, milliseconds since the epoch. */
-export const integer = () => new Column("integer");
+export type AnyColumn = Column<unknown, boolean, boolean>;
+
+/** Text; `Value` narrows what the feature stores in it (a status, a currency): a type, not a check. */
+export const text = <Value extends string = string>() => new Column<Value, false, false>("text");
+/** A 64-bit integer: money in minor units, counters, milliseconds since the epoch. Read as bigint. */
+export const integer = () => new Column<bigint, false, false>("integer");
 /** An auto-incrementing 64-bit primary key (rows in insertion order). */
-export const serial = () => new Column("serial");
+export const serial = () => new Column<bigint, true, true>("serial");
 
-type Extra = { kind: "index" | "unique" | "primary"; name: string; columns: Column[]; condition?: string };
-export const index = (name: string) => ({ on: (...columns: Column[]) => extra("index", name, columns) });
-export const uniqueIndex = (name: string) => ({ on: (...columns: Column[]) => extra("unique", name, columns) });
-export const primaryKey = (...columns: Column[]): Extra => ({ kind: "primary", name: "", columns });
+type Extra = { kind: "index" | "unique" | "primary"; name: string; columns: AnyColumn[]; condition?: string };
+export const index = (name: string) => ({ on: (...columns: AnyColumn[]) => extra("index", name, columns) });
+export const uniqueIndex = (name: string) => ({ on: (...columns: AnyColumn[]) => extra("unique", name, columns) });
+export const primaryKey = (...columns: AnyColumn[]): Extra => ({ kind: "primary", name: "", columns });
 
-function extra(kind: "index" | "unique", name: string, columns: Column[]) {
+function extra(kind: "index" | "unique", name: string, columns: AnyColumn[]) {
   const value: Extra & { where: (condition: string) => Extra } = { kind, name, columns, where: (condition) => ({ kind, name, columns, condition }) };
   return value;
 }
 
 const snake = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 
-export type AnyTable = { name: string; columns: Record<string, Column>; sqlite: any; pg: any };
+/** A declared table whose columns are `C` (src/db/table.ts reads and writes it). */
+export type Table<C extends Record<string, AnyColumn> = Record<string, AnyColumn>> = { name: string; columns: C; sqlite: any; pg: any };
+export type AnyTable = Table;
 
 const declared = new WeakSet<object>();
 /** Whether `value` is a table declared with table() (drizzle-kit's schema module looks for them). */
 export const isTable = (value: unknown): value is AnyTable => typeof value === "object" && value !== null && declared.has(value);
 
-export function table<C extends Record<string, Column>>(name: string, definitions: C, extras: (columns: C) => Extra[] = () => []): AnyTable & { columns: C } {
+export function table<C extends Record<string, AnyColumn>>(name: string, definitions: C, extras: (columns: C) => Extra[] = () => []): Table<C> {
   const columns = Object.fromEntries(Object.entries(definitions).map(([key, definition]) => {
     const column = new Column(definition.kind, definition.flags);
     column.name = snake(key);
     return [key, column];
   })) as C;
-  const result: AnyTable & { columns: C } = { name, columns, sqlite: null, pg: null };
+  const result: Table<C> = { name, columns, sqlite: null, pg: null };
   for (const column of Object.values(columns)) column.table = result;
   const list = extras(columns);
   const dialect = (builders: "sqlite" | "pg") => {

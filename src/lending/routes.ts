@@ -6,7 +6,8 @@ import { mutation } from "../http/mutation";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
-import { applyLoanDue, applyOfferDue, borrow, cancelOffer, createOffer, getLoan, listOffers, myLoans, repay } from "./service";
+import { applyOfferDue, cancelOffer, createOffer, listOffers } from "./offers";
+import { applyLoanDue, borrow, getLoan, myLoans, repay } from "./service";
 
 const Id = t.String({ minLength: 1, maxLength: 64 });
 

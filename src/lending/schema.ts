@@ -1,5 +1,6 @@
 import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
 
 /** Rates are basis points of a percent ×100 (5.25 % = 525), so they stay integers. */
 export const loanOffers = table(
@@ -8,7 +9,7 @@ export const loanOffers = table(
     id: text().primaryKey(),
     lenderId: text().notNull().references(() => agents.columns.id),
     amount: integer().notNull(),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
     interestBps: integer().notNull(),
     durationDays: integer().notNull(),
     collateralBps: integer().notNull(),
@@ -32,7 +33,7 @@ export const loans = table(
     lenderId: text().notNull().references(() => agents.columns.id),
     borrowerId: text().notNull().references(() => agents.columns.id),
     principal: integer().notNull(),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
     interestBps: integer().notNull(),
     amountDue: integer().notNull(),
     amountRepaid: integer().notNull(),

@@ -5,7 +5,7 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { actingKey, afterCommit, all, FOR_UPDATE, get, run, type Query } from "../db";
+import { actingKey, afterCommit, find, insert, select, update, type Query, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -13,6 +13,7 @@ import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, type Currency } from "../money";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
+import { approvals } from "./schema";
 import { countOutflow, currentBucket, uncountOutflow } from "./usage";
 
 export const APPROVAL_TTL_MS = DAY_MS;
@@ -43,27 +44,7 @@ export type Outflow = {
  */
 export type Grant = { approvalId: string; taken: boolean };
 
-export type ApprovalRow = {
-  id: string;
-  agentId: string;
-  kind: OutflowKind;
-  status: string;
-  amount: bigint;
-  held: bigint;
-  currency: Currency;
-  counterpartyId: string | null;
-  terms: string;
-  termsHash: string;
-  usageBucket: bigint;
-  reason: string | null;
-  result: string | null;
-  createdAt: bigint;
-  expiresAt: bigint;
-  decidedAt: bigint | null;
-};
-
-const COLUMNS = `id, agent_id AS agentId, kind, status, amount, held, currency, counterparty_id AS counterpartyId, terms, terms_hash AS termsHash,
-  usage_bucket AS usageBucket, reason, result, created_at AS createdAt, expires_at AS expiresAt, decided_at AS decidedAt`;
+export type ApprovalRow = Row<typeof approvals>;
 
 export const termsHashOf = (outflow: Outflow) =>
   sha256Hex(
@@ -89,13 +70,9 @@ function* giveBack(row: ApprovalRow, expired = false): Query<void> {
   yield* (expired ? expireHold(holdId) : voidHold(holdId));
 }
 
-export function* findApproval(id: string, lock = false): Query<ApprovalRow | null> {
-  return yield* get<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
-}
-
 export function* approvalsByIds(ids: string[]): Query<ApprovalRow[]> {
   if (ids.length === 0) return [];
-  return yield* all<ApprovalRow>(`SELECT ${COLUMNS} FROM approvals WHERE id IN (${ids.map(() => "?").join(", ")})`, ...ids);
+  return yield* select(approvals, `id IN (${ids.map(() => "?").join(", ")})`, ...ids);
 }
 
 /**
@@ -110,23 +87,22 @@ export function* holdOutflow(outflow: Outflow) {
   const held = outflow.held ?? outflow.amount;
   if (held > 0n) yield* hold({ agentId: outflow.agentId, amount: held, currency: outflow.currency, purpose: "APPROVAL", reference: reference(id) });
   yield* countOutflow(outflow.agentId, outflow.currency, outflow.amount);
-  yield* run(
-    `INSERT INTO approvals (id, agent_id, kind, status, amount, held, currency, counterparty_id, terms, terms_hash, usage_bucket, reason, result, key_id, created_at, expires_at, decided_at)
-     VALUES (?, ?, ?, 'PENDING', ?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?, ?, ?, NULL)`,
+  yield* insert(approvals, {
     id,
-    outflow.agentId,
-    outflow.kind,
-    outflow.amount,
+    agentId: outflow.agentId,
+    kind: outflow.kind,
+    status: "PENDING",
+    amount: outflow.amount,
     held,
-    outflow.currency,
-    outflow.counterpartyId,
-    JSON.stringify(outflow.terms),
-    termsHashOf(outflow),
-    bucket,
-    yield* actingKey(),
-    now,
-    now + APPROVAL_TTL_MS,
-  );
+    currency: outflow.currency,
+    counterpartyId: outflow.counterpartyId,
+    terms: JSON.stringify(outflow.terms),
+    termsHash: termsHashOf(outflow),
+    usageBucket: bucket,
+    keyId: yield* actingKey(),
+    createdAt: now,
+    expiresAt: now + APPROVAL_TTL_MS,
+  });
   const amount = toMajor(outflow.amount, outflow.currency);
   const what = held === outflow.amount ? "it is held" : `${toMajor(held, outflow.currency)} ${outflow.currency} of yours (its collateral) is held`;
   return {
@@ -147,16 +123,15 @@ export function* holdOutflow(outflow: Outflow) {
  * same transaction as the outflow itself, so it happens once or not at all.
  */
 export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
-  const row = yield* findApproval(grant.approvalId, true);
+  const row = yield* find(approvals, grant.approvalId, true);
   if (!row || row.agentId !== outflow.agentId) throw notFound("approval");
   if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
-  if (Number(row.expiresAt) <= clock.nowMs()) throw invalidState("the approval expired");
+  if (row.expiresAt <= clock.nowMs()) throw invalidState("the approval expired");
   if (row.termsHash !== termsHashOf(outflow)) {
     throw invalidState(`the terms changed since they were held: now ${toMajor(outflow.amount, outflow.currency)} ${outflow.currency}${outflow.counterpartyId ? ` to ${outflow.counterpartyId}` : ""}`);
   }
   yield* giveBack(row);
-  const now = clock.nowMs();
-  yield* run("UPDATE approvals SET status = 'APPROVED', decided_at = ? WHERE id = ?", now, row.id);
+  yield* update(approvals, row.id, { status: "APPROVED", decidedAt: clock.nowMs() });
   yield* notifyFinancial(row.agentId, "approval.approved", notice(row, null), `Your owner approved ${toMajor(row.amount, row.currency)} ${row.currency} (${row.kind})`);
   yield* afterCommit(() => (grant.taken = true));
 }
@@ -167,7 +142,7 @@ const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.i
 export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
   yield* giveBack(row, status === "EXPIRED");
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
-  yield* run("UPDATE approvals SET status = ?, reason = ?, decided_at = ? WHERE id = ?", status, reason, clock.nowMs(), row.id);
+  yield* update(approvals, row.id, { status, reason, decidedAt: clock.nowMs() });
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
   const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) was not approved within 24 h`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
   yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);

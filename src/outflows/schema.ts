@@ -1,5 +1,7 @@
 import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
+import type { OutflowKind } from "./approvals";
 
 /**
  * An outflow held for the owner's decision (outflows/approvals.ts). `held` sits in the agent's held
@@ -10,12 +12,12 @@ export const approvals = table(
   {
     id: text().primaryKey(),
     agentId: text().notNull().references(() => agents.columns.id),
-    kind: text().notNull(),
+    kind: text<OutflowKind>().notNull(),
     status: text().notNull(),
     amount: integer().notNull(),
     /** What waits in the agent's held account: the amount, or for a borrow its collateral (may be 0). */
     held: integer().notNull().default(0),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
     counterpartyId: text(),
     /** The request the agent made, as JSON: what runs again once approved. */
     terms: text().notNull(),

@@ -1,20 +1,21 @@
 // The owner's decisions on held outflows (src/outflows/approvals.ts keeps the records): approve — the
 // request runs again with the grant —, decline, and the expiry of what nobody decided in time.
 import { clock } from "../clock";
-import { run, write, type Query } from "../db";
+import { find, update, write, type Query } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../db/due";
 import { ApiError, invalidState, notFound } from "../errors";
-import { closeApproval, findApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
+import { closeApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
+import { approvals } from "../outflows/schema";
 
-const isDue = (row: ApprovalRow) => row.status === "PENDING" && Number(row.expiresAt) <= clock.nowMs();
+const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <= clock.nowMs();
 
 /** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
 function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
-  const row = yield* findApproval(id, true);
+  const row = yield* find(approvals, id, true);
   if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
   if (!isDue(row)) return row;
   yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
-  return (yield* findApproval(id))!;
+  return (yield* find(approvals, id))!;
 }
 
 /**
@@ -61,7 +62,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
     if (!(error instanceof ApiError)) throw error;
     failure = `${error.code}: ${error.message}`;
   }
-  const keep = ({ result }: { result: unknown }) => run("UPDATE approvals SET result = ? WHERE id = ?", JSON.stringify(result ?? null), row.id);
+  const keep = ({ result }: { result: unknown }) => update(approvals, row.id, { result: JSON.stringify(result ?? null) });
   if (grant.taken) {
     if (answered) await write(() => keep(answered));
     return;
@@ -76,7 +77,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
 
 /** A write op: the approval expires if it is still PENDING past its time; true if it did. */
 function* expireRowIfDue(id: string): Query<boolean> {
-  const row = yield* findApproval(id, true);
+  const row = yield* find(approvals, id, true);
   if (!row || !isDue(row)) return false;
   yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
   return true;

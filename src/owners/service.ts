@@ -4,13 +4,14 @@
 import { findAgent, findAgentByKeyHash, lockAgents, namesOf, replaceKeyHash, updateAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { get, pageRows, read, write, type PageWindow, type Query } from "../db";
+import { find, get, pageRows, read, write, type PageWindow, type Query } from "../db";
 import { closeSessionsOf } from "../console/sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
-import { approvalsByIds, findApproval, type ApprovalRow } from "../outflows/approvals";
+import { approvalsByIds, type ApprovalRow } from "../outflows/approvals";
+import { approvals } from "../outflows/schema";
 import { approveOutflow, declineOutflow, expireApprovalIfDue, expireDueApprovals, type Executor } from "./decisions";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "../outflows/policy";
 import { spentInWindow } from "../outflows/usage";
@@ -89,7 +90,7 @@ function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string,
     reason: row.reason,
     result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown> | null),
     createdAt: iso(Number(row.createdAt)),
-    expiresAt: iso(Number(row.expiresAt)),
+    expiresAt: iso(row.expiresAt),
     decidedAt: row.decidedAt === null ? null : iso(Number(row.decidedAt)),
   };
 }
@@ -187,7 +188,7 @@ export async function getApproval(agentId: string, id: string): Promise<Approval
 
 /** Whether `id` is one of the agent's held outflows (else it may be one of its negotiations). */
 async function isOutflow(agentId: string, id: string): Promise<boolean> {
-  const row = await read(findApproval(id));
+  const row = await read(find(approvals, id));
   if (row && row.agentId !== agentId) throw notFound("approval");
   return row !== null;
 }

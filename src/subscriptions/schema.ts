@@ -1,6 +1,8 @@
 import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
 import { payments } from "../payments/schema";
+import type { Frequency } from "./periods";
 
 /**
  * nextPeriod is the number of the next period to charge (period 0 is charged at creation); period n
@@ -13,8 +15,8 @@ export const subscriptions = table(
     payerId: text().notNull().references(() => agents.columns.id),
     recipientId: text().notNull().references(() => agents.columns.id),
     amount: integer().notNull(),
-    currency: text().notNull(),
-    frequency: text().notNull(),
+    currency: text<Currency>().notNull(),
+    frequency: text<Frequency>().notNull(),
     status: text().notNull(),
     anchorAt: integer().notNull(),
     nextPeriod: integer().notNull(),

@@ -1,0 +1,122 @@
+// Loan offers: an offer holds the lender's amount in escrow until it is taken (src/lending/service.ts:
+// borrow), cancelled, or EXPIRES at expiresAt (amount back). Creating one is an outflow checked when it
+// begins (LOAN_OFFER, the amount). The expiry runs in a job (db/due.ts) and on the offer a read or
+// action touches.
+import { clock, iso } from "../clock";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { invalid, invalidState, notFound } from "../errors";
+import { prefixedId } from "../ids";
+import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
+import { toMajor, toMinor, type Currency } from "../money";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { HOUR_MS } from "../time";
+import { notifyFinancial } from "../webhooks/outbox";
+import { loanOffers } from "./schema";
+
+export type Offer = Row<typeof loanOffers>;
+
+/** A percentage with at most 2 decimals, as an integer of hundredths (5.25 → 525). */
+export function toBps(percent: number, field: string): number {
+  const bps = Math.round(percent * 100);
+  if (Math.abs(bps - percent * 100) > 1e-6) throw invalid(`${field} may have at most 2 decimals`);
+  return bps;
+}
+/** amount × bps / 10000, rounded up to the minor unit (in the lender's favour). */
+export const ofBps = (amount: bigint, bps: bigint) => (amount * bps + 9999n) / 10000n;
+
+export const offerRef = (row: { id: string }) => ({ type: "loan_offer", id: row.id });
+
+export function offerView(row: Offer) {
+  return {
+    id: row.id,
+    lenderId: row.lenderId,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    interestRate: Number(row.interestBps) / 100,
+    durationDays: Number(row.durationDays),
+    collateralPercent: Number(row.collateralBps) / 100,
+    collateralRequired: toMajor(ofBps(row.amount, row.collateralBps), row.currency),
+    amountDue: toMajor(row.amount + ofBps(row.amount, row.interestBps), row.currency),
+    status: row.status,
+    expiresAt: iso(row.expiresAt),
+    createdAt: iso(row.createdAt),
+  };
+}
+
+/** The offer's status changes; updatedAt with it. */
+export const setOfferStatus = (row: Offer, status: string) => update(loanOffers, row.id, { status, updatedAt: clock.nowMs() });
+
+/** A write op: an OPEN offer past expiresAt becomes EXPIRED and its amount returns to the lender. */
+export function* expireOfferIfDue(row: Offer): Query<Offer> {
+  if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
+  yield* expireHold(yield* pendingHold(offerRef(row), row.lenderId));
+  const next = yield* setOfferStatus(row, "EXPIRED");
+  yield* notifyFinancial(row.lenderId, "loan_offer.expired", { offerId: row.id, amount: toMajor(row.amount, row.currency), currency: row.currency }, "Your loan offer expired; the amount is back in your balance");
+  return next;
+}
+
+export function* createOffer(
+  lenderId: string,
+  body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
+  sanction: Sanction = NO_SANCTION,
+) {
+  const amount = toMinor(body.amount, body.currency);
+  const interestBps = toBps(body.interestRate, "interestRate");
+  const collateralBps = toBps(body.collateralPercent, "collateralPercent");
+  yield* authorizeOutflow({ agentId: lenderId, kind: "LOAN_OFFER", amount, currency: body.currency, counterpartyId: null, terms: body }, sanction);
+  const now = clock.nowMs();
+  const row = yield* insert(loanOffers, {
+    id: prefixedId("lo"),
+    lenderId,
+    amount,
+    currency: body.currency,
+    interestBps,
+    durationDays: body.durationDays,
+    collateralBps,
+    status: "OPEN",
+    expiresAt: now + Math.round((body.expiresInHours ?? 168) * HOUR_MS),
+    createdAt: now,
+    updatedAt: now,
+  });
+  yield* hold({ agentId: lenderId, amount, currency: body.currency, purpose: "LOAN_OFFER", reference: offerRef(row) });
+  return offerView(row);
+}
+
+export function* cancelOffer(lenderId: string, id: string) {
+  const found = yield* find(loanOffers, id, true);
+  if (!found || found.lenderId !== lenderId) throw notFound("loan offer");
+  const row = yield* expireOfferIfDue(found);
+  if (row.status !== "OPEN") throw invalidState(`the offer is ${row.status}`);
+  yield* voidHold(yield* pendingHold(offerRef(row), lenderId));
+  yield* notifyFinancial(lenderId, "loan_offer.cancelled", { offerId: row.id, amount: toMajor(row.amount, row.currency), currency: row.currency }, "Your loan offer was cancelled; the amount is back in your balance");
+  return offerView(yield* setOfferStatus(row, "CANCELLED"));
+}
+
+const dueOffers: DueWork = {
+  name: "lending.offers-expire",
+  table: "loan_offers",
+  where: "status = 'OPEN'",
+  dueColumn: "expires_at",
+  apply: (id) =>
+    write(function* () {
+      const row = yield* find(loanOffers, id, true);
+      return row !== null && (yield* expireOfferIfDue(row)) !== row;
+    }),
+};
+
+/**
+ * Before an action on one offer: its due expiry committed in an op of its own (a read, and a
+ * write only if due), so an action refused because the offer is past due leaves it stored as such.
+ */
+export const applyOfferDue = (id: string) => applyIfDue(dueOffers, id);
+
+/** The job: every due offer expires. */
+export const expireDueOffers = () => applyDue(dueOffers);
+
+/** OPEN offers not yet past their expiry (the expiry job marks those soon; none is shown meanwhile). */
+export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
+  const narrow = filter.currency ? { where: "currency = ?", params: [filter.currency] } : undefined;
+  const scope = { where: "status = 'OPEN' AND expires_at > ?", params: [clock.nowMs()] };
+  return read(newestFirst({ table: loanOffers, scope, narrow }, window, offerView));
+}
