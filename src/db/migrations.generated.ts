@@ -13,6 +13,7 @@ import sqlite9 from "../../migrations/sqlite/0009_holds.sql" with { type: "text"
 import sqlite10 from "../../migrations/sqlite/0010_x402_facilitator.sql" with { type: "text" };
 import sqlite11 from "../../migrations/sqlite/0011_due_work.sql" with { type: "text" };
 import sqlite12 from "../../migrations/sqlite/0012_restricted_keys.sql" with { type: "text" };
+import sqlite13 from "../../migrations/sqlite/0013_key_last_used.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -23,6 +24,7 @@ import pg6 from "../../migrations/pg/0006_holds.sql" with { type: "text" };
 import pg7 from "../../migrations/pg/0007_x402_facilitator.sql" with { type: "text" };
 import pg8 from "../../migrations/pg/0008_due_work.sql" with { type: "text" };
 import pg9 from "../../migrations/pg/0009_restricted_keys.sql" with { type: "text" };
+import pg10 from "../../migrations/pg/0010_key_last_used.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -38,6 +40,7 @@ export const sqliteMigrations = [
   { tag: "0010_x402_facilitator", when: 1795563370469, breakpoints: true, sql: sqlite10 },
   { tag: "0011_due_work", when: 1795564127501, breakpoints: true, sql: sqlite11 },
   { tag: "0012_restricted_keys", when: 1795564342296, breakpoints: true, sql: sqlite12 },
+  { tag: "0013_key_last_used", when: 1795564499330, breakpoints: true, sql: sqlite13 },
 ];
 
 export const pgMigrations = [
@@ -51,4 +54,5 @@ export const pgMigrations = [
   { tag: "0007_x402_facilitator", when: 1795563371543, breakpoints: true, sql: pg7 },
   { tag: "0008_due_work", when: 1795564128511, breakpoints: true, sql: pg8 },
   { tag: "0009_restricted_keys", when: 1795564343009, breakpoints: true, sql: pg9 },
+  { tag: "0010_key_last_used", when: 1795564500345, breakpoints: true, sql: pg10 },
 ];

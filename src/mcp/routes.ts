@@ -7,11 +7,11 @@ import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/
 import { agentFromHeader } from "../auth/keys";
 import { config } from "../config";
 import { ApiError } from "../errors";
-import { scopeRefusal } from "../http/auth";
 import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
+import { keyScopes } from "../keys/service";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
-import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
@@ -56,8 +56,7 @@ export function mcpRoutes(app: App) {
     const { agent, key } = await agentFromHeader(authorization);
     consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const refusal = (tool: Tool) => scopeRefusal(key, tool.method, tool.path);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), refusal);
+    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), toolRefusal(keyScopes(key)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     try {

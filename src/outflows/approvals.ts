@@ -57,13 +57,15 @@ export type ApprovalRow = {
   usageBucket: bigint;
   reason: string | null;
   result: string | null;
+  /** The restricted key whose request was held; null: the agent key. */
+  keyId: string | null;
   createdAt: bigint;
   expiresAt: bigint;
   decidedAt: bigint | null;
 };
 
 const COLUMNS = `id, agent_id AS agentId, kind, status, amount, held, currency, counterparty_id AS counterpartyId, terms, terms_hash AS termsHash,
-  usage_bucket AS usageBucket, reason, result, created_at AS createdAt, expires_at AS expiresAt, decided_at AS decidedAt`;
+  usage_bucket AS usageBucket, reason, result, key_id AS keyId, created_at AS createdAt, expires_at AS expiresAt, decided_at AS decidedAt`;
 
 export const termsHashOf = (outflow: Outflow) =>
   sha256Hex(
