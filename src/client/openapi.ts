@@ -5810,6 +5810,8 @@ export interface operations {
                              * @description UUID
                              */
                             keyId: string | null;
+                            /** @description that key's name */
+                            keyName: string | null;
                             /**
                              * Format: date-time
                              * @description ISO 8601 time (UTC)
@@ -5954,6 +5956,8 @@ export interface operations {
                          * @description UUID
                          */
                         keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -6102,6 +6106,8 @@ export interface operations {
                          * @description UUID
                          */
                         keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -6300,6 +6306,8 @@ export interface operations {
                          * @description UUID
                          */
                         keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)

@@ -97,6 +97,14 @@ export function* touchKey(row: KeyRow): Query<void> {
   yield* forget(cacheKeys.restrictedKey(row.keyHash));
 }
 
+/** Id → name of those of `ids` that are keys. */
+export function* keyNamesOf(ids: (string | null)[]): Query<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = yield* all<{ id: string; name: string }>(`SELECT id, name FROM agent_keys WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
+  return new Map(rows.map((row) => [row.id, row.name]));
+}
+
 export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
   const rows = yield* all<{ currency: Currency; spent: bigint }>("SELECT currency, spent FROM key_spending WHERE key_id = ?", keyId);
   return new Map(rows.map((row) => [row.currency, row.spent]));
@@ -239,6 +247,8 @@ export function* keyView(row: KeyRow) {
     lastUsedAt: row.lastUsedAt === null ? null : iso(Number(row.lastUsedAt)),
   };
 }
+
+export type KeyView = ReturnType<typeof keyView> extends Query<infer View> ? View : never;
 
 export function* listKeys(agentId: string, window: PageWindow) {
   const page = yield* newestFirst<KeyRow, KeyRow>({ table: "agent_keys", columns: COLUMNS, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);
