@@ -252,7 +252,7 @@ describe("every form of the owner console", () => {
     expect(notRefused).toEqual([]);
     // Every kind of form was found (a crawl that found none would prove nothing).
     const actions = [...formPages.keys()];
-    for (const expected of ["/console/logout", "/console/policy", "/console/rotate", "/console/security/owner-key", "/console/webhooks/rotate"]) expect(actions).toContain(expected);
+    for (const expected of ["/console/logout", "/console/policy", "/console/rotate", "/console/security/keys", "/console/security/owner-key", "/console/webhooks/rotate"]) expect(actions).toContain(expected);
     for (const pattern of [/^\/console\/approvals\/[^/]+\/approve$/, /^\/console\/approvals\/[^/]+\/decline$/, /^\/console\/webhooks\/[^/]+\/resend$/]) {
       expect(actions.some((action) => pattern.test(action))).toBe(true);
     }

@@ -4,6 +4,7 @@
 // and the ledger check holds.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { SCOPE_ROUTES, SCOPES, type Scope } from "../src/keys/scopes";
 import { TOOLS } from "../src/mcp/tools";
@@ -173,5 +174,66 @@ describe("a key never widens itself", () => {
     expect((await server.request("GET", "/agents/me", { key: agent.apiKey })).status).toBe(200);
     expect((await makeKey(agent.ownerKey, { name: "from the owner", scopes: ["read"] })).status).toBe(201);
     expect((await makeKey(agent.apiKey, { name: "too long", scopes: ["read"], expiresInSeconds: 400 * 86_400 })).status).toBe(400);
+  });
+});
+
+describe("which key acted", () => {
+  test("history, payments and approvals name the restricted key to its agent; the payee's side names none", async () => {
+    const agent = await funded();
+    const receiver = await server.register();
+    const key = await restricted(agent, { scopes: ["read", "pay"] });
+    const paid = await pay(key.apiKey, 3, receiver.id);
+    expect(paid.status).toBe(201);
+    const byAgentKey = await pay(agent.apiKey, 1, receiver.id);
+    const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
+    expect(history.find((entry: any) => entry.reference.id === paid.body.id)).toMatchObject({ type: "PAYMENT_SENT", keyId: key.id });
+    expect(history.find((entry: any) => entry.reference.id === byAgentKey.body.id)).toMatchObject({ type: "PAYMENT_SENT", keyId: null });
+    expect(history.find((entry: any) => entry.type === "DEPOSIT")).toMatchObject({ keyId: null });
+    const theirs = (await server.request("GET", "/wallets/history", { key: receiver.apiKey })).body.data;
+    expect(theirs.find((entry: any) => entry.reference.id === paid.body.id)).toMatchObject({ type: "PAYMENT_RECEIVED", keyId: null });
+    expect((await server.request("GET", `/payments/${paid.body.id}`, { key: key.apiKey })).body.keyId).toBe(key.id);
+    expect((await server.request("GET", `/payments/${paid.body.id}`, { key: receiver.apiKey })).body.keyId).toBeNull();
+
+    expect((await server.request("PUT", "/owner/policy", { key: agent.ownerKey, body: { approvalAbove: { USDC: 10 } } })).status).toBe(200);
+    const held = await pay(key.apiKey, 20, receiver.id);
+    expect(held.status).toBe(202);
+    const queue = (await server.request("GET", "/owner/approvals", { key: agent.ownerKey })).body.data;
+    expect(queue[0]).toMatchObject({ status: "PENDING", kind: "PAYMENT", keyId: key.id });
+    const approved = await server.request("POST", `/owner/approvals/${queue[0].id}/approve`, { key: agent.ownerKey });
+    expect(approved.body).toMatchObject({ status: "APPROVED", keyId: key.id });
+    await expectLedgerOk(server);
+  });
+
+  test("a key reads itself whatever its scopes, and its last use is kept to the minute", async () => {
+    const agent = await funded();
+    const key = await restricted(agent, { scopes: ["pay"] });
+    expect((await server.request("GET", "/agents/me/keys/current", { key: agent.apiKey })).body).toEqual({ agentId: agent.id, key: null });
+    const first = await server.request("GET", "/agents/me/keys/current", { key: key.apiKey });
+    expect(first.body).toMatchObject({ agentId: agent.id, key: { id: key.id, scopes: ["pay"], status: "ACTIVE" } });
+    const listed = async () => (await server.request("GET", "/agents/me/keys", { key: agent.apiKey })).body.data.find((row: any) => row.id === key.id);
+    const used = (await listed()).lastUsedAt;
+    expect(used).not.toBeNull();
+    await pay(key.apiKey, 1);
+    expect((await listed()).lastUsedAt).toBe(used);
+    await server.advance(61);
+    await pay(key.apiKey, 1);
+    expect(Date.parse((await listed()).lastUsedAt)).toBeGreaterThan(Date.parse(used));
+  });
+
+  test("agentbank mcp over stdio lists only the tools of the key's scopes", async () => {
+    const agent = await funded();
+    const key = await restricted(agent, { scopes: ["pay"] });
+    const client = new Client({ name: "agentbank-test", version: "1.0.0" });
+    const main = new URL("../src/main.ts", import.meta.url).pathname;
+    await client.connect(new StdioClientTransport({ command: "bun", args: ["run", main, "mcp", "--url", server.url, "--key", key.apiKey], env: process.env as Record<string, string>, stderr: "pipe" }));
+    try {
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names).toEqual(["send_payment"]);
+      const result = (await client.callTool({ name: "get_balances", arguments: {} })) as { isError?: boolean; content: { text: string }[] };
+      expect(result.isError).toBe(true);
+      expect(result.content[0]!.text).toContain("KEY_SCOPE_DENIED");
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -1,10 +1,10 @@
 import { timingSafeEqual } from "node:crypto";
 import { findAgent, findAgentByKeyHash, type AgentRow } from "../agents/service";
 import { config } from "../config";
-import { read } from "../db";
+import { read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { sha256Hex } from "../ids";
-import { restrictedKeyByHash, type KeyRow } from "../keys/service";
+import { lastUseIsStale, restrictedKeyByHash, touchKey, type KeyRow } from "../keys/service";
 
 export function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -54,7 +54,10 @@ export async function agentFromHeader(header: string | undefined): Promise<Agent
   const key = bearer(header);
   if (key?.startsWith(RESTRICTED_PREFIX)) {
     const restricted = await read(restrictedKeyByHash(sha256Hex(key)));
-    if (restricted) return { agent: (await read(findAgent(restricted.agentId)))!, key: restricted };
+    if (restricted) {
+      if (lastUseIsStale(restricted)) await write(() => touchKey(restricted));
+      return { agent: (await read(findAgent(restricted.agentId)))!, key: restricted };
+    }
   }
   return { agent: await keyHolder(header, AGENT_KEY), key: null };
 }

@@ -210,6 +210,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/me/keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The key this request came with: its scopes, budgets and what it has spent. Any restricted key may read itself, whatever its scopes */
+        get: operations["getAgentsMeKeysCurrent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/me/keys/{id}": {
         parameters: {
             query?: never;
@@ -2564,6 +2581,11 @@ export interface operations {
                              * @description ISO 8601 time (UTC)
                              */
                             revokedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            lastUsedAt: string | null;
                         }[];
                         /** @description Where this page sits in the whole list */
                         pagination: {
@@ -2744,6 +2766,11 @@ export interface operations {
                          * @description ISO 8601 time (UTC)
                          */
                         revokedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        lastUsedAt: string | null;
                         /** @description the key (pp_r_…). Shown only here: it is stored hashed */
                         apiKey: string;
                     };
@@ -2776,6 +2803,168 @@ export interface operations {
                 };
             };
             /** @description KEY_SCOPE_DENIED, FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentsMeKeysCurrent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key this request came with: what it may do and spend */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /**
+                         * @description A restricted key of agent 0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01's: its scopes, budgets, allowlist and expiry
+                         * @example {
+                         *       "id": "0198f3a1-2d3e-7f40-8b5c-7d8e9f0a1b23",
+                         *       "name": "research sub-agent",
+                         *       "scopes": [
+                         *         "read",
+                         *         "pay"
+                         *       ],
+                         *       "budgets": {
+                         *         "USDC": {
+                         *           "perTransaction": 5,
+                         *           "total": 50,
+                         *           "spent": 12.5,
+                         *           "remaining": 37.5
+                         *         }
+                         *       },
+                         *       "allowlist": [
+                         *         "0198f3a1-1c2d-7e3f-9a4b-6c7d8e9f0a12"
+                         *       ],
+                         *       "parentKeyId": null,
+                         *       "status": "ACTIVE",
+                         *       "createdAt": "2025-01-01T00:00:00.000Z",
+                         *       "expiresAt": "2025-01-31T00:00:00.000Z",
+                         *       "revokedAt": null,
+                         *       "lastUsedAt": "2025-01-03T09:41:00.000Z"
+                         *     }
+                         */
+                        key: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            scopes: ("read" | "pay" | "message" | "negotiate" | "lend" | "bet" | "contract" | "subscribe" | "book" | "withdraw" | "x402" | "manage")[];
+                            /** @description per currency with a budget or spending */
+                            budgets: {
+                                [key: string]: {
+                                    /** @description in major units of `currency` */
+                                    perTransaction: number | null;
+                                    /** @description in major units of `currency` */
+                                    total: number | null;
+                                    /** @description what this key's outflows have added up to (held amounts included) */
+                                    spent: number;
+                                    /** @description in major units of `currency` */
+                                    remaining: number | null;
+                                };
+                            };
+                            /** @description the only agents this key may send money to; null: anyone */
+                            allowlist: string[] | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            parentKeyId: string | null;
+                            /** @enum {string} */
+                            status: "ACTIVE" | "EXPIRED" | "REVOKED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            expiresAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            revokedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            lastUsedAt: string | null;
+                        } | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2870,6 +3059,11 @@ export interface operations {
                          * @description ISO 8601 time (UTC)
                          */
                         revokedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        lastUsedAt: string | null;
                     };
                 };
             };
@@ -5697,6 +5891,13 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            keyId: string | null;
+                            /** @description that key's name */
+                            keyName: string | null;
+                            /**
                              * Format: date-time
                              * @description ISO 8601 time (UTC)
                              */
@@ -5835,6 +6036,13 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -5978,6 +6186,13 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -6171,6 +6386,13 @@ export interface operations {
                         result: {
                             [key: string]: unknown;
                         } | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        keyId: string | null;
+                        /** @description that key's name */
+                        keyName: string | null;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -6847,6 +7069,11 @@ export interface operations {
                             counterpartyId: string | null;
                             /** @description the payment's reason, when the movement is a payment (direct, subscription or booking) that has one */
                             reason: string | null;
+                            /**
+                             * Format: uuid
+                             * @description the caller's restricted key (pp_r_…) whose request made this movement; null: the agent key, the owner, the service, or the other party's request
+                             */
+                            keyId: string | null;
                             /** @description the record that caused the movement */
                             reference: {
                                 /** @description payment, deposit, withdrawal, loan_offer, loan, bet, contract, x402, ... */

@@ -3,7 +3,8 @@
 // payout are one operation with its net effect on the agent's available balance. A held outflow the
 // owner approved is folded into the operation it became: its hold and give-back (the approval's own
 // reference) net to zero and are left out; the operation says it was approved. Each operation carries
-// its reason in words: a payment's reason, a contract's title, a bet's description, an x402 URL.
+// its reason in words: a payment's reason, a contract's title, a bet's description, an x402 URL, and
+// the name of the agent's restricted key that made it (never the other party's key).
 import { all, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
@@ -23,11 +24,13 @@ export type Operation = {
   reason: string | null;
   /** Set when the owner approved it after it was held. */
   approved: boolean;
+  /** The agent's restricted key whose request made it; null: the agent key, the owner, the service, the other party. */
+  keyName: string | null;
 };
 
 export type HistoryFilter = { fromMs?: number; toMs?: number; currency?: Currency };
 
-type Group = { referenceType: string; referenceId: string; currency: Currency; amount: bigint; counterpartyId: string | null; lastAt: bigint };
+type Group = { referenceType: string; referenceId: string; currency: Currency; amount: bigint; counterpartyId: string | null; lastAt: bigint; keyName: string | null };
 
 /** The approvals an owner approved: their legs net to zero and the outflow they became has its own reference. */
 const NOT_APPROVED_HOLD = "(a.id IS NULL OR a.status <> 'APPROVED')";
@@ -40,9 +43,10 @@ function* groups(agentId: string, filter: HistoryFilter, limit: number, offset: 
   if (filter.currency) where.push("p.currency = ?"), params.push(filter.currency);
   return yield* all<Group>(
     `SELECT e.reference_type AS referenceType, e.reference_id AS referenceId, p.currency AS currency, CAST(SUM(p.amount) AS BIGINT) AS amount,
-            MAX(p.counterparty_id) AS counterpartyId, MAX(p.created_at) AS lastAt
+            MAX(p.counterparty_id) AS counterpartyId, MAX(p.created_at) AS lastAt, MAX(k.name) AS keyName
      FROM postings p JOIN journal_entries e ON e.id = p.entry_id
      LEFT JOIN approvals a ON e.reference_type = 'approval' AND a.id = e.reference_id
+     LEFT JOIN agent_keys k ON k.id = e.key_id AND k.agent_id = p.history_agent_id
      WHERE ${where.join(" AND ")}
      GROUP BY e.reference_type, e.reference_id, p.currency
      ORDER BY MAX(p.id) DESC LIMIT ? OFFSET ?`,
@@ -178,6 +182,7 @@ export function* operationsOf(agentId: string, filter: HistoryFilter, limit: num
         what: detail?.what ?? FALLBACK_WHAT[row.referenceType] ?? row.referenceType.replaceAll("_", " "),
         reason: detail?.reason ?? null,
         approved: detail?.approved ?? false,
+        keyName: row.keyName,
       };
     }),
   };

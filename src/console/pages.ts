@@ -26,6 +26,7 @@ const status = (value: string) => raw(html`<span class="status ${value}">${value
 /** "Paid “annual data licence”", then in small print how it went: approved by you, its escrow steps. */
 function whatHappened(op: Operation, w: Writer) {
   const notes = [
+    ...(op.keyName !== null ? [`by key “${op.keyName}”`] : []),
     ...(op.approved ? ["held for your approval; you approved it"] : []),
     ...(op.legs.length > 1 ? [op.legs.map((leg) => `${LEG_WORDS[leg.type] ?? leg.type.toLowerCase()} ${formatAmount(Math.abs(leg.amount), op.currency, "en")}`).join(" · ")] : []),
   ];
@@ -192,13 +193,6 @@ export async function webhooksPage(agentId: string, csrf: string, w: Writer, sho
       : "";
   return html`<section><h2>Where events go</h2><p>${hook.url ?? raw(html`<span class="muted">No webhook URL: events land only in the inbox.</span>`)}</p>${secret}</section>
 <section><h2>Latest deliveries</h2><p class="muted">A failed delivery is not retried on its own; send it again here once the receiver is fixed.</p>${raw(table(["When", "Event", "Outcome", "Status", "Error", ""], rows))}</section>`;
-}
-
-export function keysPage(): string {
-  return html`<section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once.</p>
-<div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>
-<section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, and every console session signed in with it, this one too. The new key is shown once; sign in with it.</p>
-<div class="actions"><a class="button danger" href="/console/security/owner-key">Replace the owner key…</a></div></section>`;
 }
 
 const ROTATIONS = {

@@ -9,6 +9,7 @@ import { dictionary, ownProperty } from "../json";
 import { CURRENCIES } from "../money";
 import type { MajorLimits, PolicyInput } from "../outflows/policy";
 import { policyView, setPolicy } from "../owners/service";
+import { ALLOW, allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
 import { isCurrency } from "./format";
 import { html, raw, table, type Writer } from "./views";
@@ -22,42 +23,19 @@ type Part = (typeof POLICY_PARTS)[number][0];
 const isPart = (name: string): name is Part => POLICY_PARTS.some(([part]) => part === name);
 
 type Fields = Record<string, string>;
-const ALLOW = "allow.";
 
-/** A refused field: its name in the form and why. */
-class FieldError extends Error {
-  constructor(
-    readonly field: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-/** What the form sent, as a policy: amounts per "part.CURRENCY", ticked "allow.<id>" boxes, and other names or ids one per line. */
+/** What the form sent, as a policy: amounts per "part.CURRENCY", and the agents it allows. */
 function policyFromForm(body: Fields, known: Map<string, string>): PolicyInput {
   const limits = { perTransaction: dictionary<number>(), daily: dictionary<number>(), approvalAbove: dictionary<number>() };
-  const allowlist = new Set<string>();
   for (const [name, text] of Object.entries(body)) {
-    if (name === "csrf" || name === "allowlist") continue;
-    if (name.startsWith(ALLOW)) {
-      allowlist.add(name.slice(ALLOW.length));
-      continue;
-    }
+    if (name === "csrf" || name === "allowlist" || name.startsWith(ALLOW)) continue;
     const [part = "", currency = "", ...rest] = name.split(".");
     if (!isPart(part) || !isCurrency(currency) || rest.length > 0) throw invalid(`"${name}" is not a field of this form`);
-    if (text.trim() === "") continue;
-    const amount = text.trim().replace(",", ".");
-    if (!/^\d+(\.\d+)?$/.test(amount)) throw new FieldError(name, `"${text}" is not an amount: write a number such as 25 or 12.50, or leave it empty for no limit.`);
-    limits[part][currency] = Number(amount);
+    const amount = amountIn(name, text);
+    if (amount !== undefined) limits[part][currency] = amount;
   }
-  const byName = new Map([...known].map(([id, name]) => [name, id]));
-  for (const entry of (ownProperty(body, "allowlist") ?? "").split(/[\n,]+/).map((line) => line.trim()).filter(Boolean)) {
-    const id = byName.get(entry) ?? (/^[0-9a-f-]{36}$/i.test(entry) ? entry : null);
-    if (id === null) throw new FieldError("allowlist", `"${entry}" is not an agent this agent has dealt with: paste its id instead.`);
-    allowlist.add(id);
-  }
-  return { ...(limits as Record<Part, MajorLimits>), allowlist: allowlist.size ? [...allowlist] : null };
+  const allowlist = allowlistFromForm(body, known);
+  return { ...(limits as Record<Part, MajorLimits>), allowlist: allowlist.length ? allowlist : null };
 }
 
 /** Which field a service's refusal names ("perTransaction.USDC: …", "allowlist: …"), if any. */
@@ -96,10 +74,7 @@ export async function policyPage(agentId: string, csrf: string, w: Writer, outco
     }),
     policy.spentLast24h[currency] !== undefined ? w.money(policy.spentLast24h[currency]!, currency) : "",
   ]);
-  const allowed = new Set(sent ? Object.keys(sent).filter((name) => name.startsWith(ALLOW)).map((name) => name.slice(ALLOW.length)) : (policy.allowlist ?? []));
-  const boxes = [...known].map(
-    ([id, name]) => raw(html`<li><label title="${id}"><input type="checkbox" name="${ALLOW}${id}" value="on"${raw(allowed.has(id) ? " checked" : "")}>${name}</label></li>`),
-  );
+  const allowed = sent ? tickedIn(sent) : new Set(policy.allowlist ?? []);
   const others = (policy.allowlist ?? []).filter((id) => !known.has(id));
   const otherNames = await read(namesOf(others));
   const otherText = sent ? (ownProperty(sent, "allowlist") ?? "") : others.join("\n");
@@ -109,7 +84,7 @@ export async function policyPage(agentId: string, csrf: string, w: Writer, outco
 <section><h2>Limits per currency</h2><p class="muted">Empty means no limit of that kind. The reputation tier's limit applies too; an outflow must pass both.</p>
 ${raw(table(["Currency", ...POLICY_PARTS.map(([, label]) => label), "Out in the last 24 h"], rows))}</section>
 <section><h2>Who the agent may pay</h2><p class="muted">Nobody ticked and nobody below: anyone. With a list, open bets, loan offers and payments to outside addresses are refused.</p>
-${boxes.length ? raw(html`<fieldset class="plain"><legend>Agents it has dealt with</legend><ul class="checks">${boxes}</ul></fieldset>`) : raw(html`<p class="muted">It has not dealt with any agent yet.</p>`)}
+${raw(allowBoxes(known, allowed))}
 ${listedOthers.length ? raw(html`<p>Also allowed:</p><ul>${listedOthers}</ul>`) : ""}
 <label for="allowlist">Other agents, one name or id per line</label>
 <textarea id="allowlist" name="allowlist" rows="3"${marked("allowlist")}>${otherText}</textarea>${beside("allowlist")}</section>

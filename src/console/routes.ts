@@ -1,8 +1,8 @@
 // /console: the human owner's side of an agent. Signs in with the owner key (po_…). Overview (balances,
 // history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
 // that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks (deliveries,
-// send a failed one again, rotate the signing secret), Keys (rotate the agent's API key or the owner
-// key). Every action goes through the same services as the API; every form carries the session's CSRF
+// send a failed one again, rotate the signing secret), Keys (the restricted keys: make one, revoke one;
+// rotate the agent's API key or the owner key). Every action goes through the same services as the API; every form carries the session's CSRF
 // token. Form fields arrive in an object without a prototype and are read as its own properties; a
 // field named (or dotted/bracketed through) __proto__, constructor or prototype is refused with 400.
 import { Elysia, t } from "elysia";
@@ -16,16 +16,18 @@ import { approve, decline, getApproval, pendingCount, rotateOwnerKey } from "../
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
 import { MOST_KNOWN } from "./counterparties";
 import { historyCsv, type CsvRequest } from "./csv";
-import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, keysPage, overview, webhooksPage } from "./pages";
+import { confirmRevoke, createKeyFromForm, keyOf, keysPage, revokeFromConsole } from "./keys";
+import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "./sessions";
 import { bare, html, layout, page, raw, writerFor } from "./views";
 
 /**
  * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
- * the policy form: 15 limits, the allowlist box and a checkbox per known counterparty (MOST_KNOWN).
+ * the largest form, a new key's: its name, 12 scopes, 10 budgets, the expiry, the allowlist box and a
+ * checkbox per known counterparty (MOST_KNOWN).
  */
-export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 20 + MOST_KNOWN }));
+export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 + MOST_KNOWN }));
 type Fields = Record<string, string>;
 export const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
 const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
@@ -217,7 +219,39 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .get("/security", signedIn(async (session, request) => render(session, request, "Keys", "/console/security", keysPage())), { detail: { hide: true } })
+  .get("/security", signedIn(async (session, request) => render(session, request, "Keys", "/console/security", await keysPage(session.agentId, session.csrfToken, writerFor(request)))), {
+    detail: { hide: true },
+  })
+  .post(
+    "/security/keys",
+    action(async (session, request, body) => {
+      const outcome = await createKeyFromForm(session.agentId, (body ?? {}) as Fields);
+      const shown = await keysPage(session.agentId, session.csrfToken, writerFor(request), outcome);
+      return render(session, request, outcome.ok ? "New restricted key" : "Keys", "/console/security", shown, outcome.ok ? 200 : 400);
+    }),
+    { body: Form, detail: { hide: true } },
+  )
+  .get(
+    "/security/keys/:id/revoke",
+    ({ request, params }) =>
+      signedIn((session) =>
+        refusedAs(session, request, "Keys", "/console/security", async () =>
+          render(session, request, "Revoke a key", "/console/security", confirmRevoke(await keyOf(session.agentId, params.id), session.csrfToken)),
+        ),
+      )({ request }),
+    { params: Id, detail: { hide: true } },
+  )
+  .post(
+    "/security/keys/:id/revoke",
+    ({ request, params, body }) =>
+      action((session) =>
+        refusedAs(session, request, "Keys", "/console/security", async () => {
+          await revokeFromConsole(session.agentId, params.id);
+          return redirect("/console/security");
+        }),
+      )({ request, body }),
+    { params: Id, body: Form, detail: { hide: true } },
+  )
   .get("/security/rotate", signedIn(async (session, request) => render(session, request, "Rotate the API key", "/console/security", confirmRotation("key", session.csrfToken))), {
     detail: { hide: true },
   })

@@ -31,7 +31,8 @@ export function approvalSentence(item: ApprovalView, w: Writer, names: Map<strin
   const amount = item.amount === null || item.currency === null ? raw("an offer without an amount") : w.plain(item.amount, item.currency);
   const to = item.counterpartyId ? w.name(item.counterpartyId, names) : raw("nobody yet");
   const sentence = SENTENCES[item.kind];
-  return sentence ? sentence({ amount, to, terms: item.terms, item }) : raw(html`${item.kind}: ${amount}`);
+  const said = sentence ? sentence({ amount, to, terms: item.terms, item }) : raw(html`${item.kind}: ${amount}`);
+  return item.keyName === null ? said : raw(html`${said}, <span class="asked-by">asked by key “${item.keyName}”</span>`);
 }
 
 /** A decided item's outcome, for its owner. A failure's reason loses its code ("INSUFFICIENT_BALANCE: …"). */

@@ -7,8 +7,8 @@ import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
 import { agentFromHeader, bearer, ownerFromHeader, type AgentCaller } from "../auth/keys";
 import { ApiError } from "../errors";
-import { scopesOf } from "../keys/service";
-import { scopeOfRoute } from "../keys/scopes";
+import { keyScopes, type KeyScopes } from "../keys/service";
+import { openToEveryKey, scopeOfRoute } from "../keys/scopes";
 import { alreadyCounted, consumeAgent } from "./rate-limit";
 
 const callers = new WeakMap<Request, AgentCaller>();
@@ -22,11 +22,11 @@ function caller(request: Request): AgentCaller {
 /** The restricted key this request came with, or null: what its write op acts for (mutation()). */
 export const actingKeyOf = (request: Request): string | null => callers.get(request)?.key?.id ?? null;
 
-/** Why a restricted key may not call a route (one outside its scopes: keys/scopes.ts), or null. */
-export function scopeRefusal(key: AgentCaller["key"], method: string, route: string): ApiError | null {
-  if (!key) return null;
+/** Why a restricted key may not call a route (one outside its scopes: keys/scopes.ts), or null. The filter of MCP's tools too. */
+export function scopeRefusal(key: KeyScopes | null, method: string, route: string): ApiError | null {
+  if (!key || openToEveryKey(method, route)) return null;
   const scope = scopeOfRoute(method, route);
-  const scopes = scopesOf(key);
+  const { scopes } = key;
   if (scope !== null && scopes.includes(scope)) return null;
   return new ApiError(
     "KEY_SCOPE_DENIED",
@@ -37,7 +37,7 @@ export function scopeRefusal(key: AgentCaller["key"], method: string, route: str
 
 async function agentCaller(authorization: string | undefined, request: Request, route: string, set: { headers: unknown }): Promise<void> {
   const found = await agentFromHeader(authorization);
-  const refused = scopeRefusal(found.key, request.method, route);
+  const refused = scopeRefusal(keyScopes(found.key), request.method, route);
   if (refused) throw refused;
   if (!alreadyCounted.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
   callers.set(request, found);

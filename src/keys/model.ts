@@ -51,6 +51,7 @@ const KEY_FIELDS = {
   createdAt: Timestamp(),
   expiresAt: Timestamp(),
   revokedAt: MaybeTimestamp("when it was revoked"),
+  lastUsedAt: MaybeTimestamp("when a request last came with it, to the minute; null: never used"),
 };
 
 const EXAMPLE = {
@@ -64,13 +65,19 @@ const EXAMPLE = {
   createdAt: "2025-01-01T00:00:00.000Z",
   expiresAt: "2025-01-31T00:00:00.000Z",
   revokedAt: null,
+  lastUsedAt: "2025-01-03T09:41:00.000Z",
 };
 
 export const RestrictedKey = Model(KEY_FIELDS, { description: `A restricted key of agent ${AGENT_ID}'s: its scopes, budgets, allowlist and expiry`, examples: [EXAMPLE] });
 
 export const NewRestrictedKey = Model(
   { ...KEY_FIELDS, apiKey: t.String({ description: "the key (pp_r_…). Shown only here: it is stored hashed" }) },
-  { description: "The restricted key just made, with the key itself", examples: [{ ...EXAMPLE, budgets: { USDC: { perTransaction: 5, total: 50, spent: 0, remaining: 50 } }, apiKey: "pp_r_Rt5y7U9i1O3p5A7s9D1f3G5h7J9k1L3z5X7c9V1b3N5" }] },
+  { description: "The restricted key just made, with the key itself", examples: [{ ...EXAMPLE, budgets: { USDC: { perTransaction: 5, total: 50, spent: 0, remaining: 50 } }, lastUsedAt: null, apiKey: "pp_r_Rt5y7U9i1O3p5A7s9D1f3G5h7J9k1L3z5X7c9V1b3N5" }] },
+);
+
+export const CallingKey = Model(
+  { agentId: Uuid, key: Nullable(RestrictedKey, { description: "the restricted key of this request; null: the agent's own API key (every scope)" }) },
+  { description: "The key this request came with: what it may do and spend", examples: [{ agentId: AGENT_ID, key: EXAMPLE }] },
 );
 
 export const RestrictedKeyPage = Page(RestrictedKey, "The agent's restricted keys, newest first, with what each has spent");

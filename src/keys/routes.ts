@@ -5,7 +5,7 @@ import { read, write } from "../db";
 import { auth } from "../http/auth";
 import { docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
-import { KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "./model";
+import { CallingKey, KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "./model";
 import { createKey, keyView, listKeys, revokeKey } from "./service";
 
 const createDocs = docs(
@@ -34,6 +34,10 @@ export const keyRoutes = new Elysia({ prefix: "/agents/me/keys", name: "keys" })
     agent: true,
     query: PageQuery,
     ...answers(docs("Agents", "The agent's restricted keys, newest first, with what each has spent", "agent"), { 200: RestrictedKeyPage }),
+  })
+  .get("/current", async ({ agent, key }) => ({ agentId: agent.id, key: key && (await read(keyView(key))) }), {
+    agent: true,
+    ...answers(docs("Agents", "The key this request came with: its scopes, budgets and what it has spent. Any restricted key may read itself, whatever its scopes", "agent"), { 200: CallingKey }),
   })
   .delete(
     "/:id",

@@ -23,6 +23,8 @@ export const agentKeys = table(
     createdAt: integer().notNull(),
     expiresAt: integer().notNull(),
     revokedAt: integer(),
+    /** When a request last came with it, to the minute (keys/service.ts touchKey): not a write per request. */
+    lastUsedAt: integer(),
   },
   (t) => [index("agent_keys_agent_idx").on(t.agentId, t.createdAt)],
 );

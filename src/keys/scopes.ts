@@ -65,6 +65,10 @@ export const SCOPE_ROUTES: Record<Scope, readonly string[]> = {
   ],
 };
 
+/** Routes every restricted key may call, whatever its scopes: a key reading itself (agentbank mcp learns its tools so). */
+const EVERY_KEY_ROUTES = new Set(["GET /agents/me/keys/current"]);
+export const openToEveryKey = (method: string, path: string) => EVERY_KEY_ROUTES.has(`${method.toUpperCase()} ${path}`);
+
 const SCOPE_OF_ROUTE = new Map<string, Scope>(SCOPES.flatMap((scope) => SCOPE_ROUTES[scope].map((route) => [route, scope] as const)));
 
 /** The scope that opens a route (`method`, the router's path pattern); null: no restricted key may call it. */

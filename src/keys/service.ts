@@ -31,12 +31,16 @@ export type KeyRow = {
   createdAt: bigint;
   expiresAt: bigint;
   revokedAt: bigint | null;
+  lastUsedAt: bigint | null;
 };
 
 const COLUMNS = `id, agent_id AS agentId, name, key_hash AS keyHash, scopes, budgets, allowlist, parent_key_id AS parentKeyId,
-  created_at AS createdAt, expires_at AS expiresAt, revoked_at AS revokedAt`;
+  created_at AS createdAt, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt`;
 
 export const scopesOf = (row: KeyRow): Scope[] => JSON.parse(row.scopes);
+/** What a route check needs of a restricted key (a row, or its view); null: the agent key, which opens every route. */
+export type KeyScopes = { id: string; scopes: readonly Scope[] };
+export const keyScopes = (row: KeyRow | null): KeyScopes | null => row && { id: row.id, scopes: scopesOf(row) };
 export const allowlistOf = (row: KeyRow): string[] | null => (row.allowlist === null ? null : JSON.parse(row.allowlist));
 
 export function budgetsOf(row: KeyRow): Budgets {
@@ -79,6 +83,26 @@ export function* restrictedKeyByHash(hash: string): Query<KeyRow | null> {
   if (row.parentKeyId === null) return row;
   const chain = yield* keyChain(row.parentKeyId);
   return chain.every((ancestor) => inForce(ancestor)) ? row : null;
+}
+
+/** A key's last use is kept to the minute: a request writes it only if the one written is older. */
+export const LAST_USE_PRECISION_MS = 60_000;
+export const lastUseIsStale = (row: KeyRow, now = clock.nowMs()) => row.lastUsedAt === null || now - Number(row.lastUsedAt) >= LAST_USE_PRECISION_MS;
+
+/** Records that a request came with the key now (at most once a minute per key; concurrent requests: one write). */
+export function* touchKey(row: KeyRow): Query<void> {
+  const now = clock.nowMs();
+  yield* run("UPDATE agent_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", now, row.id, now - LAST_USE_PRECISION_MS);
+  // The cached row (SQLite) is read again on the next request, with this time in it.
+  yield* forget(cacheKeys.restrictedKey(row.keyHash));
+}
+
+/** Id → name of those of `ids` that are keys. */
+export function* keyNamesOf(ids: (string | null)[]): Query<Map<string, string>> {
+  const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
+  if (wanted.length === 0) return new Map();
+  const rows = yield* all<{ id: string; name: string }>(`SELECT id, name FROM agent_keys WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
+  return new Map(rows.map((row) => [row.id, row.name]));
 }
 
 export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
@@ -220,8 +244,11 @@ export function* keyView(row: KeyRow) {
     createdAt: iso(Number(row.createdAt)),
     expiresAt: iso(Number(row.expiresAt)),
     revokedAt: row.revokedAt === null ? null : iso(Number(row.revokedAt)),
+    lastUsedAt: row.lastUsedAt === null ? null : iso(Number(row.lastUsedAt)),
   };
 }
+
+export type KeyView = ReturnType<typeof keyView> extends Query<infer View> ? View : never;
 
 export function* listKeys(agentId: string, window: PageWindow) {
   const page = yield* newestFirst<KeyRow, KeyRow>({ table: "agent_keys", columns: COLUMNS, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);

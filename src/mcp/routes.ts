@@ -11,11 +11,11 @@ import { read } from "../db";
 import { ApiError } from "../errors";
 import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
 import { resourceOfKey } from "../oauth/service";
-import { scopeRefusal } from "../http/auth";
 import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
+import { keyScopes } from "../keys/service";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
-import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
@@ -80,8 +80,7 @@ export function mcpRoutes(app: App) {
     const { agent, key } = await mcpCaller(request, set);
     consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const refusal = (tool: Tool) => scopeRefusal(key, tool.method, tool.path);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), refusal);
+    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), toolRefusal(keyScopes(key)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     try {

@@ -10,6 +10,8 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError } from "../errors";
+import { scopeRefusal } from "../http/auth";
+import type { KeyScopes } from "../keys/service";
 import { VERSION } from "../version";
 import { requestFor, type ApiRequest, type Tool } from "./catalogue";
 import { annotationsOf } from "./tools";
@@ -60,6 +62,12 @@ function toolResult(status: number, body: unknown): CallToolResult {
 
 /** Why the caller may not call a tool (a restricted key outside its scopes), or null. */
 export type Refusal = (tool: Tool) => ApiError | null;
+
+/** The one filter of tools, at /mcp and in `agentbank mcp`: a restricted key's tools are those of its scopes' routes. */
+export const toolRefusal =
+  (key: KeyScopes | null): Refusal =>
+  (tool) =>
+    scopeRefusal(key, tool.method, tool.path);
 
 /** `refusal`: tools it refuses are left out of tools/list, and a call of one is that tool error. */
 export function createMcpServer(tools: Tool[], call: ApiCall, refusal: Refusal = () => null): Server {

@@ -1,7 +1,8 @@
 // `agentbank mcp`: the MCP server on stdio, for one agent (its API key). With --url (or AGENTBANK_URL)
 // each tool call is an HTTP request to that running agentbank; without, the tools run in this process
 // on the local database (DATABASE_PATH), with no jobs and no listener — meant for when no service runs
-// on that file (timed transitions are still applied whenever a resource is read or acted on).
+// on that file (timed transitions are still applied whenever a resource is read or acted on). A
+// restricted key (pp_r_…) sees only the tools of its scopes, as at /mcp: it reads itself first.
 import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp } from "../app";
@@ -9,7 +10,8 @@ import { boot, loadConfig } from "../boot";
 import { logToStderr } from "../http/log";
 import { buildCatalogue } from "./catalogue";
 import { inProcessApi } from "./routes";
-import { apiReply, apiRequestInit, createMcpServer, type ApiCall } from "./server";
+import type { KeyScopes } from "../keys/service";
+import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 function overHttp(base: string, authorization: string): ApiCall {
@@ -39,9 +41,10 @@ export async function runMcpStdio(argv: string[]): Promise<void> {
     app = createApp();
     call = inProcessApi(app, authorization, "stdio", false);
   }
-  // A wrong key is refused now, not at the model's first tool call.
-  const me = await call({ method: "GET", path: "/agents/me", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
+  // A wrong key is refused now, not at the model's first tool call; any key may read itself, whatever its scopes.
+  const me = await call({ method: "GET", path: "/agents/me/keys/current", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
   if (me.status !== 200) stop(`the key was refused: ${(me.body as { message?: string })?.message ?? me.status}`);
-  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call);
+  const { key: restricted } = me.body as { key: KeyScopes | null };
+  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call, toolRefusal(restricted));
   await server.connect(new StdioServerTransport());
 }

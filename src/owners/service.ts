@@ -8,6 +8,7 @@ import { find, get, pageRows, read, write, type PageWindow, type Query } from ".
 import { closeSessionsOf } from "../console/sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
+import { keyNamesOf } from "../keys/service";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
 import { approvalsByIds, type ApprovalRow } from "../outflows/approvals";
@@ -72,7 +73,7 @@ export function* ownerKeyInForce(agentId: string, ownerKey: string): Query<boole
 
 const rate = (currency: Currency) => config.referenceRates[currency]!;
 
-function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string, string>) {
+function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string, string>, keyNames: Map<string, string>) {
   return {
     id: row.id,
     kind: row.kind,
@@ -89,6 +90,8 @@ function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string,
     termsHash: row.termsHash,
     reason: row.reason,
     result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown> | null),
+    keyId: row.keyId,
+    keyName: row.keyId ? (keyNames.get(row.keyId) ?? null) : null,
     createdAt: iso(Number(row.createdAt)),
     expiresAt: iso(row.expiresAt),
     decidedAt: row.decidedAt === null ? null : iso(Number(row.decidedAt)),
@@ -114,6 +117,8 @@ function negotiationApproval(row: NegotiationRow, agentId: string, agentName: st
     termsHash: row.acceptedOfferHash ?? "",
     reason: null,
     result: null,
+    keyId: null,
+    keyName: null,
     createdAt: iso(row.acceptedAt ?? row.createdAt),
     expiresAt: null,
     decidedAt: row.approvedAt === null ? null : iso(row.approvedAt),
@@ -131,7 +136,8 @@ function* views(agentId: string, ids: string[]): Query<ApprovalView[]> {
   const agent = (yield* findAgent(agentId))!;
   const names = yield* namesOf([...outflows.map((row) => row.counterpartyId), ...negotiations.flatMap((row) => [row.initiatorId, row.counterpartyId])]);
   const byId = new Map<string, ApprovalView>();
-  for (const row of outflows) byId.set(row.id, outflowApproval(row, agent.name, names));
+  const keyNames = yield* keyNamesOf(outflows.map((row) => row.keyId));
+  for (const row of outflows) byId.set(row.id, outflowApproval(row, agent.name, names, keyNames));
   for (const row of negotiations) byId.set(row.id, negotiationApproval(row, agentId, agent.name, names));
   return ids.flatMap((id) => byId.get(id) ?? []);
 }

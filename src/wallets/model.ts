@@ -49,6 +49,9 @@ export const HistoryEntry = Model(
     currency: CurrencyCode,
     counterpartyId: Nullable(t.String(), { description: "the other agent, when there is one" }),
     reason: Nullable(t.String(), { description: "the payment's reason, when the movement is a payment (direct, subscription or booking) that has one" }),
+    keyId: Nullable(t.String({ format: "uuid" }), {
+      description: "the caller's restricted key (pp_r_…) whose request made this movement; null: the agent key, the owner, the service, or the other party's request",
+    }),
     reference: Model(
       { type: t.String({ description: "payment, deposit, withdrawal, loan_offer, loan, bet, contract, x402, ..." }), id: t.String() },
       { description: "the record that caused the movement" },
@@ -65,6 +68,7 @@ export const HistoryEntry = Model(
         currency: "USDC",
         counterpartyId: OTHER_AGENT_ID,
         reason: "translation of 3 pages",
+        keyId: "0198f3a1-2d3e-7f40-8b5c-7d8e9f0a1b23",
         reference: { type: "payment", id: "0198f3a2-5c1e-7a4b-9d2e-3f4a5b6c7d8e" },
         createdAt: "2025-06-01T12:00:00.000Z",
       },

@@ -1,0 +1,163 @@
+// The Keys page: the agent's API key and the owner key (rotated after a confirmation), the restricted
+// keys (pp_r_…) with their budget left per currency, last use, expiry and status, each revoked after a
+// confirmation, and a form that makes one (shown once). Keys are made as the owner would with the API
+// (POST /agents/me/keys with the owner key), through the same service.
+import { read, write } from "../db";
+import { ApiError, notFound } from "../errors";
+import { dictionary, ownProperty } from "../json";
+import { CURRENCIES } from "../money";
+import { createKey, findKey, keyView, listKeys, revokeKey, type KeyView, type NewKey } from "../keys/service";
+import { SCOPES } from "../keys/scopes";
+import { DAY_MS } from "../time";
+import { allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
+import { knownCounterparties } from "./counterparties";
+import { html, raw, table, type Writer } from "./views";
+
+type Fields = Record<string, string>;
+
+/** The most keys the page lists (newest first); older ones are in GET /agents/me/keys. */
+const LISTED = 100;
+const BUDGET_PARTS = [
+  ["perTransaction", "Most per outflow"],
+  ["total", "Most in all"],
+] as const;
+const DEFAULT_DAYS = 30;
+const MAX_DAYS = 365;
+
+const hidden = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
+const scopeList = (key: KeyView) => key.scopes.join(", ");
+
+/** Per currency: what the total has left, or what was spent when there is no total; the most per outflow. */
+function budgetLeft(key: KeyView, w: Writer) {
+  const lines = Object.entries(key.budgets).map(([currency, budget]) => {
+    const left = budget.remaining === null ? raw(html`no total, ${w.plain(budget.spent, currency)} spent`) : raw(html`${w.plain(budget.remaining, currency)} left of ${w.plain(budget.total!, currency)}`);
+    const each = budget.perTransaction === null ? "" : raw(html`; at most ${w.plain(budget.perTransaction, currency)} per outflow`);
+    return raw(html`<div class="budget" data-currency="${currency}">${left}${each}</div>`);
+  });
+  return raw(lines.length ? html`${lines}` : html`<span class="muted">no budget</span>`);
+}
+
+/** What the form sent, as the API's body. */
+function keyFromForm(body: Fields, known: Map<string, string>): NewKey {
+  const name = (ownProperty(body, "name") ?? "").trim();
+  if (name === "" || name.length > 100) throw new FieldError("name", "Give the key a name of 1 to 100 characters (what it is for).");
+  const scopes = SCOPES.filter((scope) => ownProperty(body, `scope.${scope}`) !== undefined);
+  if (scopes.length === 0) throw new FieldError("scopes", "Tick at least one thing the key may do.");
+  const budgets = dictionary<{ perTransaction?: number; total?: number }>();
+  for (const currency of CURRENCIES) {
+    for (const [part] of BUDGET_PARTS) {
+      const field = `${part}.${currency}`;
+      const amount = amountIn(field, ownProperty(body, field) ?? "");
+      if (amount !== undefined) (budgets[currency] ??= {})[part] = amount;
+    }
+  }
+  const daysText = (ownProperty(body, "expiresInDays") ?? "").trim() || String(DEFAULT_DAYS);
+  if (!/^\d+$/.test(daysText) || Number(daysText) < 1 || Number(daysText) > MAX_DAYS) throw new FieldError("expiresInDays", `Write a whole number of days from 1 to ${MAX_DAYS}.`);
+  const allowlist = allowlistFromForm(body, known);
+  return { name, scopes, budgets, allowlist: allowlist.length ? allowlist : null, expiresInSeconds: (Number(daysText) * DAY_MS) / 1000 };
+}
+
+export type KeyOutcome = { ok: true; apiKey: string; name: string } | { ok: false; text: string; field: string | null; sent: Fields };
+
+/** Makes the key the form asks for, or says why not and which field. */
+export async function createKeyFromForm(agentId: string, body: Fields): Promise<KeyOutcome> {
+  const known = await read(knownCounterparties(agentId));
+  try {
+    const asked = keyFromForm(body, known);
+    const { row, apiKey } = await write(() => createKey(agentId, null, asked));
+    return { ok: true, apiKey, name: row.name };
+  } catch (error) {
+    if (error instanceof FieldError) return { ok: false, text: error.message, field: error.field, sent: body };
+    if (!(error instanceof ApiError)) throw error;
+    // The service names a refused budget "budgets.USDC.total: …"; the form's field is "total.USDC".
+    const budget = /^budgets\.([A-Z]+)\.(perTransaction|total)\b/.exec(error.message);
+    return { ok: false, text: error.message, field: budget ? `${budget[2]}.${budget[1]}` : null, sent: body };
+  }
+}
+
+/** The restricted key `id` of the agent, or a 404 the page shows. */
+export async function keyOf(agentId: string, id: string): Promise<KeyView> {
+  const row = await read(findKey(id));
+  if (!row || row.agentId !== agentId) throw notFound("key");
+  return read(keyView(row));
+}
+
+export async function revokeFromConsole(agentId: string, id: string): Promise<KeyView> {
+  return write(function* () {
+    return yield* keyView(yield* revokeKey(agentId, id, null));
+  });
+}
+
+/**
+ * Where MCP clients connected through OAuth are listed: their tokens are restricted keys named like the
+ * client. Until that lands the section says how to connect one; it stays its own section so that the
+ * consent feature fills it without touching the keys above.
+ */
+function connectedClients(): string {
+  return html`<section id="connected-clients"><h2>Connected clients</h2><p class="muted">An MCP host you connected through its sign-in (OAuth) holds a restricted key named “MCP host: …” in the table above, with the scopes and budget you gave it: revoking that key disconnects it, and every token it holds stops at once.</p></section>`;
+}
+
+function newKeyForm(csrf: string, known: Map<string, string>, outcome?: KeyOutcome): string {
+  const sent = outcome && !outcome.ok ? outcome.sent : undefined;
+  const errorId = (name: string) => `error-${name.replace(/\W/g, "-")}`;
+  const marked = (name: string) => (outcome && !outcome.ok && outcome.field === name ? raw(html` aria-invalid="true" aria-describedby="${errorId(name)}"`) : "");
+  const beside = (name: string) => (outcome && !outcome.ok && outcome.field === name ? raw(html`<p class="field-error" id="${errorId(name)}">${outcome.text}</p>`) : "");
+  const value = (name: string, fallback = "") => (sent ? (ownProperty(sent, name) ?? "") : fallback);
+  const scopeBoxes = SCOPES.map(
+    (scope) => raw(html`<li><label><input type="checkbox" name="scope.${scope}" value="on"${raw(sent && ownProperty(sent, `scope.${scope}`) !== undefined ? " checked" : "")}>${scope}</label></li>`),
+  );
+  const budgetRows = CURRENCIES.map((currency) => [
+    currency,
+    ...BUDGET_PARTS.map(([part, label]) => {
+      const name = `${part}.${currency}`;
+      return raw(html`<input name="${name}" inputmode="decimal" aria-label="${label} (${currency})" value="${value(name)}" placeholder="no budget"${marked(name)}>${beside(name)}`);
+    }),
+  ]);
+  return html`<form method="post" action="/console/security/keys">${hidden(csrf)}
+<section><h2>Make a restricted key</h2>
+<label for="key-name">Name</label><input id="key-name" name="name" maxlength="100" value="${value("name")}" placeholder="research sub-agent" required${marked("name")}>${beside("name")}
+<fieldset class="plain"${marked("scopes")}><legend>What it may do (docs/delegation.md)</legend><ul class="checks">${scopeBoxes}</ul></fieldset>${beside("scopes")}
+<p class="muted">Budgets per currency; empty means no budget of that kind (the tier and your policy still apply).</p>
+${raw(table(["Currency", ...BUDGET_PARTS.map(([, label]) => label)], budgetRows))}
+<h2>Who it may pay</h2><p class="muted">Nobody ticked and nobody below: anyone.</p>
+${raw(allowBoxes(known, sent ? tickedIn(sent) : new Set()))}
+<label for="key-allowlist">Other agents, one name or id per line</label>
+<textarea id="key-allowlist" name="allowlist" rows="2"${marked("allowlist")}>${value("allowlist")}</textarea>${beside("allowlist")}
+<label for="key-days">Expires after (days)</label><input id="key-days" name="expiresInDays" inputmode="numeric" value="${value("expiresInDays", String(DEFAULT_DAYS))}"${marked("expiresInDays")}>${beside("expiresInDays")}
+<div class="actions"><button type="submit">Make the key</button></div></section></form>`;
+}
+
+export async function keysPage(agentId: string, csrf: string, w: Writer, outcome?: KeyOutcome): Promise<string> {
+  const { data } = await read(listKeys(agentId, { limit: LISTED, offset: 0 }));
+  const known = await read(knownCounterparties(agentId));
+  const rows = data.map((key) => [
+    raw(html`<strong class="key-name">${key.name}</strong>`),
+    scopeList(key),
+    budgetLeft(key, w),
+    key.lastUsedAt ? w.when(key.lastUsedAt) : raw(html`<span class="muted">never</span>`),
+    w.when(key.expiresAt),
+    raw(html`<span class="status ${key.status}">${key.status}</span>`),
+    key.status === "ACTIVE" ? raw(html`<a class="button plain" href="/console/security/keys/${key.id}/revoke">Revoke…</a>`) : "",
+  ]);
+  const made =
+    outcome?.ok === true
+      ? raw(html`<section><p class="ok" role="status">The key “${outcome.name}” was made. Store it now: it is not shown again.</p><p class="key" id="new-restricted-key">${outcome.apiKey}</p></section>`)
+      : outcome
+        ? raw(html`<p class="error" id="key-message" role="status">Not made: ${outcome.text}</p>`)
+        : "";
+  return html`${made}<section id="restricted-keys"><h2>Restricted keys</h2><p class="muted">Keys (pp_r_…) for sub-agents, scripts and dashboards: what each may do, spend and pay whom, until it expires.</p>
+${raw(table(["Name", "Scopes", "Budget left", "Last used", "Expires", "Status", ""], rows))}</section>
+${raw(connectedClients())}
+${raw(newKeyForm(csrf, known, outcome))}
+<section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once. Restricted keys stay in force.</p>
+<div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>
+<section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, and every console session signed in with it, this one too. The new key is shown once; sign in with it.</p>
+<div class="actions"><a class="button danger" href="/console/security/owner-key">Replace the owner key…</a></div></section>`;
+}
+
+/** The confirmation before a key is revoked: its name and what stops. */
+export function confirmRevoke(key: KeyView, csrf: string): string {
+  return html`<section class="confirm danger"><p>Revoke the key “${key.name}” (${scopeList(key)})? It stops working at once, and so does every key made from it. This cannot be undone.</p>
+<form method="post" action="/console/security/keys/${key.id}/revoke">${hidden(csrf)}
+<div class="actions"><button type="submit" class="danger">Yes, revoke “${key.name}”</button><a class="button plain" href="/console/security">Cancel</a></div></form></section>`;
+}
