@@ -6,7 +6,7 @@
 // within X402_FACILITATOR_GAS_PER_DAY per seller). The authorization is claimed in x402_sales (unique
 // payer + nonce) before anything is sent, so a second settle of it — replayed or in parallel — answers
 // the first one's outcome and never submits again. The seller is credited by the chain watcher, from
-// the Transfer log in a confirmed block, once (creditSale): the facilitator itself moves no money.
+// the Transfer log in a confirmed block, once (creditSale): for an outside buyer the facilitator moves no money.
 //
 // An agentbank agent buying through /x402/pay pays with a treasury authorization its payment debited:
 // that one is never sent to the chain. Its settle claims the sale and settles the buyer's PENDING
