@@ -1,10 +1,9 @@
 // Escrow holds are ledger records: every open hold of every feature is a PENDING row, closed once when
 // its money moves; the ledger check compares each agent's held balance with its PENDING holds; and the
 // migration that introduced them rebuilds them from the open feature records (LEGACY for the rest).
-import { Database } from "bun:sqlite";
-import { SQL } from "bun";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
+import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 
@@ -15,16 +14,7 @@ let disconnect: () => void;
 
 beforeAll(async () => {
   server = await startServer();
-  if (TEST_POSTGRES) {
-    const sql = new SQL(server.sharedDatabaseEnv.DATABASE_URL!);
-    execute = async (text) => [...(await sql.unsafe(text))];
-    disconnect = () => void sql.close();
-  } else {
-    const db = new Database(server.databasePath);
-    db.run("PRAGMA busy_timeout = 10000");
-    execute = async (text) => db.query(text).all() as Record<string, unknown>[];
-    disconnect = () => db.close();
-  }
+  ({ execute, close: disconnect } = directDatabase(server));
 });
 afterAll(async () => {
   disconnect();

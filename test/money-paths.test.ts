@@ -209,7 +209,7 @@ const INVENTORY: Site[] = [
   ["src/lending/service.ts › borrow", "hold, postHold", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
-  ["src/x402/service.ts › settle", "post", "settles an x402 payment checked at debit (X402)"],
+  ["src/x402/service.ts › settle", "post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource"],
   ["src/chain/withdrawals.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
   ["src/betting/service.ts › settle", "voidHold, voidHold, postHold", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
   ["src/contracts/service.ts › fulfillCondition", "postHold", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],

@@ -1,11 +1,12 @@
 // agentbank as the x402 v2 facilitator of its agents' own endpoints: a resource server built only from
 // @x402/express + @x402/core + @x402/evm, pointed at /x402/facilitator with the seller agent's key, paid
-// by the official @x402/fetch client from an outside wallet on anvil (posing as base-sepolia).
+// by the official @x402/fetch client from an outside wallet on anvil (posing as base-sepolia), and by an
+// agentbank agent through /x402/pay (settled in the ledger, no transaction).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import express from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
-import { type Address } from "viem";
+import { getAddress, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
@@ -15,6 +16,7 @@ import { toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { TEST_MNEMONIC } from "./chain/anvil";
+import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
@@ -30,6 +32,12 @@ const buyer = privateKeyToAccount(generatePrivateKey());
 const poor = privateKeyToAccount(generatePrivateKey());
 /** The payment headers the buyer's client sent, in order. */
 const sent: string[] = [];
+/** The payment headers the seller's server received, in order (an agentbank buyer's included). */
+const received: string[] = [];
+const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/** Runs SQL directly on the test server's database: to look at the sales rows, or corrupt them on purpose. */
+let execute: (sql: string) => Promise<Record<string, unknown>[]>;
+let disconnect: () => void = () => {};
 
 const recordingFetch = (async (input: Request | string | URL, init?: RequestInit) => {
   const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
@@ -50,6 +58,7 @@ async function confirm(): Promise<void> {
 }
 const facilitator = (agent: Agent, path: "verify" | "settle", body: unknown) => server.request("POST", `/x402/facilitator/${path}`, { key: agent.apiKey, body });
 
+const authorizationOf = (body: Awaited<ReturnType<typeof signedPayment>>) => body.paymentPayload.payload.authorization as { from: Address; to: Address; nonce: string };
 const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bigint; validBefore?: bigint } = {}) =>
   signedPayment(x, account, { to: sellerAddress, ...changes });
 
@@ -62,6 +71,9 @@ beforeAll(async () => {
   other = await server.register();
   [sellerAddress, otherAddress] = await Promise.all([addressOf(seller), addressOf(other)]);
   await x.mint(buyer.address, "1");
+  // Funded, so that a settlement wrongly sent to the chain would show in its balance.
+  await x.mint(TREASURY, "1");
+  ({ execute, close: disconnect } = directDatabase(server));
   // The seller's server: the official packages only, with agentbank's facilitator URL and the seller's key.
   const auth = { authorization: `Bearer ${seller.apiKey}` };
   const resourceServer = new x402ResourceServer(
@@ -71,6 +83,11 @@ beforeAll(async () => {
     .registerExtension(bazaarResourceServerExtension);
   const accepts = (payTo: Address) => ({ scheme: "exact", price: "$0.01", network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 });
   const app = express();
+  app.use((req, _res, next) => {
+    const header = req.headers["payment-signature"];
+    if (typeof header === "string") received.push(header);
+    next();
+  });
   app.use(
     paymentMiddleware(
       {
@@ -88,6 +105,7 @@ beforeAll(async () => {
   shop = { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`, server: listening };
 });
 afterAll(async () => {
+  disconnect();
   shop?.server.close();
   shop?.server.closeAllConnections?.();
   await server?.close();
@@ -126,20 +144,100 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(await usdcBalance(seller)).toBe(0.01);
   });
 
-  test("two settles of one authorization in parallel submit it once and answer the same outcome", async () => {
+  test("ten settles of one authorization at once claim it once, send one transaction and answer the same outcome", async () => {
     const body = await payment(buyer);
     const buyerBefore = await x.balanceOf(buyer.address);
-    const [a, b] = await Promise.all([facilitator(seller, "settle", body), facilitator(seller, "settle", body)]);
-    expect(a.status).toBe(200);
-    expect(a.body.success).toBe(true);
-    expect(b.body).toEqual(a.body);
+    const treasuryNonceBefore = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    // Every request is built first and released together (the barrier), so their checks overlap.
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const settles = Array.from({ length: 10 }, () => barrier.then(() => facilitator(seller, "settle", body)));
+    release();
+    const answers = await Promise.all(settles);
+    expect(answers[0]!.status).toBe(200);
+    expect(answers[0]!.body.success).toBe(true);
+    for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body);
     const again = await facilitator(seller, "settle", body);
-    expect(again.body).toEqual(a.body);
+    expect(again.body).toEqual(answers[0]!.body);
+    const { nonce } = authorizationOf(body);
+    expect(await execute(`SELECT id FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`)).toHaveLength(1);
+    expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonceBefore).toBe(1);
     expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
     await confirm();
     await confirm();
     expect(await usdcBalance(seller)).toBe(0.02);
     await expectLedgerOk(server);
+  });
+
+  test("a claim never sent (the service stopped between the claim and the send) fails as such and is never sent later", async () => {
+    const body = await payment(buyer);
+    const { from, to, nonce } = authorizationOf(body);
+    await execute(
+      `INSERT INTO x402_sales (id, agent_id, payer, nonce, pay_to, amount, status, gas, created_at, updated_at)
+       VALUES ('0198f410-0000-7000-8000-00000000dead', '${seller.id}', '${getAddress(from)}', '${nonce.toLowerCase()}', '${getAddress(to)}', ${PRICE_UNITS}, 'SUBMITTING', 150000, 0, 0)`,
+    );
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const treasuryNonceBefore = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    const settled = await facilitator(seller, "settle", body);
+    expect(settled.body).toMatchObject({ success: false, errorReason: "invalid_exact_evm_transaction_failed", transaction: "" });
+    expect(settled.body.errorMessage).toContain("never submitted");
+    expect((await facilitator(seller, "settle", body)).body).toEqual(settled.body);
+    expect((await facilitator(seller, "verify", body)).body).toMatchObject({ isValid: false, invalidReason: "invalid_exact_evm_nonce_already_used" });
+    const rows = await execute(`SELECT status, gas FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`);
+    expect(rows.map((row) => [row.status, Number(row.gas)])).toEqual([["FAILED", 0]]);
+    await confirm();
+    expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(treasuryNonceBefore);
+    expect(await x.balanceOf(buyer.address)).toBe(buyerBefore);
+    await expectLedgerOk(server);
+  });
+
+  test("an agentbank agent paying the seller's server through /x402/pay is settled in the ledger: no transaction, the seller credited once", async () => {
+    const agent = await server.register();
+    await server.deposit(agent.id, 1);
+    const chainBefore = {
+      treasuryNonce: await x.anvil.client.getTransactionCount({ address: TREASURY }),
+      treasury: await x.balanceOf(TREASURY),
+      seller: await x.balanceOf(sellerAddress),
+    };
+    const sellerBefore = await usdcBalance(seller);
+    const scoreBefore = (await server.request("GET", "/agents/me", { key: seller.apiKey })).body.score;
+    const paid = await server.request("POST", "/x402/pay", { key: agent.apiKey, body: { url: `${shop.url}/weather`, maxAmount: 1 } });
+    expect(paid.status).toBe(200);
+    expect(paid.body.resource).toMatchObject({ status: 200, body: { city: "Paris", temperatureC: 21 } });
+    expect(paid.body.payment).toMatchObject({ status: "SETTLED", internalAgentId: seller.id, transaction: null });
+    const header = received.at(-1)!;
+    // The seller's server got its answer, settled by the facilitator; a replay of the header is refused.
+    expect((await fetch(`${shop.url}/weather`, { headers: { "PAYMENT-SIGNATURE": header } })).status).toBe(402);
+    const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    const again = await facilitator(seller, "settle", { x402Version: 2, paymentPayload: decoded, paymentRequirements: decoded.accepted });
+    expect(again.body).toMatchObject({ success: true, transaction: "", amount: String(PRICE_UNITS) });
+    await confirm();
+    await confirm();
+    expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(chainBefore.treasuryNonce);
+    expect([await x.balanceOf(TREASURY), await x.balanceOf(sellerAddress)]).toEqual([chainBefore.treasury, chainBefore.seller]);
+    expect(await server.balance(agent)).toEqual({ available: 0.99, held: 0 });
+    expect(await usdcBalance(seller)).toBe(sellerBefore + 0.01);
+    const history = (await server.request("GET", "/wallets/history", { key: seller.apiKey })).body.data;
+    expect(history[0]).toMatchObject({ type: "X402_SALE", amount: 0.01 });
+    expect(history.filter((entry: { type: string }) => entry.type === "X402_SALE")).toHaveLength(3);
+    expect((await server.request("GET", "/agents/me", { key: seller.apiKey })).body.score).toBe(scoreBefore + 1);
+    const check = await server.ledgerCheck();
+    expect(check.x402Sales).toMatchObject({ ok: true, settledInLedger: 1, mismatches: [] });
+    await expectLedgerOk(server);
+  });
+
+  test("the ledger check reconciles every sale: a corrupted sale row is a mismatch", async () => {
+    expect((await server.ledgerCheck()).x402Sales).toMatchObject({ ok: true, settledOnChain: 2, awaitingCredit: 0 });
+    for (const kind of ["tx_hash IS NOT NULL", "tx_hash IS NULL"]) {
+      const [sale] = await execute(`SELECT id FROM x402_sales WHERE status = 'SETTLED' AND ${kind} LIMIT 1`);
+      await execute(`UPDATE x402_sales SET amount = amount + 1 WHERE id = '${sale!.id}'`);
+      const check = await server.ledgerCheck();
+      expect(check.ok).toBe(false);
+      expect(check.x402Sales.ok).toBe(false);
+      expect(check.x402Sales.mismatches.map((m: { saleId: string }) => m.saleId)).toContain(sale!.id);
+      await execute(`UPDATE x402_sales SET amount = amount - 1 WHERE id = '${sale!.id}'`);
+      await expectLedgerOk(server);
+    }
   });
 
   const refusals: [string, () => Promise<{ body: unknown; agent?: Agent }>, string][] = [

@@ -107,6 +107,16 @@ export const LedgerCheck = Model(
       { ok: t.Boolean(), x402: InFlight, withdrawals: InFlight },
       { description: "Money on its way out equals the open x402 payments and withdrawals" },
     ),
+    x402Sales: Model(
+      {
+        ok: t.Boolean({ description: "every settled sale has its transfer and its one credit, and the treasury paid only gas" }),
+        settledOnChain: Int({ minimum: 0, description: "sales settled by a transferWithAuthorization the treasury submitted" }),
+        settledInLedger: Int({ minimum: 0, description: "sales of an agent to an agent (through /x402/pay), settled in the ledger with no transaction" }),
+        awaitingCredit: Int({ minimum: 0, description: "sales submitted or mined whose transfer the chain watcher has not credited yet (not a mismatch)" }),
+        mismatches: t.Array(Model({ saleId: t.String(), problem: t.String() }, { description: "A sale (x402_sales id) that does not reconcile, and why" })),
+      },
+      { description: "The x402 facilitator's sales against the chain and the ledger" },
+    ),
     chain: ChainCheck,
   },
   {
@@ -127,6 +137,7 @@ export const LedgerCheck = Model(
           { currency: "EUR", agentsAvailable: 40, agentsHeld: 0, netInflow: 40 },
         ],
         inFlight: { ok: true, x402: { ledger: 0.02, openRecords: 0.02 }, withdrawals: { ledger: 50, openRecords: 50 } },
+        x402Sales: { ok: true, settledOnChain: 12, settledInLedger: 3, awaitingCredit: 1, mismatches: [] },
         chain: { status: "not_configured" },
       },
     ],

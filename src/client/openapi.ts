@@ -1480,7 +1480,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be */
+        /** Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be */
         get: operations["getAdminLedgerCheck"];
         put?: never;
         post?: never;
@@ -14744,6 +14744,21 @@ export interface operations {
                                 /** @description the sum of the open records, in USDC */
                                 openRecords: number;
                             };
+                        };
+                        /** @description The x402 facilitator's sales against the chain and the ledger */
+                        x402Sales: {
+                            /** @description every settled sale has its transfer and its one credit, and the treasury paid only gas */
+                            ok: boolean;
+                            /** @description sales settled by a transferWithAuthorization the treasury submitted */
+                            settledOnChain: number;
+                            /** @description sales of an agent to an agent (through /x402/pay), settled in the ledger with no transaction */
+                            settledInLedger: number;
+                            /** @description sales submitted or mined whose transfer the chain watcher has not credited yet (not a mismatch) */
+                            awaitingCredit: number;
+                            mismatches: {
+                                saleId: string;
+                                problem: string;
+                            }[];
                         };
                         /** @description The chain reconciliation */
                         chain: {

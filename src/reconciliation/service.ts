@@ -43,7 +43,7 @@ type Transfer = { txHash: string; logIndex: bigint; counterparty: string; amount
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
-function* chainRecords(from: bigint, to: bigint, cursorTime: bigint) {
+function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: string) {
   const inflow = yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, to);
   const outs = yield* all<Transfer>(
     `SELECT tx_hash AS txHash, log_index AS logIndex, counterparty, amount, acknowledged FROM treasury_transfers
@@ -69,11 +69,14 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint) {
       to,
     )),
   ];
-  // SETTLED, but the chain never used the authorization and no longer can.
+  // SETTLED, but the chain never used the authorization and no longer can (unless agentbank's facilitator
+  // settled it in the ledger: a sale between two agents, no transaction).
   const neverUsed = yield* all<Movement>(
     `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
-     WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)`,
+     WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)
+       AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer = ? AND status = 'SETTLED' AND tx_hash IS NULL)`,
     cursorTime,
+    treasury,
   );
   return { inflow, outs, movements, neverUsed };
 }
@@ -93,7 +96,7 @@ export async function reconcileChain() {
   }
   const B = cursor.block;
   const from = opening.block;
-  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n));
+  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n, treasury));
   // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
   const operatorOuts = outs.filter((out) => out.acknowledged !== null);
   const unmatched = outs.filter((out) => out.acknowledged === null);

@@ -6,7 +6,9 @@
 // Once the signed authorization has left the service, the resource's answer decides nothing: the
 // payment is SETTLED when the chain shows the authorization used (read right after the answer, and by
 // the chain watcher), and REFUNDED only when it can no longer be used (see resolvePending). When payTo
-// is another agent's deposit address, settling credits that agent in the ledger.
+// is another agent's deposit address, settling credits that agent in the ledger; when that agent's
+// resource settles through agentbank's own facilitator, the facilitator settles it in the ledger with
+// no chain transaction (settleAsSale).
 import { getAddress } from "viem";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { agentIdAtAddress } from "../chain/addresses";
@@ -185,8 +187,11 @@ function* debit(agentId: string, request: PayRequest, method: string, chosen: Re
 const setStatus = (row: PaymentRow, status: PaymentRow["status"], transaction: string | null) =>
   run(`UPDATE x402_payments SET status = ?, "transaction" = COALESCE(?, "transaction"), updated_at = ? WHERE id = ?`, status, transaction, clock.nowMs(), row.id);
 
-/** A write op: the authorization was used on chain; the money leaves x402 in flight. */
-function* settle(row: PaymentRow, transaction: string | null): Query<void> {
+/**
+ * A write op: the authorization was used on chain, or (`sale`) agentbank's facilitator settled it in the
+ * ledger for the payee agent that sold the resource; the money leaves x402 in flight.
+ */
+function* settle(row: PaymentRow, transaction: string | null, sale: { id: string; resource: string | null } | null = null): Query<void> {
   const reference = { type: "x402", id: row.id };
   const amount = toMajor(row.amount, USDC);
   yield* post({
@@ -195,16 +200,38 @@ function* settle(row: PaymentRow, transaction: string | null): Query<void> {
     postings: [
       { account: { agentId: null, kind: "x402_in_flight", currency: USDC }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
       row.internalAgentId
-        ? { account: { agentId: row.internalAgentId, kind: "available", currency: USDC }, amount: row.amount, historyType: "PAYMENT_RECEIVED", counterpartyId: row.agentId }
+        ? { account: { agentId: row.internalAgentId, kind: "available", currency: USDC }, amount: row.amount, historyType: sale ? "X402_SALE" : "PAYMENT_RECEIVED", counterpartyId: row.agentId }
         : { account: { agentId: null, kind: "external", currency: USDC }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
     ],
   });
   yield* adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
   yield* setStatus(row, "SETTLED", transaction);
   yield* notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency: USDC, url: row.url, transaction: transaction ?? row.transaction }, `x402 payment settled: ${amount} USDC`);
-  if (row.internalAgentId) {
+  if (row.internalAgentId && sale) {
+    // As for a sale settled on chain (creditSale): the seller's reputation and x402.sale, with no transaction.
+    yield* adjustScore(row.internalAgentId, "PAYMENT_COMPLETED", { type: "x402_sale", id: sale.id });
+    yield* notifyFinancial(
+      row.internalAgentId,
+      "x402.sale",
+      { x402SaleId: sale.id, x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, payer: treasuryAccount().address, resource: sale.resource, txHash: null },
+      `x402 sale: ${amount} USDC received`,
+    );
+  } else if (row.internalAgentId) {
     yield* notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency: USDC, url: row.url }, `x402 payment received: ${amount} USDC`);
   }
+}
+
+/**
+ * A write op for agentbank's facilitator, settling sale `sale` of `sellerId`: the PENDING payment that
+ * sent this treasury authorization to the seller settles in the ledger (no chain transaction). False
+ * when it is not PENDING any more (used on chain, or expired): nothing moves.
+ */
+export function* settleAsSale(nonce: string, sellerId: string, sale: { id: string; resource: string | null }): Query<boolean> {
+  const found = yield* get<{ id: string }>("SELECT id FROM x402_payments WHERE authorization_nonce = ?", nonce.toLowerCase());
+  const row = found && (yield* lock(found.id));
+  if (!row || row.status !== "PENDING" || row.internalAgentId !== sellerId) return false;
+  yield* settle(row, null, sale);
+  return true;
 }
 
 /** A write op: the authorization can never be used; the money goes back to the agent. */

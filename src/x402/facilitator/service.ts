@@ -6,7 +6,16 @@
 // within X402_FACILITATOR_GAS_PER_DAY per seller). The authorization is claimed in x402_sales (unique
 // payer + nonce) before anything is sent, so a second settle of it — replayed or in parallel — answers
 // the first one's outcome and never submits again. The seller is credited by the chain watcher, from
-// the Transfer log in a confirmed block, once (creditSale): the facilitator itself moves no money.
+// the Transfer log in a confirmed block, once (creditSale): for an outside buyer the facilitator moves no money.
+//
+// An agentbank agent buying through /x402/pay pays with a treasury authorization its payment debited:
+// that one is never sent to the chain. Its settle claims the sale and settles the buyer's PENDING
+// payment to the seller in the ledger, in one write (settleAsSale): success with no transaction.
+//
+// A claim is sent under the treasury's sender lock, moving SUBMITTING → SUBMITTED (compare-and-set) in
+// the write that takes the treasury nonce, before the broadcast. A claim still SUBMITTING after
+// STALE_CLAIM_MS was never sent (the service stopped between the claim and the send): it is FAILED,
+// its gas reservation released, and a late sender finds it so and sends nothing.
 import { getAddress, isAddress, type Hex } from "viem";
 import { isBlocked } from "../../agents/blocks";
 import { chainSettings, networkName, publicClient, usdcBalanceOf } from "../../chain/client";
@@ -18,6 +27,7 @@ import { clock } from "../../clock";
 import { config } from "../../config";
 import { exclusive, get, read, run, write, type Query } from "../../db";
 import { uuid } from "../../ids";
+import { settleAsSale } from "../service";
 import { recordDiscovery } from "./discovery";
 
 export type Requirements = { scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds?: number; extra?: Record<string, unknown> };
@@ -31,13 +41,17 @@ export type PaymentPayload = {
 export type FacilitatorRequest = { x402Version: number; paymentPayload: PaymentPayload; paymentRequirements: Requirements };
 
 type Refusal = { reason: string; message: string };
-type Checked = { authorization: TransferAuthorization; signature: Hex } | Refusal;
+/** An agentbank agent's /x402/pay payment that signed the authorization (the treasury is the payer). */
+type Purchase = { buyerId: string; sellerId: string | null; status: string };
+type Checked = { authorization: TransferAuthorization; signature: Hex; purchase: Purchase | null } | Refusal;
 
 /** How long a settle waits for the receipt before answering settlement_pending with the transaction. */
 export const SETTLE_WAIT_MS = 10_000;
 /** An authorization must stay valid this long after verify (the official facilitator's margin). */
 const VALID_BEFORE_MARGIN_SECONDS = 6n;
 const DAY_MS = 86_400_000;
+/** A claim still SUBMITTING after this was never sent (a settle sends within seconds of its claim). */
+export const STALE_CLAIM_MS = 60_000;
 
 const refuse = (reason: string, message: string): Refusal => ({ reason, message });
 
@@ -81,16 +95,21 @@ async function check(agentId: string, request: FacilitatorRequest): Promise<Chec
   if (!(await signedByPayer(authorization, signature))) return refuse("invalid_exact_evm_signature", "the signature is not the payer's over this authorization (EOA signatures only)");
   const seen = await read(findSale(authorization.from, authorization.nonce));
   if (seen || (await authorizationState(authorization.from, authorization.nonce))) return refuse("invalid_exact_evm_nonce_already_used", "this authorization's nonce has already been used");
-  if ((await usdcBalanceOf(authorization.from)) < authorization.value) return refuse("invalid_exact_evm_insufficient_balance", "the payer's USDC balance is below the amount");
-  const buyer = await read(buyingAgent(authorization));
-  if (buyer && (await read(isBlocked(agentId, buyer)))) return refuse("payer_blocked", "the paying agent is one you blocked");
-  return { authorization, signature };
+  if (authorization.from !== getAddress(treasuryAccount().address)) {
+    if ((await usdcBalanceOf(authorization.from)) < authorization.value) return refuse("invalid_exact_evm_insufficient_balance", "the payer's USDC balance is below the amount");
+    return { authorization, signature, purchase: null };
+  }
+  // The treasury pays only what an agent's /x402/pay debited, to the payee that payment named.
+  const purchase = await read(purchaseOf(authorization));
+  if (!purchase || purchase.status !== "PENDING" || purchase.sellerId !== agentId) {
+    return refuse("invalid_exact_evm_payload", "this treasury authorization is not an open agentbank payment to you");
+  }
+  if (await read(isBlocked(agentId, purchase.buyerId))) return refuse("payer_blocked", "the paying agent is one you blocked");
+  return { authorization, signature, purchase };
 }
 
-/** An agentbank agent paying through /x402/pay: the treasury signed, the x402 payment names the agent. */
-function* buyingAgent(authorization: TransferAuthorization): Query<string | null> {
-  if (authorization.from !== getAddress(treasuryAccount().address)) return null;
-  return (yield* get<{ agentId: string }>("SELECT agent_id AS agentId FROM x402_payments WHERE authorization_nonce = ?", authorization.nonce))?.agentId ?? null;
+function* purchaseOf(authorization: TransferAuthorization): Query<Purchase | null> {
+  return yield* get<Purchase>("SELECT agent_id AS buyerId, internal_agent_id AS sellerId, status FROM x402_payments WHERE authorization_nonce = ?", authorization.nonce);
 }
 
 export async function verify(agentId: string, request: FacilitatorRequest) {
@@ -101,14 +120,36 @@ export async function verify(agentId: string, request: FacilitatorRequest) {
   return { isValid: true, payer };
 }
 
-type SaleRow = { id: string; agentId: string; payer: string; nonce: string; amount: bigint; status: "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED"; txHash: string | null; error: string | null };
-const SALE_COLUMNS = "id, agent_id AS agentId, payer, nonce, amount, status, tx_hash AS txHash, error";
+type SaleRow = {
+  id: string;
+  agentId: string;
+  payer: string;
+  nonce: string;
+  amount: bigint;
+  status: "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED";
+  txHash: string | null;
+  error: string | null;
+  updatedAt: bigint;
+};
+const SALE_COLUMNS = "id, agent_id AS agentId, payer, nonce, amount, status, tx_hash AS txHash, error, updated_at AS updatedAt";
 export const findSale = (payer: string, nonce: string) => get<SaleRow>(`SELECT ${SALE_COLUMNS} FROM x402_sales WHERE payer = ? AND nonce = ?`, payer, nonce.toLowerCase());
 
 type SettleAnswer = { success: boolean; errorReason?: string; errorMessage?: string; payer: string; transaction: string; network: string; amount?: string };
 
+/** A write op: the seller's claims that were never sent FAILED, their gas reservation released. */
+function* failStaleClaims(agentId: string): Query<void> {
+  yield* run(
+    "UPDATE x402_sales SET status = 'FAILED', gas = 0, error = ?, updated_at = ? WHERE agent_id = ? AND status = 'SUBMITTING' AND updated_at < ?",
+    "never submitted: the service stopped between the claim and the send; the buyer signs a new authorization",
+    clock.nowMs(),
+    agentId,
+    clock.nowMs() - STALE_CLAIM_MS,
+  );
+}
+
 /** A write op: the authorization is this seller's to settle, within its gas for the day; null if already claimed. */
 function* claim(agentId: string, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
+  yield* failStaleClaims(agentId);
   const now = clock.nowMs();
   const dayStart = now - (now % DAY_MS);
   const spent = (yield* get<{ gas: bigint | null }>("SELECT CAST(SUM(gas) AS BIGINT) AS gas FROM x402_sales WHERE agent_id = ? AND created_at >= ?", agentId, dayStart))!.gas ?? 0n;
@@ -122,6 +163,25 @@ function* claim(agentId: string, authorization: TransferAuthorization, resource:
     id, agentId, authorization.from, authorization.nonce, authorization.to, authorization.value, resource, SETTLE_GAS, now, now,
   );
   return inserted === 0 ? null : id;
+}
+
+/**
+ * A write op: an agentbank buyer's authorization, claimed and settled in the ledger at once (no gas, no
+ * transaction); FAILED when its payment is no longer PENDING. Null if already claimed.
+ */
+function* claimInLedger(agentId: string, authorization: TransferAuthorization, resource: string | null): Query<string | null> {
+  const id = uuid();
+  const now = clock.nowMs();
+  const inserted = yield* run(
+    `INSERT INTO x402_sales (id, agent_id, payer, nonce, pay_to, amount, resource, status, gas, credited_at, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, 'SETTLED', 0, ?, ?, ?) ON CONFLICT (payer, nonce) DO NOTHING`,
+    id, agentId, authorization.from, authorization.nonce, authorization.to, authorization.value, resource, now, now, now,
+  );
+  if (inserted === 0) return null;
+  if (!(yield* settleAsSale(authorization.nonce, agentId, { id, resource }))) {
+    yield* run("UPDATE x402_sales SET status = 'FAILED', credited_at = NULL, error = ? WHERE id = ?", "the buyer's payment was already decided (expired or used on chain)", id);
+  }
+  return id;
 }
 
 const setSale = (id: string, status: SaleRow["status"], fields: { txHash?: string; gas?: bigint; error?: string }) =>
@@ -145,6 +205,10 @@ async function outcomeOf(saleId: string, network: string): Promise<SettleAnswer>
   for (;;) {
     let row = (await read(get<SaleRow>(`SELECT ${SALE_COLUMNS} FROM x402_sales WHERE id = ?`, saleId)))!;
     if (row.status === "SUBMITTED") row = (await receiptOutcome(row)) ?? row;
+    if (row.status === "SUBMITTING" && BigInt(clock.nowMs() - STALE_CLAIM_MS) > row.updatedAt) {
+      await write(() => failStaleClaims(row.agentId));
+      continue;
+    }
     const base = { payer: row.payer, transaction: row.txHash ?? "", network };
     if (row.status === "SETTLED") return { success: true, ...base, amount: row.amount.toString() };
     if (row.status === "FAILED") return { success: false, errorReason: "invalid_exact_evm_transaction_failed", errorMessage: row.error ?? undefined, ...base };
@@ -159,27 +223,36 @@ export async function settle(agentId: string, request: FacilitatorRequest): Prom
   const network = request.paymentRequirements.network;
   const payer = request.paymentPayload.payload.authorization.from;
   const { nonce } = request.paymentPayload.payload.authorization;
-  const earlier = isAddress(payer) ? await read(findSale(getAddress(payer), nonce)) : null;
-  if (earlier && earlier.agentId === agentId) return outcomeOf(earlier.id, network);
+  const earlier = () => (isAddress(payer) ? read(findSale(getAddress(payer), nonce)) : null);
+  const first = await earlier();
+  if (first && first.agentId === agentId) return outcomeOf(first.id, network);
   const checked = await check(agentId, request);
-  if ("reason" in checked) return { success: false, errorReason: checked.reason, errorMessage: checked.message, payer, transaction: "", network };
-  const { authorization, signature } = checked;
-  const claimed = await write(() => claim(agentId, authorization, request.paymentPayload.resource?.url ?? null));
+  if ("reason" in checked) {
+    // A parallel settle of the same authorization may have claimed it during the checks: its outcome.
+    const meanwhile = await earlier();
+    if (meanwhile && meanwhile.agentId === agentId) return outcomeOf(meanwhile.id, network);
+    return { success: false, errorReason: checked.reason, errorMessage: checked.message, payer, transaction: "", network };
+  }
+  const { authorization, signature, purchase } = checked;
+  const resource = request.paymentPayload.resource?.url ?? null;
+  const claimed = await write(() => (purchase ? claimInLedger(agentId, authorization, resource) : claim(agentId, authorization, resource)));
   if (claimed === null) {
-    const first = (await read(findSale(authorization.from, authorization.nonce)))!;
-    if (first.agentId !== agentId) return { success: false, errorReason: "invalid_exact_evm_nonce_already_used", errorMessage: "this authorization's nonce has already been used", payer, transaction: "", network };
-    return outcomeOf(first.id, network);
+    const claimant = (await earlier())!;
+    if (claimant.agentId !== agentId) return { success: false, errorReason: "invalid_exact_evm_nonce_already_used", errorMessage: "this authorization's nonce has already been used", payer, transaction: "", network };
+    return outcomeOf(claimant.id, network);
   }
   if (typeof claimed !== "string") return { success: false, errorReason: claimed.reason, errorMessage: claimed.message, payer, transaction: "", network };
   try {
     await exclusive(TREASURY_SENDER, true, async () => {
       const treasuryNonce = await nextTreasuryNonce();
       const { raw, hash } = await signSettlement(authorization, signature, treasuryNonce);
-      await write(function* () {
-        yield* setSale(claimed, "SUBMITTED", { txHash: hash });
-        yield* takeTreasuryNonce(treasuryNonce);
+      const recorded = await write(function* () {
+        const moved = yield* run("UPDATE x402_sales SET status = 'SUBMITTED', tx_hash = ?, updated_at = ? WHERE id = ? AND status = 'SUBMITTING'", hash, clock.nowMs(), claimed);
+        if (moved > 0) yield* takeTreasuryNonce(treasuryNonce);
+        return moved > 0;
       });
-      await broadcast(raw);
+      // Failed meanwhile as never sent: it stays so, and this transaction is never broadcast.
+      if (recorded) await broadcast(raw);
     });
   } catch (error) {
     // Nothing was recorded as sent: the claim fails, and the gas reservation with it.
