@@ -13,13 +13,13 @@ import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, type Currency } from "../money";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
+import type { OutflowKind } from "./kinds";
 import { approvals } from "./schema";
 import { countOutflow, currentBucket, uncountOutflow } from "./usage";
 
-export const APPROVAL_TTL_MS = DAY_MS;
+export { OUTFLOW_KINDS, type OutflowKind } from "./kinds";
 
-export const OUTFLOW_KINDS = ["PAYMENT", "X402", "BET", "BET_ACCEPT", "LOAN_OFFER", "LOAN_BORROW", "CONTRACT", "SUBSCRIPTION", "BOOKING", "WITHDRAWAL"] as const;
-export type OutflowKind = (typeof OUTFLOW_KINDS)[number];
+export const APPROVAL_TTL_MS = DAY_MS;
 
 /** Money leaving an agent because the agent asked: what the owner's policy is checked against. */
 export type Outflow = {

@@ -1,7 +1,7 @@
 import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
-import type { OutflowKind } from "./approvals";
+import type { OutflowKind } from "./kinds";
 
 /**
  * An outflow held for the owner's decision (outflows/approvals.ts). `held` sits in the agent's held

@@ -5,7 +5,7 @@ import { clock, iso } from "../../clock";
 import { newestFirst, run, write, type PageWindow } from "../../db";
 import { uuid } from "../../ids";
 import { parseJson } from "../../json";
-import type { FacilitatorRequest } from "./service";
+import type { FacilitatorRequest } from "./model";
 
 /** An entry larger than this (the extension's schema, mostly) is not listed. */
 const MAX_ENTRY_BYTES = 64 * 1024;

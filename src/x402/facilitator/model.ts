@@ -116,3 +116,14 @@ export const DiscoveredResource = Model(
 );
 
 export const DiscoveredResourcePage = Page(DiscoveredResource, "Resources discovered through the facilitator, newest first");
+
+// The requests as the service reads them (the `t` model above checks their shape at the edge).
+export type Requirements = { scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds?: number; extra?: Record<string, unknown> };
+export type PaymentPayload = {
+  x402Version: number;
+  accepted: Requirements;
+  payload: { authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }; signature: string };
+  resource?: { url: string; description?: string; mimeType?: string };
+  extensions?: Record<string, unknown>;
+};
+export type FacilitatorRequest = { x402Version: number; paymentPayload: PaymentPayload; paymentRequirements: Requirements };

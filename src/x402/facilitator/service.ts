@@ -29,16 +29,10 @@ import { exclusive, get, read, run, write, type Query } from "../../db";
 import { uuid } from "../../ids";
 import { settleAsSale } from "../service";
 import { recordDiscovery } from "./discovery";
+import type { FacilitatorRequest, PaymentPayload } from "./model";
 
-export type Requirements = { scheme: string; network: string; asset: string; amount: string; payTo: string; maxTimeoutSeconds?: number; extra?: Record<string, unknown> };
-export type PaymentPayload = {
-  x402Version: number;
-  accepted: Requirements;
-  payload: { authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }; signature: string };
-  resource?: { url: string; description?: string; mimeType?: string };
-  extensions?: Record<string, unknown>;
-};
-export type FacilitatorRequest = { x402Version: number; paymentPayload: PaymentPayload; paymentRequirements: Requirements };
+export type { FacilitatorRequest } from "./model";
+
 
 type Refusal = { reason: string; message: string };
 /** An agentbank agent's /x402/pay payment that signed the authorization (the treasury is the payer). */
