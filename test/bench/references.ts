@@ -4,13 +4,13 @@
 // agentbank's rules make, LAYOUT=plain) beside agentbank on SQLite; p9 (the bare transfer as one
 // interactive transaction) beside agentbank on PostgreSQL. Figures on the shared machine move ±30 % from
 // one minute to the next: the ratios, measured round by round, are what this part is for.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { english, generateMnemonic } from "viem/accounts";
 import { freePort, startCluster } from "../postgres/cluster";
-import { spawnServer, type Server } from "./spawn";
+import { cpuMicros, spawnServer, type Server } from "./spawn";
 import { pairScript, SECONDS, spread, wrk, type Agent, type Figure, type Run } from "./wrk";
 
 /** The references' own wrk script uses 64 agents; agentbank gets as many, and an Idempotency-Key per payment like them. */
@@ -34,12 +34,6 @@ async function startReference(file: string, dir: string, env: Record<string, str
   const port = await freePort();
   const server = await spawnServer([process.execPath, join(referenceFolder, file)], { cwd: dir, env: { PATH: process.env.PATH ?? "", PORT: String(port), ...env } }, new RegExp(`on (${port})`));
   return { ...server, url: `http://127.0.0.1:${port}` };
-}
-
-/** User + system CPU of a process and all its threads, in µs (/proc, clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
 
 /** One wrk run, with the server's CPU per answered request. */

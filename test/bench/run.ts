@@ -3,8 +3,8 @@
 //   health; payments on SQLite, on PostgreSQL with one instance and with two; messages; negotiations;
 //   history first page and deep pages at 1M rows; agentbank beside the reference servers of
 //   ../shared/reference (references.ts: the ratios to them, measured in the same rounds).
-// `bun run bench <part>` runs one part: sqlite | postgres | history | references | ledger | soak (the last
-// two only on request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3),
+// `bun run bench <part>` runs one part: sqlite | postgres | history | references | baseline (only the
+// before/after below) | ledger | soak (the last three only on request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3),
 // BENCH_POOL_SIZES (PostgreSQL pool sizes to compare, e.g. 8,16,32); BENCH_QUICK=1 is one 3 s round of
 // each (a smoke run). Asserts nothing
 // but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
@@ -16,8 +16,8 @@ import { SQL } from "bun";
 import { english, generateMnemonic } from "viem/accounts";
 import { startCluster } from "../postgres/cluster";
 import { referencesBench } from "./references";
-import { spawnServer, type Server } from "./spawn";
-import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, QUICK, SECONDS, wrk, type Agent, type Figure } from "./wrk";
+import { cpuMicros, spawnServer, type Server } from "./spawn";
+import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, QUICK, SECONDS, spread, wrk, type Agent, type Figure } from "./wrk";
 
 const ROOT = join(import.meta.dir, "../..");
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
@@ -129,10 +129,20 @@ async function baselineBench(binary: string): Promise<void> {
   try {
     const scripts = [];
     for (const [index, server] of servers.entries()) scripts.push(pairScript(dirs[index]!, "payments", await fundedAgents(server.url, AGENTS), "/payments/send", PAYMENT));
+    const cpu: number[][] = [[], []];
     for (let round = 0; round < ROUNDS; round++) {
-      add("sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)").runs.push(await wrk([servers[0]!.url], scripts[0]!));
-      add("sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`).runs.push(await wrk([servers[1]!.url], scripts[1]!));
+      for (const [index, key, what] of [
+        [0, "sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)"],
+        [1, "sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`],
+      ] as const) {
+        const pid = servers[index]!.child.pid;
+        const before = cpuMicros(pid);
+        const run = await wrk([servers[index]!.url], scripts[index]!);
+        cpu[index]!.push((cpuMicros(pid) - before) / Math.max(1, run.requests));
+        add(key, what).runs.push(run);
+      }
     }
+    for (const [index, key] of (["sqlite-now", "sqlite-base"] as const).entries()) add(key, "").note = `server CPU per payment ${spread(cpu[index]!, 0)} µs`;
   } finally {
     for (const server of servers) await server.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -239,6 +249,10 @@ const parts: Record<string, () => Promise<void>> = {
   sqlite: sqliteBench,
   postgres: postgresBench,
   history: historyBench,
+  baseline: async () => {
+    if (!process.env.BENCH_BASELINE) throw new Error("bench baseline: set BENCH_BASELINE=<another agentbank executable>");
+    await baselineBench(process.env.BENCH_BASELINE);
+  },
   references: () => referencesBench({ rounds: ROUNDS, synchronous: SYNCHRONOUS, startServer, fundedAgents, ledgerCheck, add }),
   ledger: async () => (await import("./ledger")).ledgerBench(),
   soak: async () => (await import("./soak")).soakBench(startServer, fundedAgents),

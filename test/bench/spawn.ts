@@ -1,5 +1,7 @@
 // A server process for the bench: spawned with its stdout piped, ready once its output matches, then
 // drained for good so that it never blocks on a full pipe (the request log).
+import { readFileSync } from "node:fs";
+
 export type Server = { child: ReturnType<typeof Bun.spawn>; url: string; stop: () => Promise<void> };
 
 /** Spawns `command`; resolves when its stdout matches `ready`, whose first group is the server's URL. */
@@ -20,4 +22,10 @@ export async function spawnServer(command: string[], options: { cwd: string; env
     await child.exited;
   };
   return { child, url: ready.exec(output)![1]!, stop };
+}
+
+/** User + system CPU of a process and all its threads, in µs (/proc, clock ticks of 10 ms). */
+export function cpuMicros(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10_000;
 }
