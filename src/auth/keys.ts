@@ -18,7 +18,8 @@ type KeyKind = { prefix: string; column: "api_key_hash" | "owner_key_hash"; name
 const AGENT_KEY: KeyKind = { prefix: "pp_", column: "api_key_hash", name: "the agent's API key (pp_…)", what: "an agent API key (pp_…)", unknown: "invalid API key: it was rotated or never issued" };
 const OWNER_KEY: KeyKind = { prefix: "po_", column: "owner_key_hash", name: "the owner key (po_…)", what: "an owner key (po_…)", unknown: "invalid owner key: it was rotated or never issued" };
 
-const kindOf = (key: string | null) => [AGENT_KEY, OWNER_KEY].find((kind) => key?.startsWith(kind.prefix));
+const KINDS = [AGENT_KEY, OWNER_KEY];
+const kindOf = (key: string | null) => KINDS.find((kind) => key?.startsWith(kind.prefix));
 
 /** Why a key that is neither kind was refused, and which kind the route takes. */
 function malformed(key: string | null, wanted: string): ApiError {
@@ -31,8 +32,7 @@ function malformed(key: string | null, wanted: string): ApiError {
  * valid key of the other kind is 403 (the caller is known, the key is the wrong one), and both name
  * the key the route takes.
  */
-async function keyHolder(header: string | undefined, wanted: KeyKind): Promise<AgentRow> {
-  const key = bearer(header);
+async function keyHolder(key: string | null, wanted: KeyKind): Promise<AgentRow> {
   const kind = kindOf(key);
   if (!key || !kind) throw malformed(key, wanted.name);
   const agent = await read(findAgentByKeyHash(kind.column, sha256Hex(key)));
@@ -59,11 +59,11 @@ export async function agentFromHeader(header: string | undefined): Promise<Agent
       return { agent: (await read(findAgent(restricted.agentId)))!, key: restricted };
     }
   }
-  return { agent: await keyHolder(header, AGENT_KEY), key: null };
+  return { agent: await keyHolder(key, AGENT_KEY), key: null };
 }
 
 /** The agent whose human owner calls: only the owner key (po_…), so that an agent cannot act as its owner. */
-export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(header, OWNER_KEY);
+export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(bearer(header), OWNER_KEY);
 
 /** /admin answers 404 when no operator key is configured, 401 for any other key. */
 export function assertAdmin(header: string | undefined): void {

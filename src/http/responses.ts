@@ -4,10 +4,13 @@
 // Elysia validates every answer against the schema of its status (normalize: false: a missing field,
 // a wrong type or an unknown field is an error), and a mismatch is a 500, so the OpenAPI document
 // cannot drift from what the code returns. Models set additionalProperties: false on every object,
-// nested ones too (Elysia itself makes only the top level strict).
+// nested ones too (Elysia itself makes only the top level strict). The check runs where drift is
+// caught — tests and LOG_LEVEL=debug — and not in production, where it would cost every answer
+// (checkingAnswers).
 import { t, type TSchema } from "elysia";
 import { TypeRegistry } from "elysia/type-system";
 import { Kind, Type, type IntegerOptions, type TUnsafe } from "@sinclair/typebox";
+import { config } from "../config";
 import { CURRENCIES } from "../money";
 import type { docs } from "./models";
 
@@ -95,6 +98,24 @@ TypeRegistry.Set(ERROR_KIND, () => true);
 type Detail = ReturnType<typeof docs>;
 
 /**
+ * Whether answers are checked against their schemas: on under the test harness (TEST_CLOCK, set by
+ * agentbank/testing and every test server), under `bun test` (NODE_ENV=test) and with LOG_LEVEL=debug;
+ * off otherwise. A wrong answer is a bug that the suite finds; in production the check would only turn
+ * it into a 500, at ~10 µs per answer (docs/performance.md).
+ */
+export const checkingAnswers = (): boolean => config?.testClock === true || config?.logLevel === "debug" || process.env.NODE_ENV === "test";
+
+/**
+ * Elysia skips the check of a schema marked `noValidate`. The mark is a getter, read when Elysia
+ * compiles a route (after the configuration is loaded), and not enumerable, so that it never reaches
+ * the OpenAPI document.
+ */
+function checkedOnlyWhenChecking(schema: TSchema): TSchema {
+  if (!Object.hasOwn(schema, "noValidate")) Object.defineProperty(schema, "noValidate", { get: () => !checkingAnswers(), enumerable: false });
+  return schema;
+}
+
+/**
  * A route's `detail` and `response`: the success schema(s) given, plus docs()'s error answers.
  * Use as `{ ...answers(docs(...), { 201: Payment }) }`. The type is the success schemas only, so
  * TypeScript checks the handler's return against them.
@@ -108,5 +129,6 @@ export function answers<const S extends Record<number, TSchema>>(detail: Detail,
       $ref: answer.content["application/json"]!.schema.$ref,
     } as never);
   }
+  for (const schema of Object.values(success)) checkedOnlyWhenChecking(schema);
   return { detail, response: { ...errors, ...success } as S };
 }

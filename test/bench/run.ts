@@ -1,10 +1,12 @@
 // bun run bench: the compiled server on fresh databases under wrk (Debian; installed here when missing),
 // every figure BENCH_ROUNDS times (default 3), printed as one table of min / median / max:
 //   health; payments on SQLite, on PostgreSQL with one instance and with two; messages; negotiations;
-//   history first page and deep pages at 1M rows.
-// `bun run bench <part>` runs one part: sqlite | postgres | history | ledger | soak (the last two only on
-// request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3), BENCH_POOL_SIZES
-// (PostgreSQL pool sizes to compare, e.g. 8,16,32). Asserts nothing
+//   history first page and deep pages at 1M rows; agentbank beside the reference servers of
+//   ../shared/reference (references.ts: the ratios to them, measured in the same rounds).
+// `bun run bench <part>` runs one part: sqlite | postgres | history | references | baseline (only the
+// before/after below) | ledger | soak (the last three only on request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3),
+// BENCH_POOL_SIZES (PostgreSQL pool sizes to compare, e.g. 8,16,32); BENCH_QUICK=1 is one 3 s round of
+// each (a smoke run). Asserts nothing
 // but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
 // payments, measured in the same rounds (before/after a change).
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
@@ -13,11 +15,13 @@ import { join } from "node:path";
 import { SQL } from "bun";
 import { english, generateMnemonic } from "viem/accounts";
 import { startCluster } from "../postgres/cluster";
-import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, SECONDS, wrk, type Agent, type Figure } from "./wrk";
+import { referencesBench } from "./references";
+import { cpuMicros, spawnServer, type Server } from "./spawn";
+import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, QUICK, SECONDS, spread, wrk, type Agent, type Figure } from "./wrk";
 
 const ROOT = join(import.meta.dir, "../..");
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 200);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? (QUICK ? 1 : 3));
 const ADMIN = "bench-admin";
 const SYNCHRONOUS = process.env.DB_SYNCHRONOUS ?? "FULL";
 
@@ -30,40 +34,18 @@ function ensureBinary(): string {
   return binary;
 }
 
-type Server = { child: ReturnType<typeof Bun.spawn>; url: string; stop: () => Promise<void> };
-
-async function startServer(dir: string, env: Record<string, string> = {}, binary = ensureBinary()): Promise<Server> {
-  const child = Bun.spawn([binary], {
-    cwd: dir,
-    env: {
-      PATH: process.env.PATH ?? "",
-      PORT: "0",
-      DATABASE_PATH: join(dir, "bench.db"),
-      ADMIN_API_KEY: ADMIN,
-      RATE_LIMIT_DEFAULT: "1000000000",
-      RATE_LIMIT_PUBLIC: "1000000000",
-      DB_SYNCHRONOUS: SYNCHRONOUS,
-      ...env,
-    },
-    stdout: "pipe",
-    stderr: "inherit",
-  });
-  const reader = child.stdout.getReader();
-  let output = "";
-  while (!/listening on (http:\/\/\S+)/.test(output)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`server exited: ${output}`);
-    output += new TextDecoder().decode(value);
-  }
-  // Keep draining the request log so the server never blocks on a full pipe.
-  void (async () => {
-    while (!(await reader.read()).done) {}
-  })();
-  const stop = async () => {
-    child.kill("SIGTERM");
-    await child.exited;
+function startServer(dir: string, env: Record<string, string> = {}, binary = ensureBinary()): Promise<Server> {
+  const variables = {
+    PATH: process.env.PATH ?? "",
+    PORT: "0",
+    DATABASE_PATH: join(dir, "bench.db"),
+    ADMIN_API_KEY: ADMIN,
+    RATE_LIMIT_DEFAULT: "1000000000",
+    RATE_LIMIT_PUBLIC: "1000000000",
+    DB_SYNCHRONOUS: SYNCHRONOUS,
+    ...env,
   };
-  return { child, url: /listening on (http:\/\/\S+)/.exec(output)![1]!, stop };
+  return spawnServer([binary], { cwd: dir, env: variables }, /listening on (http:\/\/\S+)/);
 }
 
 async function post(url: string, path: string, body: unknown, key?: string) {
@@ -147,10 +129,20 @@ async function baselineBench(binary: string): Promise<void> {
   try {
     const scripts = [];
     for (const [index, server] of servers.entries()) scripts.push(pairScript(dirs[index]!, "payments", await fundedAgents(server.url, AGENTS), "/payments/send", PAYMENT));
+    const cpu: number[][] = [[], []];
     for (let round = 0; round < ROUNDS; round++) {
-      add("sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)").runs.push(await wrk([servers[0]!.url], scripts[0]!));
-      add("sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`).runs.push(await wrk([servers[1]!.url], scripts[1]!));
+      for (const [index, key, what] of [
+        [0, "sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)"],
+        [1, "sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`],
+      ] as const) {
+        const pid = servers[index]!.child.pid;
+        const before = cpuMicros(pid);
+        const run = await wrk([servers[index]!.url], scripts[index]!);
+        cpu[index]!.push((cpuMicros(pid) - before) / Math.max(1, run.requests));
+        add(key, what).runs.push(run);
+      }
     }
+    for (const [index, key] of (["sqlite-now", "sqlite-base"] as const).entries()) add(key, "").note = `server CPU per payment ${spread(cpu[index]!, 0)} µs`;
   } finally {
     for (const server of servers) await server.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
@@ -257,13 +249,18 @@ const parts: Record<string, () => Promise<void>> = {
   sqlite: sqliteBench,
   postgres: postgresBench,
   history: historyBench,
+  baseline: async () => {
+    if (!process.env.BENCH_BASELINE) throw new Error("bench baseline: set BENCH_BASELINE=<another agentbank executable>");
+    await baselineBench(process.env.BENCH_BASELINE);
+  },
+  references: () => referencesBench({ rounds: ROUNDS, synchronous: SYNCHRONOUS, startServer, fundedAgents, ledgerCheck, add }),
   ledger: async () => (await import("./ledger")).ledgerBench(),
   soak: async () => (await import("./soak")).soakBench(startServer, fundedAgents),
 };
 if (part && !parts[part]) throw new Error(`unknown part ${part}: ${Object.keys(parts).join(" | ")}`);
 ensureWrk();
 ensureBinary();
-for (const name of part ? [part] : ["sqlite", "postgres", "history"]) await parts[name]!();
+for (const name of part ? [part] : ["sqlite", "postgres", "history", "references"]) await parts[name]!();
 printTable(
   `agentbank bench: wrk -t2 -c${CONNECTIONS} -d${SECONDS}s (history -d${Math.min(SECONDS, 5)}s), ${ROUNDS} rounds, ${AGENTS} agents, DB_SYNCHRONOUS=${SYNCHRONOUS}, ${navigator.hardwareConcurrency} cores shared with wrk`,
   [...figures.values()],

@@ -2,7 +2,9 @@
 // the min / median / max of repeated runs.
 import { join } from "node:path";
 
-export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+/** BENCH_QUICK=1: one short round of everything, a smoke run of the bench itself. */
+export const QUICK = Boolean(process.env.BENCH_QUICK);
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? (QUICK ? 3 : 10));
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 
 export function ensureWrk(): void {
@@ -57,21 +59,36 @@ export async function wrk(urls: string[], script: string | null, connections = C
 
 export type Agent = { id: string; apiKey: string };
 
-/** A wrk script: each request from a random agent to another random agent; TO in the body is the payee. */
-export function pairScript(dir: string, name: string, agents: Agent[], path: string, body: string): string {
+/**
+ * A wrk script: each request from a random agent to another random agent; TO in the body is the payee.
+ * `idempotent`: each request carries its own Idempotency-Key (unique per wrk thread and run).
+ */
+export function pairScript(dir: string, name: string, agents: Agent[], path: string, body: string, idempotent = false): string {
   const file = join(dir, `${name}.lua`);
   const rows = agents.map((agent) => `{"${agent.id}","${agent.apiKey}"}`).join(",\n");
   Bun.write(
     file,
     `local agents = {\n${rows}\n}
 local n = #agents
-math.randomseed(os.time() + math.floor(os.clock() * 1000000))
+local threads = 0
+function setup(thread)
+  threads = threads + 1
+  thread:set("tid", threads)
+end
+local prefix, counter
+function init(args)
+  math.randomseed(os.time() * 1009 + (tid or 0) * 7919 + math.floor(os.clock() * 1000000))
+  prefix = string.format("k%x%04x-%d-", os.time(), math.random(0, 65535), tid or 0)
+  counter = 0
+end
 request = function()
   local from = agents[math.random(n)]
   local to = agents[math.random(n)]
   while to == from do to = agents[math.random(n)] end
   local body = string.gsub('${body}', "TO", to[1])
-  return wrk.format("POST", "${path}", {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}, body)
+  local headers = {["Content-Type"] = "application/json", ["Authorization"] = "Bearer " .. from[2]}
+  ${idempotent ? 'counter = counter + 1; headers["Idempotency-Key"] = prefix .. counter' : ""}
+  return wrk.format("POST", "${path}", headers, body)
 end
 `,
   );
@@ -85,8 +102,9 @@ export function getScript(dir: string, name: string, key: string, path: string):
   return file;
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const spread = (values: number[], digits: number) => {
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+/** min / median / max */
+export const spread = (values: number[], digits: number) => {
   const fmt = (value: number) => value.toLocaleString("en", { maximumFractionDigits: digits, minimumFractionDigits: digits });
   return `${fmt(Math.min(...values))} / ${fmt(median(values))} / ${fmt(Math.max(...values))}`;
 };
