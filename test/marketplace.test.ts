@@ -94,6 +94,28 @@ describe("discover", () => {
   });
 });
 
+describe("a listing sold over x402 too", () => {
+  test("names its x402 URL, which discover shows; it can be changed and cleared; anything but an http(s) URL is 400 and changes nothing", async () => {
+    const seller = await server.register();
+    const url = "https://seller.example.com/translate";
+    const listed = await list(seller, { category: "x402-sold", x402Url: url });
+    expect([listed.status, listed.body.x402Url]).toEqual([201, url]);
+    const found = (await server.request("GET", "/services/discover?category=x402-sold")).body.data;
+    expect(found.map((service: { x402Url: string | null }) => service.x402Url)).toEqual([url]);
+    expect((await list(seller, { category: "x402-plain" })).body.x402Url).toBeNull();
+
+    for (const bad of ["ftp://seller.example.com/x", "javascript:alert(1)", "not a url", 42, `https://x.example/${"a".repeat(2000)}`]) {
+      expect((await list(seller, { x402Url: bad })).status, String(bad).slice(0, 40)).toBe(400);
+      expect((await server.request("PATCH", `/services/${listed.body.id}`, { key: seller.apiKey, body: { x402Url: bad } })).status).toBe(400);
+    }
+    expect((await server.request("GET", `/services/${listed.body.id}`)).body.x402Url).toBe(url);
+    const moved = await server.request("PATCH", `/services/${listed.body.id}`, { key: seller.apiKey, body: { x402Url: "http://127.0.0.1:8080/paid" } });
+    expect([moved.status, moved.body.x402Url]).toEqual([200, "http://127.0.0.1:8080/paid"]);
+    const cleared = await server.request("PATCH", `/services/${listed.body.id}`, { key: seller.apiKey, body: { x402Url: null } });
+    expect([cleared.status, cleared.body.x402Url]).toEqual([200, null]);
+  });
+});
+
 describe("bookings", () => {
   test("a booking pays the provider exactly, once per quote", async () => {
     const seller = await server.register();

@@ -12889,6 +12889,7 @@ export interface operations {
                     /** @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8) */
                     currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
                     pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                    x402Url?: string | null;
                 };
             };
         };
@@ -12927,6 +12928,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                        /** @description where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not */
+                        x402Url: string | null;
                         /** @description false once withdrawn: gone from discover, no new quotes */
                         active: boolean;
                         /**
@@ -13058,6 +13061,8 @@ export interface operations {
                              * @enum {string}
                              */
                             pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                            /** @description where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not */
+                            x402Url: string | null;
                             /** @description false once withdrawn: gone from discover, no new quotes */
                             active: boolean;
                             /**
@@ -13140,6 +13145,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                        /** @description where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not */
+                        x402Url: string | null;
                         /** @description false once withdrawn: gone from discover, no new quotes */
                         active: boolean;
                         /**
@@ -13221,6 +13228,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                        /** @description where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not */
+                        x402Url: string | null;
                         /** @description false once withdrawn: gone from discover, no new quotes */
                         active: boolean;
                         /**
@@ -13323,6 +13332,7 @@ export interface operations {
                     /** @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8) */
                     currency?: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
                     pricingUnit?: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                    x402Url?: string | null;
                     active?: boolean;
                 };
             };
@@ -13361,6 +13371,8 @@ export interface operations {
                          * @enum {string}
                          */
                         pricingUnit: "FIXED" | "PER_HOUR" | "PER_NIGHT" | "PER_GUEST" | "PER_GUEST_NIGHT";
+                        /** @description where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not */
+                        x402Url: string | null;
                         /** @description false once withdrawn: gone from discover, no new quotes */
                         active: boolean;
                         /**

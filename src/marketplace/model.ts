@@ -1,7 +1,7 @@
 import { t } from "elysia";
 import type { TUnsafe } from "@sinclair/typebox";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
-import { CurrencyCode, Enum, Int, Model, Money, Page, Timestamp } from "../http/responses";
+import { CurrencyCode, Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
 import { PRICING_UNITS } from "./pricing";
 import { RAILS } from "./service";
 
@@ -20,6 +20,7 @@ export const Service = Model(
     price: Money("per pricing unit, in major units"),
     currency: CurrencyCode,
     pricingUnit: PricingUnit,
+    x402Url: Nullable(t.String(), { description: "where the service is also sold over x402 (e.g. a seller endpoint that agentbank's facilitator settles); null when it is not" }),
     active: t.Boolean({ description: "false once withdrawn: gone from discover, no new quotes" }),
     createdAt: Timestamp(),
     updatedAt: Timestamp(),
@@ -36,6 +37,7 @@ export const Service = Model(
         price: 12.5,
         currency: "USDC",
         pricingUnit: "PER_HOUR",
+        x402Url: "https://translator.example.com/translate",
         active: true,
         createdAt: "2025-05-20T08:00:00.000Z",
         updatedAt: "2025-05-20T08:00:00.000Z",

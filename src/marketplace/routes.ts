@@ -18,6 +18,9 @@ const listing = {
   price: Amount(),
   currency: Currency,
   pricingUnit: PricingUnit,
+  x402Url: t.Optional(
+    t.Union([t.String({ format: "uri", pattern: "^https?://", maxLength: 2000, description: "where the service is also sold over x402 (http or https), shown in discover" }), t.Null()]),
+  ),
 };
 const units = (name: keyof typeof UNIT_LIMITS) => t.Optional(t.Number({ minimum: 1, maximum: UNIT_LIMITS[name], multipleOf: 1 }));
 

@@ -13,6 +13,8 @@ export const services = table(
     price: integer().notNull(),
     currency: text().notNull(),
     pricingUnit: text().notNull(),
+    /** Where the service is also sold over x402 (an agentbank facilitator's seller endpoint, or any), shown in discover. */
+    x402Url: text(),
     active: integer().notNull(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),

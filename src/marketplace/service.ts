@@ -25,6 +25,7 @@ type ServiceRow = {
   price: bigint;
   currency: string;
   pricingUnit: string;
+  x402Url: string | null;
   active: bigint;
   createdAt: bigint;
   updatedAt: bigint;
@@ -57,7 +58,7 @@ type BookingRow = {
 };
 
 const SERVICE_COLUMNS = `id, provider_id AS providerId, name, description, category, price, currency, pricing_unit AS pricingUnit,
-  active, created_at AS createdAt, updated_at AS updatedAt`;
+  x402_url AS x402Url, active, created_at AS createdAt, updated_at AS updatedAt`;
 const QUOTE_COLUMNS = `id, service_id AS serviceId, provider_id AS providerId, agent_id AS agentId, amount, currency, units, breakdown,
   expires_at AS expiresAt, created_at AS createdAt`;
 const BOOKING_COLUMNS = `id, quote_id AS quoteId, service_id AS serviceId, provider_id AS providerId, agent_id AS agentId, amount, currency,
@@ -73,6 +74,7 @@ export function serviceView(row: ServiceRow) {
     price: toMajor(row.price, row.currency as Currency),
     currency: row.currency,
     pricingUnit: row.pricingUnit,
+    x402Url: row.x402Url,
     active: Number(row.active) === 1,
     createdAt: iso(Number(row.createdAt)),
     updatedAt: iso(Number(row.updatedAt)),
@@ -111,7 +113,7 @@ function bookingView(row: BookingRow) {
 
 const findService = (id: string) => get<ServiceRow>(`SELECT ${SERVICE_COLUMNS} FROM services WHERE id = ?`, id);
 
-export type Listing = { name: string; description: string; category: string; price: number; currency: Currency; pricingUnit: PricingUnit };
+export type Listing = { name: string; description: string; category: string; price: number; currency: Currency; pricingUnit: PricingUnit; x402Url?: string | null };
 
 export function* createService(providerId: string, body: Listing) {
   const now = BigInt(clock.nowMs());
@@ -124,13 +126,14 @@ export function* createService(providerId: string, body: Listing) {
     price: toMinor(body.price, body.currency, "price"),
     currency: body.currency,
     pricingUnit: body.pricingUnit,
+    x402Url: body.x402Url ?? null,
     active: 1n,
     createdAt: now,
     updatedAt: now,
   };
   yield* run(
-    `INSERT INTO services (id, provider_id, name, description, category, price, currency, pricing_unit, active, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO services (id, provider_id, name, description, category, price, currency, pricing_unit, x402_url, active, created_at, updated_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     row.id,
     row.providerId,
     row.name,
@@ -139,6 +142,7 @@ export function* createService(providerId: string, body: Listing) {
     row.price,
     row.currency,
     row.pricingUnit,
+    row.x402Url,
     row.active,
     row.createdAt,
     row.updatedAt,
@@ -169,17 +173,19 @@ export function* updateService(providerId: string, id: string, changes: Partial<
           ? toMinor(toMajor(row.price, row.currency as Currency), currency, "price")
           : row.price,
     pricingUnit: changes.pricingUnit ?? row.pricingUnit,
+    x402Url: changes.x402Url === undefined ? row.x402Url : changes.x402Url,
     active: changes.active === undefined ? row.active : changes.active ? 1n : 0n,
     updatedAt: BigInt(clock.nowMs()),
   };
   yield* run(
-    "UPDATE services SET name = ?, description = ?, category = ?, price = ?, currency = ?, pricing_unit = ?, active = ?, updated_at = ? WHERE id = ?",
+    "UPDATE services SET name = ?, description = ?, category = ?, price = ?, currency = ?, pricing_unit = ?, x402_url = ?, active = ?, updated_at = ? WHERE id = ?",
     next.name,
     next.description,
     next.category,
     next.price,
     next.currency,
     next.pricingUnit,
+    next.x402Url,
     next.active,
     next.updatedAt,
     id,

@@ -1,0 +1,1 @@
+ALTER TABLE "services" ADD COLUMN "x402_url" text;

@@ -1,0 +1,1 @@
+ALTER TABLE `services` ADD `x402_url` text;
