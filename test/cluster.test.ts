@@ -105,6 +105,27 @@ describe.skipIf(TEST_POSTGRES === undefined)("three instances on one PostgreSQL"
     await expectLedgerOk(victim);
   }, 60_000);
 
+  test("a restricted key revoked, or past its expiry, on one instance is refused on the next request on every instance", async () => {
+    const [agent] = await fundedAgents(1, 100);
+    const make = async (body: Record<string, unknown>) => {
+      const made = await on(0).request("POST", "/agents/me/keys", { key: agent!.apiKey, body: { name: "sub-agent", scopes: ["read"], ...body } });
+      expect(made.status).toBe(201);
+      return made.body as { id: string; apiKey: string };
+    };
+    const balanceWith = (index: number, key: string) => on(index).request("GET", "/wallets/balance", { key });
+
+    const revoked = await make({});
+    for (const index of [0, 1, 2]) expect((await balanceWith(index, revoked.apiKey)).status).toBe(200);
+    expect((await on(1).request("DELETE", `/agents/me/keys/${revoked.id}`, { key: agent!.apiKey })).status).toBe(200);
+    for (const index of [0, 1, 2]) expect((await balanceWith(index, revoked.apiKey)).status).toBe(401);
+
+    const expiring = await make({ expiresInSeconds: 3600 });
+    for (const index of [0, 1, 2]) expect((await balanceWith(index, expiring.apiKey)).status).toBe(200);
+    await on(2).advance(3601);
+    for (const index of [0, 1, 2]) expect((await balanceWith(index, expiring.apiKey)).status).toBe(401);
+    for (const index of [0, 1, 2]) expect((await balanceWith(index, agent!.apiKey)).status).toBe(200);
+  });
+
   test("a subscription due while the instance running the jobs dies is charged exactly once per period", async () => {
     const [payer, recipient] = await fundedAgents(2, 100);
     const created = await on(1).request("POST", "/subscriptions", { key: payer!.apiKey, body: { recipientId: recipient!.id, amount: 1, currency: "USDC", frequency: "DAILY" } });
