@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { SCOPE_ROUTES, SCOPES, type Scope } from "../src/keys/scopes";
 import { TOOLS } from "../src/mcp/tools";
 import { expectLedgerOk } from "./helpers/ledger";
+import { operations } from "./helpers/operations";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -109,6 +110,18 @@ describe("scopes", () => {
       expect(refusedReply.body).toMatchObject({ error: "KEY_SCOPE_DENIED", details: { scope: other(scope) } });
     });
   }
+
+  test("every agent route of the OpenAPI document is in a scope, or is one no restricted key may call", async () => {
+    // Rotating the agent key is for the agent key alone; a key reading itself is open to every key.
+    const outsideEveryScope = new Set(["POST /agents/me/keys/rotate", "GET /agents/me/keys/current"]);
+    const routes = new Set(SCOPES.flatMap((scope) => SCOPE_ROUTES[scope]));
+    const spec = (await server.request("GET", "/swagger/json")).body;
+    const agentRoutes = operations(spec)
+      .filter((operation) => operation.schemes.includes("agentKey"))
+      .map((operation) => `${operation.method} ${operation.template.replace(/\{([^}]+)\}/g, ":$1")}`);
+    expect(agentRoutes.length).toBeGreaterThan(50);
+    expect(agentRoutes.filter((route) => !routes.has(route) && !outsideEveryScope.has(route))).toEqual([]);
+  });
 
   test("every MCP tool's route is in the scope table", () => {
     const routes = new Set(SCOPES.flatMap((scope) => SCOPE_ROUTES[scope]));

@@ -53,7 +53,14 @@ export const SCOPE_ROUTES: Record<Scope, readonly string[]> = {
   subscribe: ["POST /subscriptions", "DELETE /subscriptions/:id"],
   book: ["POST /services", "PATCH /services/:id", "DELETE /services/:id", "POST /quotes", "POST /bookings"],
   withdraw: ["POST /wallets/withdraw"],
-  x402: ["POST /x402/pay"],
+  x402: [
+    "POST /x402/pay",
+    // Selling: the seller's server verifies and settles its buyers' payments with a key of this scope.
+    "GET /x402/facilitator/supported",
+    "POST /x402/facilitator/verify",
+    "POST /x402/facilitator/settle",
+    "GET /x402/facilitator/discovery/resources",
+  ],
   manage: [
     "PUT /agents/me/webhook",
     "POST /agents/me/webhook/secret",
