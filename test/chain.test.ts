@@ -6,21 +6,15 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem
 import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
+import { waitFor } from "./helpers/wait";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
 /** The test's funder (anvil's second account), which sends the test deposits. */
 const FUNDER = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }).address;
 const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
-async function until<T>(probe: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    await Bun.sleep(50);
-  }
-  throw new Error("timed out");
-}
+/** The chain's own pace: up to 10 s for a broadcast or a confirmation. */
+const until = <T>(probe: () => Promise<T | undefined>) => waitFor(probe, 10_000);
 
 describe("without a chain", () => {
   test("the blockchain view says not_configured but shows the address; withdrawals are 503", async () => {
