@@ -1,5 +1,4 @@
 // One error type for every expected failure; the HTTP layer maps it to { error, message } in one place.
-import type { Query } from "./db/query";
 
 export const errorStatus = {
   UNAUTHORIZED: 401,
@@ -40,17 +39,3 @@ export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not
 export const invalid = (message: string) => new ApiError("VALIDATION_ERROR", message);
 export const invalidState = (message: string) => new ApiError("INVALID_STATE", message);
 export const forbidden = (message: string) => new ApiError("FORBIDDEN", message);
-
-/**
- * Thrown inside a write op that must not take effect now but be replaced by another: an outflow above
- * the owner's approval amount is held instead of sent. The op rolls back; whoever ran it runs
- * `instead` as a write op of its own (under the same Idempotency-Key) and answers `status`.
- */
-export class Deferred extends Error {
-  constructor(
-    readonly status: number,
-    readonly instead: () => Query<unknown>,
-  ) {
-    super("deferred");
-  }
-}

@@ -1,5 +1,5 @@
 // Every timed job of the service, registered with the scheduler at start. Due transitions run
-// through db/due.ts: bounded per run, the rest left to the next tick.
+// through src/due.ts: bounded per run, the rest left to the next tick.
 import { expireDueBets, resolveOracleBets } from "./betting/service";
 import { applyDueDeadlines } from "./contracts/service";
 import { watchChain } from "./chain/watcher";

@@ -1,5 +1,5 @@
 // The agentbank executable: `agentbank [serve]` runs the service, `agentbank dev` a development start,
-// `agentbank mcp` the MCP server on stdio (src/mcp/stdio.ts), `agentbank backup|restore` copy the SQLite
+// `agentbank mcp` the MCP server on stdio (src/cli/mcp-stdio.ts), `agentbank backup|restore` copy the SQLite
 // file (src/db/backup.ts). src/cli/commands.ts lists them with their options and prints the help.
 // A failure is one line on stderr, exit status 2 for wrong usage and 1 for anything else; the stack
 // only with LOG_LEVEL=debug.
@@ -54,7 +54,7 @@ async function run(name: CommandName, args: string[]): Promise<void> {
     case "dev":
       return (await import("./cli/dev")).dev({ fresh: values.fresh === true });
     case "mcp":
-      return (await import("./mcp/stdio")).runMcpStdio(args);
+      return (await import("./cli/mcp-stdio")).runMcpStdio(args);
     case "backup":
     case "restore":
       return backupCommand(name, positionals[0]!);

@@ -1,4 +1,4 @@
-// Due work (src/db/due.ts): every job applies what is due in bounded runs (at most 500 items each),
+// Due work (src/due.ts): every job applies what is due in bounded runs (at most 500 items each),
 // leaving the rest to the next run, and reads only due items by their index. Each run with work logs
 // one line: { msg: "due work", job, loaded, applied, failed, more, scoped }.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";

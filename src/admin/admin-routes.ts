@@ -9,7 +9,7 @@ import { databaseKind, read, write } from "../db";
 import { backupInChildProcess } from "../db/backup";
 import { invalid, invalidState, notFound } from "../errors";
 import { docs } from "../http/models";
-import { operatorRoutes } from "../http/operator";
+import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
 import { checkLedger } from "../ledger/check";
 import { checkSales } from "../reconciliation/sales";

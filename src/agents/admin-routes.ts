@@ -3,7 +3,7 @@ import { t } from "elysia";
 import { config } from "../config";
 import { write } from "../db";
 import { docs, IdParam } from "../http/models";
-import { operatorRoutes } from "../http/operator";
+import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
 import { RateLimit } from "./model";
 import { getAgent, updateAgent } from "./service";

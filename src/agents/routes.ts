@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";

@@ -1,7 +1,7 @@
 // The operator's bet resolution (CONTRACT.md §8).
 import { write } from "../db";
 import { docs } from "../http/models";
-import { operatorRoutes } from "../http/operator";
+import { operatorRoutes } from "../auth/operator";
 import { BetIdParam, OutcomeBody } from "./routes";
 import { operatorResolve } from "./service";
 import { answers } from "../http/responses";

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { read } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
 import { acceptBet, applyBetDue, createBet, getBet, myBets, openBets, reportOutcome } from "./service";

@@ -3,7 +3,7 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";

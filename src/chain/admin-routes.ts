@@ -5,7 +5,7 @@ import { formatEther } from "viem";
 import { read, write } from "../db";
 import { notFound } from "../errors";
 import { docs } from "../http/models";
-import { operatorRoutes } from "../http/operator";
+import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
 import { toMajor } from "../money";
 import { chainSettings, networkName, rpc, usdcBalanceOf } from "./client";

@@ -1,9 +1,9 @@
 import { Elysia, t } from "elysia";
 import { config } from "../config";
 import { read } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { toMajor } from "../money";
 import { depositAddressOf } from "./addresses";
 import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "./client";

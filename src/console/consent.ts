@@ -12,7 +12,7 @@ import { CURRENCIES, toMinor, type Currency } from "../money";
 import { AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
 import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
 import { action, field, Form, refused, render, signInPage } from "./routes";
-import { sessionOf } from "./sessions";
+import { sessionOf } from "../owners/sessions";
 import { html, raw } from "./views";
 
 const TITLE = "Connect an application";

@@ -19,7 +19,7 @@ import { historyCsv, type CsvRequest } from "./csv";
 import { confirmRevoke, createKeyFromForm, keyOf, keysPage, revokeFromConsole } from "./keys";
 import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
-import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "./sessions";
+import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "../owners/sessions";
 import { bare, html, layout, page, raw, writerFor } from "./views";
 
 /**

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { applyContractDue, cancelContract, createContract, fulfillCondition, getContract, myContracts, signContract } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";

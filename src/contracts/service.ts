@@ -5,7 +5,7 @@ import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";

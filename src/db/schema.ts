@@ -1,4 +1,4 @@
-import { table, text } from "../db/tables";
+import { table, text } from "./tables";
 
 /** Small service-wide values that must survive a restart (e.g. the test clock's offset). */
 export const settings = table("settings", {

@@ -2,7 +2,7 @@
 // with `manage` (then never wider than itself); listed with what each spent; revoked at once.
 import { Elysia } from "elysia";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { CallingKey, KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "./model";

@@ -1,6 +1,6 @@
 // Restricted keys (pp_r_…): made by the agent key, the owner key or another restricted key (never wider
 // than the key that makes it), listed with what each has spent, revoked at once with every key made
-// from it. A key's budgets and allowlist are checked on each outflow (keys/budget.ts).
+// from it. A key's budgets and allowlist are checked on each outflow (outflows/budget.ts).
 import { clock, iso } from "../clock";
 import { all, cacheKeys, FOR_UPDATE, forget, get, newestFirst, remember, run, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";

@@ -1,10 +1,10 @@
 // Loan offers: an offer holds the lender's amount in escrow until it is taken (src/lending/service.ts:
 // borrow), cancelled, or EXPIRES at expiresAt (amount back). Creating one is an outflow checked when it
-// begins (LOAN_OFFER, the amount). The expiry runs in a job (db/due.ts) and on the offer a read or
+// begins (LOAN_OFFER, the amount). The expiry runs in a job (src/due.ts) and on the offer a read or
 // action touches.
 import { clock, iso } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";

@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";

@@ -1,12 +1,12 @@
 // Loans: borrowing takes an OPEN offer (src/lending/offers.ts): it holds the borrower's collateral and
 // pays the principal out of the lender's escrow; repayments go to the lender, and full repayment
-// returns the collateral. ACTIVE loans DEFAULT at dueAt (collateral to the lender), in a job (db/due.ts)
+// returns the collateral. ACTIVE loans DEFAULT at dueAt (collateral to the lender), in a job (src/due.ts)
 // and on the loan a read or action touches. The borrow is an outflow checked when it begins
 // (LOAN_BORROW, principal + interest to the lender); repayment and default settle it.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, pendingHold, postHold, voidHold } from "../ledger/escrow";

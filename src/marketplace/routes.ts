@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { PRICING_UNITS, UNIT_LIMITS } from "./pricing";
 import { RAILS, book, createQuote, createService, deactivateService, discover, getBooking, getService, listBookings, updateService } from "./service";
 import { answers } from "../http/responses";

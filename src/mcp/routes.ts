@@ -11,7 +11,7 @@ import { read } from "../db";
 import { ApiError } from "../errors";
 import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
 import { resourceOfKey } from "../oauth/service";
-import { alreadyCounted, consumeAgent, onBehalfOf } from "../http/rate-limit";
+import { alreadyCounted, consumeAgent, onBehalfOf } from "../auth/rate-limit";
 import { keyScopes } from "../keys/service";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";

@@ -10,7 +10,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError } from "../errors";
-import { scopeRefusal } from "../http/auth";
+import { scopeRefusal } from "../auth/macros";
 import type { KeyScopes } from "../keys/service";
 import { VERSION } from "../version";
 import { requestFor, type ApiRequest, type Tool } from "./catalogue";

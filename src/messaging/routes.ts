@@ -1,8 +1,8 @@
 import { Elysia, t } from "elysia";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { getMessage, inbox, markRead, sendMessage, unreadCount } from "./service";
 import { answers } from "../http/responses";
 import { Message, MessagePage, UnreadCount } from "./model";

@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
-import { mutation } from "../http/mutation";
+import { mutation } from "../auth/mutation";
 import { answers } from "../http/responses";
 import { Negotiation, NEGOTIATION_STATUSES, NegotiationPage } from "./model";
 import { accept, actOn, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";

@@ -6,7 +6,7 @@ import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { all, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";

@@ -6,9 +6,10 @@
 // check. test/money-paths.test.ts lists every movement of money and what checked it.
 import { findAgent, lockAgents } from "../agents/service";
 import { type Query } from "../db";
-import { ApiError, Deferred } from "../errors";
+import { ApiError } from "../errors";
+import { Deferred } from "../auth/mutation";
 import { ownProperty } from "../json";
-import { chargeActingKey } from "../keys/budget";
+import { chargeActingKey } from "./budget";
 import { toMajor } from "../money";
 import { assertWithinTier } from "../agents/tiers";
 import { holdOutflow, takeGrant, type Grant, type Outflow } from "./approvals";

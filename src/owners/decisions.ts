@@ -2,7 +2,7 @@
 // request runs again with the grant —, decline, and the expiry of what nobody decided in time.
 import { clock } from "../clock";
 import { find, update, write, type Query } from "../db";
-import { applyDue, applyIfDue, type DueWork } from "../db/due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
 import { approvals } from "../outflows/schema";

@@ -4,7 +4,7 @@
 import { Elysia } from "elysia";
 import { bearer } from "../auth/keys";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";

@@ -5,7 +5,7 @@ import { findAgent, findAgentByKeyHash, lockAgents, namesOf, replaceKeyHash, upd
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import { find, get, pageRows, read, write, type PageWindow, type Query } from "../db";
-import { closeSessionsOf } from "../console/sessions";
+import { closeSessionsOf } from "./sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { keyNamesOf } from "../keys/service";

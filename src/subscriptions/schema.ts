@@ -22,7 +22,7 @@ export const subscriptions = table(
     nextPeriod: integer().notNull(),
     failedAttempts: integer().notNull(),
     nextAttemptAt: integer(),
-    /** When the next charge attempt is due (the due-work index, db/due.ts); null once CANCELLED. */
+    /** When the next charge attempt is due (the due-work index, src/due.ts); null once CANCELLED. */
     nextChargeAt: integer(),
     lastError: text(),
     cancelledAt: integer(),

@@ -5,7 +5,7 @@ import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
 import { find, insert, newestFirst, read, run, update, write, type PageWindow, type Query, type Row } from "../db";
-import { applyDue, type DueWork } from "../db/due";
+import { applyDue, type DueWork } from "../due";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
 import { NO_SANCTION, type Sanction } from "../outflows/check";

@@ -4,7 +4,7 @@ import { getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { write } from "../db";
 import { Amount, Currency, docs, Uuid } from "../http/models";
-import { operatorRoutes } from "../http/operator";
+import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
 import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";

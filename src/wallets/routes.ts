@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { balancesView } from "../agents/service";
 import { read } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, paged, PageQuery } from "../http/models";
 import { historyOf } from "../ledger/history";
 import { answers } from "../http/responses";

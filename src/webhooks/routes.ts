@@ -1,7 +1,7 @@
 import { Elysia, t } from "elysia";
 import { WebhookUrl } from "../agents/model";
 import { read, write } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { docs, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { Resent, Webhook, WebhookDeliveryPage } from "./model";

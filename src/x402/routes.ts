@@ -1,6 +1,6 @@
 import { Elysia, t, type Static } from "elysia";
 import { read } from "../db";
-import { auth } from "../http/auth";
+import { auth } from "../auth/macros";
 import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { validateKey } from "../idempotency/idempotency";
 import { getX402Payment, listX402Payments, payResource } from "./service";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { read } from "../../db";
-import { auth } from "../../http/auth";
+import { auth } from "../../auth/macros";
 import { docs, paged, PageQuery } from "../../http/models";
 import { answers } from "../../http/responses";
 import { chainSettings } from "../../chain/client";

@@ -5,10 +5,10 @@
 // run got to first is left alone). A run is bounded (items and time): what is left stays due and the
 // next run (the 5 s job, the next read) takes it. Nothing is claimed, so a crash between two items
 // loses nothing: what was applied committed, what was not is still due.
-import { clock } from "../clock";
-import { logLine } from "../http/log";
-import { read } from "./index";
-import { all, get } from "./query";
+import { clock } from "./clock";
+import { logLine } from "./http/log";
+import { read } from "./db/index";
+import { all, get } from "./db/query";
 
 export type DueWork = {
   /** The job's name, in the run's log line. */

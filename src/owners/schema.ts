@@ -1,7 +1,7 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
-/** A signed-in owner: the cookie holds a random token, stored here only as its SHA-256. */
+/** A signed-in owner (of the console, src/console): the cookie holds a random token, stored here only as its SHA-256. */
 export const consoleSessions = table(
   "console_sessions",
   {

@@ -5,7 +5,7 @@
 // key of the other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
 import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
-import { agentFromHeader, bearer, ownerFromHeader, type AgentCaller } from "../auth/keys";
+import { agentFromHeader, bearer, ownerFromHeader, type AgentCaller } from "./keys";
 import { ApiError } from "../errors";
 import { keyScopes, type KeyScopes } from "../keys/service";
 import { openToEveryKey, scopeOfRoute } from "../keys/scopes";

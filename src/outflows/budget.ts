@@ -6,8 +6,8 @@
 import { actingKey, get, run, type Query } from "../db";
 import { ApiError } from "../errors";
 import { toMajor } from "../money";
-import type { Outflow } from "../outflows/approvals";
-import { allowlistOf, budgetsOf, keyChain, type KeyRow } from "./service";
+import type { Outflow } from "./approvals";
+import { allowlistOf, budgetsOf, keyChain, type KeyRow } from "../keys/service";
 
 function assertAllowed(key: KeyRow, outflow: Outflow): void {
   const allowlist = allowlistOf(key);

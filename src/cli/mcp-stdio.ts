@@ -8,11 +8,11 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import { createApp } from "../app";
 import { boot, loadConfig } from "../boot";
 import { logToStderr } from "../http/log";
-import { buildCatalogue } from "./catalogue";
-import { inProcessApi } from "./routes";
+import { buildCatalogue } from "../mcp/catalogue";
+import { inProcessApi } from "../mcp/routes";
 import type { KeyScopes } from "../keys/service";
-import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "./server";
-import { TOOLS } from "./tools";
+import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "../mcp/server";
+import { TOOLS } from "../mcp/tools";
 
 function overHttp(base: string, authorization: string): ApiCall {
   return async (call) => apiReply(await fetch(new URL(call.path, base), apiRequestInit(call, authorization)));

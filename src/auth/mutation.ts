@@ -2,10 +2,23 @@
 // Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true). An effect that is
 // Deferred (an outflow held for the owner's approval) is replaced by its other op, under the same key.
 import { actingAs, write, type Query } from "../db";
-import { Deferred } from "../errors";
 import { once, validateKey, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
-import { actingKeyOf } from "./auth";
-import { pathOf } from "./log";
+import { actingKeyOf } from "./macros";
+import { pathOf } from "../http/log";
+
+/**
+ * Thrown inside a write op that must not take effect now but be replaced by another: an outflow above
+ * the owner's approval amount is held instead of sent. The op rolls back; whoever ran it runs
+ * `instead` as a write op of its own (under the same Idempotency-Key) and answers `status`.
+ */
+export class Deferred extends Error {
+  constructor(
+    readonly status: number,
+    readonly instead: () => Query<unknown>,
+  ) {
+    super("deferred");
+  }
+}
 
 type Request = {
   agentId: string;

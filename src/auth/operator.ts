@@ -1,7 +1,7 @@
 // The operator's routes (/admin/…, ADMIN_API_KEY): each feature keeps its own in `admin-routes.ts`
 // beside its routes, built from this, and src/app.ts mounts them all after the agents' routes.
 import { Elysia } from "elysia";
-import { assertAdmin } from "../auth/keys";
+import { assertAdmin } from "./keys";
 
 /**
  * A plugin under /admin whose every route takes the operator key. The key is checked in transform,

@@ -2,10 +2,10 @@
 // links as JSON, so whoever opens the bare address finds the API reference, the console and MCP.
 import { Elysia, t } from "elysia";
 import type { TString } from "@sinclair/typebox";
-import { html, raw } from "../console/views";
+import { html, raw } from "./views";
 import { VERSION } from "../version";
-import { docs } from "./models";
-import { answers, Model } from "./responses";
+import { docs } from "../http/models";
+import { answers, Model } from "../http/responses";
 
 const LINKS = {
   apiReference: ["/swagger", "API reference: every route, its schemas and a console to try them"],
