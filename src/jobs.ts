@@ -3,7 +3,7 @@
 import { expireDueBets, resolveOracleBets } from "./betting/service";
 import { applyDueDeadlines } from "./contracts/service";
 import { watchChain } from "./chain/watcher";
-import { processWithdrawals } from "./chain/withdrawals";
+import { processWithdrawals } from "./chain/sender";
 import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";

@@ -210,7 +210,7 @@ const INVENTORY: Site[] = [
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
   ["src/x402/service.ts › settle", "post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource"],
-  ["src/chain/withdrawals.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
+  ["src/chain/sender.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
   ["src/betting/service.ts › settle", "voidHold, voidHold, postHold", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
   ["src/contracts/service.ts › fulfillCondition", "postHold", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
   ["src/lending/service.ts › repay", "transfer, voidHold", "settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],

@@ -1,6 +1,7 @@
 // Deposit addresses, assigned once at registration inside its write op.
-import { get, run, type Query } from "../db";
+import { get, insert, run, select, type Query } from "../db";
 import { addressAt } from "./keys";
+import { depositAddresses } from "./schema";
 
 const COUNTER = "next_address_index";
 
@@ -13,23 +14,27 @@ export function* assignDepositAddress(agentId: string): Query<string> {
     COUNTER,
   );
   const { value } = (yield* get<{ value: string }>("UPDATE settings SET value = CAST(CAST(value AS BIGINT) + 1 AS TEXT) WHERE key = ? RETURNING value", COUNTER))!;
-  const index = BigInt(value) - 1n;
-  const address = addressAt(Number(index));
-  yield* run("INSERT INTO deposit_addresses (agent_id, address_index, address) VALUES (?, ?, ?)", agentId, index, address);
+  const addressIndex = BigInt(value) - 1n;
+  const { address } = yield* insert(depositAddresses, { agentId, addressIndex, address: addressAt(Number(addressIndex)) });
   return address;
 }
 
+/** The deposit address row `where` picks (its agent, or its address), or null. */
+function* depositAddressWhere(where: string, ...params: unknown[]) {
+  return (yield* select(depositAddresses, `${where} LIMIT 1`, ...params))[0] ?? null;
+}
+
 export function* depositAddressOf(agentId: string): Query<string | null> {
-  return (yield* get<{ address: string }>("SELECT address FROM deposit_addresses WHERE agent_id = ?", agentId))?.address ?? null;
+  return (yield* depositAddressWhere("agent_id = ?", agentId))?.address ?? null;
 }
 
 /** The agent whose deposit address this is (checksummed, as stored). */
 export function* agentIdAtAddress(address: string): Query<string | null> {
-  return (yield* get<{ agentId: string }>("SELECT agent_id AS agentId FROM deposit_addresses WHERE address = ?", address))?.agentId ?? null;
+  return (yield* depositAddressWhere("address = ?", address))?.agentId ?? null;
 }
 
 /** The lowest-index address handed out, to check at start that the mnemonic still derives it. */
 export function* firstDepositAddress(): Query<{ index: number; address: string } | null> {
-  const row = yield* get<{ idx: bigint; address: string }>("SELECT address_index AS idx, address FROM deposit_addresses ORDER BY address_index LIMIT 1");
-  return row ? { index: Number(row.idx), address: row.address } : null;
+  const row = yield* depositAddressWhere("true ORDER BY address_index");
+  return row ? { index: Number(row.addressIndex), address: row.address } : null;
 }

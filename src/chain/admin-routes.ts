@@ -1,47 +1,26 @@
 // The operator's view of the chain: the treasury, the deposit watcher, withdrawals in flight, and
 // explaining a treasury movement the service did not make.
 import { t } from "elysia";
-import { formatEther } from "viem";
-import { read, write } from "../db";
-import { notFound } from "../errors";
+import { write } from "../db";
 import { docs } from "../http/models";
 import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
-import { toMajor } from "../money";
-import { chainSettings, networkName, rpc, usdcBalanceOf } from "./client";
-import { treasuryAccount } from "./keys";
+import { chainSettings } from "./client";
 import { Acknowledgement, ChainStatus } from "./model";
-import { acknowledgeTransfer, watchCursor } from "./watcher";
-import { withdrawalsInFlight } from "./withdrawals";
+import { chainStatus } from "./status";
+import { acknowledgeTransfer } from "./watcher";
 
 export const chainAdminRoutes = operatorRoutes("chain-admin")
   .get(
     "/chain",
-    async () => {
-      const treasury = treasuryAccount().address;
-      const { chainId, usdcAddress, confirmations } = chainSettings();
-      const [usdc, gas, latest] = await rpc((client) =>
-        Promise.all([usdcBalanceOf(treasury), client.getBalance({ address: treasury }), client.getBlockNumber()]),
-      );
-      const cursor = (await read(watchCursor()))?.block ?? null;
-      return {
-        network: networkName(chainId),
-        chainId,
-        usdcContract: usdcAddress,
-        treasury: { address: treasury, usdc: toMajor(usdc, "USDC"), gas: formatEther(gas) },
-        chainWatcher: { cursorBlock: cursor === null ? null : Number(cursor), latestBlock: Number(latest), lagBlocks: cursor === null ? null : Number(latest - cursor), confirmations },
-        withdrawalsInFlight: await read(withdrawalsInFlight()),
-      };
-    },
+    () => chainStatus(),
     { ...answers(docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]), { 200: ChainStatus }) },
   )
   .post(
     "/chain/acknowledge",
-    async ({ body }) => {
+    ({ body }) => {
       chainSettings();
-      const found = await write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason));
-      if (!found) throw notFound("treasury transfer (the chain watcher records it once it has its confirmations)");
-      return { txHash: body.txHash.toLowerCase(), logIndex: body.logIndex, acknowledged: body.reason };
+      return write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason));
     },
     {
       body: t.Object({

@@ -1,18 +1,25 @@
-// The chain's money movements, each one balanced entry through the ledger.
+// The chain's money movements, each one balanced entry through the ledger. A withdrawal's money sits
+// in the system's withdrawals-in-flight account between its debit and its outcome on chain.
 import type { Query } from "../db";
-import { post } from "../ledger/ledger";
+import { post, type Posting } from "../ledger/ledger";
 
 const USDC = "USDC" as const;
+
+const reference = (withdrawalId: string) => ({ type: "withdrawal", id: withdrawalId });
+/** The withdrawal's `amount` into (positive) or out of (negative) the money in flight. */
+const inFlight = (agentId: string, amount: bigint): Posting => ({
+  account: { agentId: null, kind: "withdrawals_in_flight", currency: USDC },
+  amount,
+  historyType: "SYSTEM",
+  counterpartyId: agentId,
+});
 
 /** Debit at request time: the agent's available → withdrawals in flight. */
 export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
   yield* post({
     type: "WITHDRAWAL",
-    reference: { type: "withdrawal", id: withdrawalId },
-    postings: [
-      { account: { agentId, kind: "available", currency: USDC }, amount: -amount, historyType: "WITHDRAWAL" },
-      { account: { agentId: null, kind: "withdrawals_in_flight", currency: USDC }, amount, historyType: "SYSTEM", counterpartyId: agentId },
-    ],
+    reference: reference(withdrawalId),
+    postings: [{ account: { agentId, kind: "available", currency: USDC }, amount: -amount, historyType: "WITHDRAWAL" }, inFlight(agentId, amount)],
   });
 }
 
@@ -20,11 +27,8 @@ export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: 
 export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
   yield* post({
     type: "WITHDRAWAL_CONFIRMED",
-    reference: { type: "withdrawal", id: withdrawalId },
-    postings: [
-      { account: { agentId: null, kind: "withdrawals_in_flight", currency: USDC }, amount: -amount, historyType: "SYSTEM", counterpartyId: agentId },
-      { account: { agentId: null, kind: "external", currency: USDC }, amount, historyType: "SYSTEM", counterpartyId: agentId },
-    ],
+    reference: reference(withdrawalId),
+    postings: [inFlight(agentId, -amount), { account: { agentId: null, kind: "external", currency: USDC }, amount, historyType: "SYSTEM", counterpartyId: agentId }],
   });
 }
 
@@ -32,10 +36,7 @@ export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId:
 export function* returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
   yield* post({
     type: "WITHDRAWAL_RETURNED",
-    reference: { type: "withdrawal", id: withdrawalId },
-    postings: [
-      { account: { agentId: null, kind: "withdrawals_in_flight", currency: USDC }, amount: -amount, historyType: "SYSTEM", counterpartyId: agentId },
-      { account: { agentId, kind: "available", currency: USDC }, amount, historyType: "WITHDRAWAL_RETURNED" },
-    ],
+    reference: reference(withdrawalId),
+    postings: [inFlight(agentId, -amount), { account: { agentId, kind: "available", currency: USDC }, amount, historyType: "WITHDRAWAL_RETURNED" }],
   });
 }

@@ -1,38 +1,18 @@
 import { Elysia, t } from "elysia";
-import { config } from "../config";
 import { read } from "../db";
 import { auth } from "../auth/macros";
 import { Amount, docs, IdParam, paged, PageQuery } from "../http/models";
 import { mutation } from "../auth/mutation";
-import { toMajor } from "../money";
-import { depositAddressOf } from "./addresses";
-import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "./client";
+import { chainSettings } from "./client";
+import { blockchainWallet } from "./status";
 import { getWithdrawal, listWithdrawals, requestWithdrawal } from "./withdrawals";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { BlockchainWallet, Withdrawal, WithdrawalPage } from "./model";
 
-
-async function blockchainView(agentId: string) {
-  // Every agent gets its deposit address at registration (in the same write op).
-  const address = (await read(depositAddressOf(agentId)))!;
-  if (!config.chain.configured) {
-    return { address, network: null, chainId: null, usdcContract: null, onchainBalance: null, status: "not_configured" };
-  }
-  const { chainId, usdcAddress } = config.chain;
-  const base = { address, network: networkName(chainId), chainId, usdcContract: usdcAddress };
-  try {
-    await verifyChain();
-    const balance = await usdcBalanceOf(address as `0x${string}`);
-    return { ...base, onchainBalance: toMajor(balance, "USDC"), status: "ok" };
-  } catch {
-    return { ...base, onchainBalance: null, status: "unreachable" };
-  }
-}
-
 export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-wallets" })
   .use(auth)
-  .get("/blockchain", ({ agent }) => blockchainView(agent.id), {
+  .get("/blockchain", ({ agent }) => blockchainWallet(agent.id), {
     agent: true,
     ...answers(docs("Wallets", "The caller's deposit address on the layer-2 chain and its live USDC balance", "agent"), { 200: BlockchainWallet }),
   })

@@ -31,6 +31,8 @@ export const chainDeposits = table(
   (t) => [uniqueIndex("chain_deposits_log_idx").on(t.txHash, t.logIndex)],
 );
 
+export type WithdrawalStatus = "PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED";
+
 /**
  * PENDING (debited, not signed) → SUBMITTED (signed transaction stored, then broadcast) →
  * CONFIRMED | FAILED (funds returned). rawTx is stored before the broadcast, so a restart sends the
@@ -43,8 +45,8 @@ export const withdrawals = table(
     agentId: text().notNull().references(() => agents.columns.id),
     toAddress: text().notNull(),
     amount: integer().notNull(),
-    currency: text().notNull(),
-    status: text().notNull(),
+    currency: text<"USDC">().notNull(),
+    status: text<WithdrawalStatus>().notNull(),
     nonce: integer(),
     txHash: text(),
     rawTx: text(),
@@ -70,7 +72,7 @@ export const treasuryTransfers = table(
     logIndex: integer().notNull(),
     blockNumber: integer().notNull(),
     /** "in" (funding, returns) or "out" (withdrawals, x402 settlements). */
-    direction: text().notNull(),
+    direction: text<"in" | "out">().notNull(),
     counterparty: text().notNull(),
     amount: integer().notNull(),
     /** The operator's explanation of a movement the service did not make (POST /admin/chain/acknowledge). */

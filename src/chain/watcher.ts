@@ -11,8 +11,9 @@
 // that was not seen used up to it, can never be used.
 import { getAddress, parseAbiItem } from "viem";
 import { clock } from "../clock";
-import { get, read, run, write, type Query } from "../db";
+import { read, run, select, write, type Query, type Row } from "../db";
 import { getSetting, setSetting } from "../db/settings";
+import { notFound } from "../errors";
 import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
 import { toMajor } from "../money";
@@ -21,6 +22,7 @@ import { creditSale, type UsedAuthorization } from "../x402/facilitator/sales";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, usdcBalanceOf, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";
+import { treasuryAuthorizations } from "./schema";
 
 const CURSOR_KEY = "deposit_cursor_block";
 const CURSOR_TIME_KEY = "chain_cursor_timestamp";
@@ -78,7 +80,10 @@ export async function initWatchCursor(): Promise<void> {
 type TransferLog = { transactionHash: `0x${string}`; logIndex: number; blockNumber: bigint; args: { from?: string; to?: string; value?: bigint } };
 type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; args: { authorizer?: string; nonce?: string } };
 
-/** A write op: one Transfer log. */
+/**
+ * A write op: one Transfer log. Its rows are written with ON CONFLICT DO NOTHING rather than insert():
+ * scans may cover a block again, and a log already recorded must be passed over, not fail the write.
+ */
 function* recordTransfer(log: TransferLog, treasury: string, used: UsedAuthorization[]): Query<void> {
   const from = getAddress(log.args.from!);
   const to = getAddress(log.args.to!);
@@ -130,8 +135,8 @@ function* recordAuthorization(log: AuthorizationLog): Query<void> {
 }
 
 /** The block and transaction in which the treasury's authorization `nonce` was used, as the watcher saw it. */
-export function* authorizationUse(nonce: string): Query<{ txHash: string; blockNumber: bigint } | null> {
-  return yield* get<{ txHash: string; blockNumber: bigint }>("SELECT tx_hash AS txHash, block_number AS blockNumber FROM treasury_authorizations WHERE nonce = ?", nonce.toLowerCase());
+export function* authorizationUse(nonce: string): Query<Row<typeof treasuryAuthorizations> | null> {
+  return (yield* select(treasuryAuthorizations, "nonce = ?", nonce.toLowerCase()))[0] ?? null;
 }
 
 export async function watchChain(): Promise<void> {
@@ -171,7 +176,10 @@ export async function watchChain(): Promise<void> {
   }
 }
 
-/** A write op: the operator explains a treasury movement the service did not make; false if unknown. */
-export function* acknowledgeTransfer(txHash: string, logIndex: number, reason: string): Query<boolean> {
-  return (yield* run("UPDATE treasury_transfers SET acknowledged = ? WHERE tx_hash = ? AND log_index = ?", reason, txHash.toLowerCase(), logIndex)) > 0;
+/** A write op: the operator explains a treasury movement the service did not make. */
+export function* acknowledgeTransfer(txHash: string, logIndex: number, reason: string) {
+  const hash = txHash.toLowerCase();
+  const found = (yield* run("UPDATE treasury_transfers SET acknowledged = ? WHERE tx_hash = ? AND log_index = ?", reason, hash, logIndex)) > 0;
+  if (!found) throw notFound("treasury transfer (the chain watcher records it once it has its confirmations)");
+  return { txHash: hash, logIndex, acknowledged: reason };
 }

@@ -12,9 +12,10 @@
 // and each of those must have its transfer.
 import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "../chain/client";
 import { treasuryAccount } from "../chain/keys";
+import { treasuryTransfers } from "../chain/schema";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
-import { all, get, read, type Query } from "../db";
+import { all, get, read, select, type Query } from "../db";
 import { toMajor } from "../money";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
@@ -39,18 +40,12 @@ export function* checkInFlight() {
   };
 }
 
-type Transfer = { txHash: string; logIndex: bigint; counterparty: string; amount: bigint; acknowledged: string | null };
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
 function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: string) {
   const inflow = yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, to);
-  const outs = yield* all<Transfer>(
-    `SELECT tx_hash AS txHash, log_index AS logIndex, counterparty, amount, acknowledged FROM treasury_transfers
-     WHERE direction = 'out' AND block_number > ? AND block_number <= ?`,
-    from,
-    to,
-  );
+  const outs = yield* select(treasuryTransfers, "direction = 'out' AND block_number > ? AND block_number <= ?", from, to);
   // What the ledger says left the treasury on chain up to B.
   const movements = [
     ...(yield* all<Movement>(

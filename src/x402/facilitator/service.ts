@@ -21,7 +21,7 @@ import { isBlocked } from "../../agents/blocks";
 import { chainSettings, networkName, publicClient, usdcBalanceOf } from "../../chain/client";
 import { authorizationState, chainNowSeconds, SETTLE_GAS, signedByPayer, signSettlement, type TransferAuthorization } from "../../chain/eip3009";
 import { treasuryAccount } from "../../chain/keys";
-import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/withdrawals";
+import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
 import { depositAddressOf } from "../../chain/addresses";
 import { clock } from "../../clock";
 import { config } from "../../config";
