@@ -15,7 +15,7 @@ import { purgeOldUsage } from "./outflows/usage";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
-import { resolvePending } from "./x402/service";
+import { resolvePending } from "./x402/settlement";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));

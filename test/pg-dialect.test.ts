@@ -3,8 +3,9 @@
 import { describe, expect, test } from "bun:test";
 import { toPostgres } from "../src/db/pg-dialect";
 import { FOR_UPDATE, SKIP_LOCKED, type Query, type Statement } from "../src/db/query";
-import { find, insert, update } from "../src/db/table";
+import { find, insert, insertNew, update } from "../src/db/table";
 import { loans } from "../src/lending/schema";
+import { x402Payments, x402Sales } from "../src/x402/schema";
 
 const cases: [what: string, portable: string, postgres: string][] = [
   ["no placeholder: unchanged", "SELECT 1", "SELECT 1"],
@@ -62,5 +63,14 @@ describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => 
     expect(toPostgres(statement.sql)).toStartWith(
       "INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ",
     );
+  });
+  test("insertNew: the claim's unique key as the conflict target, nothing done on it", () => {
+    const statement = statementOf(insertNew(x402Sales, { id: "s", agentId: "a", payer: "0xp", nonce: "0xn", payTo: "0xt", amount: 1n, status: "SUBMITTING", gas: 0, createdAt: 1, updatedAt: 1 }, ["payer", "nonce"]));
+    expect(toPostgres(statement.sql)).toContain(") ON CONFLICT (payer, nonce) DO NOTHING RETURNING id, agent_id AS \"agentId\",");
+  });
+  test("a column named by a keyword (transaction) is quoted wherever the layer names it", () => {
+    expect(statementOf(find(x402Payments, "p")).sql).toContain(', "transaction", ');
+    const statement = statementOf(update(x402Payments, "p", { transaction: "0xt" }));
+    expect(statement.sql).toStartWith('UPDATE x402_payments SET "transaction" = ? WHERE id = ?');
   });
 });

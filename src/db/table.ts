@@ -25,12 +25,16 @@ export type Changes<T extends Table> = { [K in keyof ColumnsOf<T>]?: Writable<Va
 
 const lists = new WeakMap<Table, string>();
 
+/** Column names that are keywords SQLite refuses bare (x402_payments."transaction"): written quoted. */
+const KEYWORDS = new Set(["transaction"]);
+const sqlName = (name: string) => (KEYWORDS.has(name) ? `"${name}"` : name);
+
 /** The SELECT list of every column of `table`, each as its camelCase field: `id, lender_id AS lenderId, …`. */
 export function columns(table: Table): string {
   let list = lists.get(table);
   if (list === undefined) {
     list = Object.entries(table.columns)
-      .map(([key, column]) => (column.name === key ? key : `${column.name} AS ${key}`))
+      .map(([key, column]) => (column.name === key ? sqlName(key) : `${sqlName(column.name)} AS ${key}`))
       .join(", ");
     lists.set(table, list);
   }
@@ -42,7 +46,7 @@ function assignments(table: Table, values: Record<string, unknown>): [string, un
   return Object.entries(values).flatMap(([key, value]) => {
     const column = table.columns[key];
     if (!column) throw new Error(`${table.name} has no column ${key}`);
-    return value === undefined ? [] : [[column.name, value] as [string, unknown]];
+    return value === undefined ? [] : [[sqlName(column.name), value] as [string, unknown]];
   });
 }
 
@@ -56,11 +60,27 @@ export function select<T extends Table>(table: T, where: string, ...params: unkn
   return all<Row<T>>(`SELECT ${columns(table)} FROM ${table.name} WHERE ${where}`, ...params);
 }
 
+/** The INSERT of the given fields, up to its RETURNING, with its parameters. */
+function insertion(table: Table, row: Record<string, unknown>): [sql: string, params: unknown[]] {
+  const pairs = assignments(table, row);
+  const sql = `INSERT INTO ${table.name} (${pairs.map(([name]) => name).join(", ")}) VALUES (${pairs.map(() => "?").join(", ")})`;
+  return [sql, pairs.map(([, value]) => value)];
+}
+
 /** Inserts a row; answers it as stored (defaults filled in, integers as bigint). */
 export function* insert<T extends Table>(table: T, row: NewRow<T>): Query<Row<T>> {
-  const pairs = assignments(table, row);
-  const sql = `INSERT INTO ${table.name} (${pairs.map(([name]) => name).join(", ")}) VALUES (${pairs.map(() => "?").join(", ")}) RETURNING ${columns(table)}`;
-  return (yield* get<Row<T>>(sql, ...pairs.map(([, value]) => value)))!;
+  const [sql, params] = insertion(table, row);
+  return (yield* get<Row<T>>(`${sql} RETURNING ${columns(table)}`, ...params))!;
+}
+
+/**
+ * Inserts a row unless one with the same unique `key` is there (ON CONFLICT DO NOTHING: a claim that
+ * only one op may make); answers it as stored, or null when the key was taken.
+ */
+export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyof ColumnsOf<T> & string)[]): Query<Row<T> | null> {
+  const [sql, params] = insertion(table, row);
+  const conflict = key.map((field) => sqlName(table.columns[field]!.name)).join(", ");
+  return yield* get<Row<T>>(`${sql} ON CONFLICT (${conflict}) DO NOTHING RETURNING ${columns(table)}`, ...params);
 }
 
 /**

@@ -9,7 +9,7 @@ import { borrow } from "../lending/service";
 import { book } from "../marketplace/service";
 import { sendPayment } from "../payments/service";
 import { createSubscription } from "../subscriptions/service";
-import { payResource, type PayRequest } from "../x402/service";
+import { payResource, type PayRequest } from "../x402/pay";
 import type { OutflowKind } from "../outflows/approvals";
 import type { Executor } from "./decisions";
 import type { Sanction } from "../outflows/check";

@@ -1,6 +1,9 @@
 import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
+export type PaymentStatus = "PENDING" | "SETTLED" | "REFUNDED";
+export type SaleStatus = "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED";
+
 /**
  * One payment for an HTTP 402 resource. PENDING from the debit (agent's USDC → x402 in flight) until
  * the chain decides: SETTLED once the treasury's EIP-3009 authorization (authorizationNonce) is used
@@ -16,13 +19,16 @@ export const x402Payments = table(
     url: text().notNull(),
     method: text().notNull(),
     amount: integer().notNull(),
-    currency: text().notNull(),
+    currency: text<"USDC">().notNull(),
     payTo: text().notNull(),
     internalAgentId: text().references(() => agents.columns.id),
     network: text().notNull(),
     x402Version: integer().notNull(),
-    status: text().notNull(),
-    /** The EIP-3009 nonce (0x…, lowercase) of the treasury's authorization, and its validBefore (s). */
+    status: text<PaymentStatus>().notNull(),
+    /**
+     * The EIP-3009 nonce (0x…, lowercase) of the treasury's authorization, and its validBefore (s).
+     * Null only on payments from before they were recorded (sqlite 0001).
+     */
     authorizationNonce: text(),
     validBefore: integer(),
     /** The settlement transaction: what the server claimed, then what the chain watcher saw. */
@@ -57,7 +63,7 @@ export const x402Sales = table(
     payTo: text().notNull(),
     amount: integer().notNull(),
     resource: text(),
-    status: text().notNull(),
+    status: text<SaleStatus>().notNull(),
     txHash: text(),
     gas: integer().notNull(),
     error: text(),

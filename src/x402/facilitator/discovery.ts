@@ -2,9 +2,10 @@
 // `bazaar` extension, is listed at GET /x402/facilitator/discovery/resources — one entry per (seller,
 // resource URL), its terms replaced by the latest verified ones.
 import { clock, iso } from "../../clock";
-import { newestFirst, run, write, type PageWindow } from "../../db";
+import { newestFirst, run, write, type PageWindow, type Row } from "../../db";
 import { uuid } from "../../ids";
 import { parseJson } from "../../json";
+import { x402DiscoveredResources } from "../schema";
 import type { FacilitatorRequest } from "./model";
 
 /** An entry larger than this (the extension's schema, mostly) is not listed. */
@@ -34,17 +35,11 @@ export async function recordDiscovery(agentId: string, request: FacilitatorReque
   );
 }
 
-type DiscoveredRow = { id: string; agentId: string; resource: string; entry: string; updatedAt: bigint };
-
-function discoveredView(row: DiscoveredRow) {
+function discoveredView(row: Row<typeof x402DiscoveredResources>) {
   const entry = parseJson(row.entry) as { type: string; x402Version: number; accepts: Record<string, unknown>[]; description: string | null; mimeType: string | null; extensions: Record<string, unknown> };
-  return { id: row.id, sellerAgentId: row.agentId, resource: row.resource, ...entry, lastUpdated: iso(Number(row.updatedAt)) };
+  return { id: row.id, sellerAgentId: row.agentId, resource: row.resource, ...entry, lastUpdated: iso(row.updatedAt) };
 }
 
 export function listDiscovered(window: PageWindow) {
-  return newestFirst(
-    { table: "x402_discovered_resources", columns: "id, agent_id AS agentId, resource, entry, updated_at AS updatedAt", scope: { where: "1 = 1", params: [] } },
-    window,
-    discoveredView,
-  );
+  return newestFirst({ table: x402DiscoveredResources, scope: { where: "1 = 1", params: [] } }, window, discoveredView);
 }

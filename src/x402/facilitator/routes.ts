@@ -3,10 +3,10 @@ import { read } from "../../db";
 import { auth } from "../../auth/macros";
 import { docs, paged, PageQuery } from "../../http/models";
 import { answers } from "../../http/responses";
-import { chainSettings } from "../../chain/client";
 import { listDiscovered } from "./discovery";
-import { DiscoveredResourcePage, FacilitatorRequestBody, SettleAnswer, SupportedAnswer, VerifyAnswer } from "./model";
-import { settle, supported, verify, type FacilitatorRequest } from "./service";
+import { DiscoveredResourcePage, FacilitatorRequestBody, SettleAnswer, SupportedAnswer, VerifyAnswer, type FacilitatorRequest } from "./model";
+import { settle } from "./service";
+import { supported, verify } from "./verify";
 
 const SELLER = "The calling agent is the seller: payTo must be its own deposit address.";
 
@@ -16,7 +16,7 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
     agent: true,
     ...answers(docs("x402", "x402 v2 facilitator: what it settles (exact, USDC, the configured network)", "agent", ["CHAIN_UNAVAILABLE"]), { 200: SupportedAnswer }),
   })
-  .post("/verify", ({ agent, body }) => (chainSettings(), verify(agent.id, body as FacilitatorRequest)), {
+  .post("/verify", ({ agent, body }) => verify(agent.id, body as FacilitatorRequest), {
     agent: true,
     body: FacilitatorRequestBody,
     ...answers(
@@ -24,7 +24,7 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
       { 200: VerifyAnswer },
     ),
   })
-  .post("/settle", ({ agent, body }) => (chainSettings(), settle(agent.id, body as FacilitatorRequest)), {
+  .post("/settle", ({ agent, body }) => settle(agent.id, body as FacilitatorRequest), {
     agent: true,
     body: FacilitatorRequestBody,
     ...answers(

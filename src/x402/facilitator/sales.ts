@@ -1,23 +1,28 @@
-// Crediting a sale the facilitator settled: called by the chain watcher for a Transfer log in a confirmed
-// block, already counted once per (txHash, logIndex) in chain_deposits. The Transfer belongs to a sale
-// when the same transaction used an EIP-3009 authorization of the sender that x402_sales holds for that
-// seller and amount — matched by (payer, nonce), which the facilitator claims before it submits anything.
-import { get, run, type Query } from "../../db";
+// The sales the facilitator settles (x402_sales), found by their authorization, and crediting one:
+// creditSale is called by the chain watcher for a Transfer log in a confirmed block, already counted
+// once per (txHash, logIndex) in chain_deposits. The Transfer belongs to a sale when the same
+// transaction used an EIP-3009 authorization of the sender that x402_sales holds for that seller and
+// amount — matched by (payer, nonce), which the facilitator claims before it submits anything.
+import { select, update, type Query, type Row } from "../../db";
 import { clock } from "../../clock";
 import { post } from "../../ledger/ledger";
 import { toMajor } from "../../money";
 import { adjustScore } from "../../agents/score";
 import { notifyFinancial } from "../../webhooks/outbox";
+import { x402Sales } from "../schema";
 
+export type Sale = Row<typeof x402Sales>;
 export type UsedAuthorization = { authorizer: string; nonce: string };
+
+/** The sale of this authorization (unique per payer and nonce), or null. */
+export function* findSale(payer: string, nonce: string): Query<Sale | null> {
+  return (yield* select(x402Sales, "payer = ? AND nonce = ?", payer, nonce.toLowerCase()))[0] ?? null;
+}
 
 /** A write op: the seller's sale credited (X402_SALE, +1 reputation, x402.sale); false if the log is no sale. */
 export function* creditSale(agentId: string, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Query<boolean> {
   for (const { nonce } of used.filter((authorization) => authorization.authorizer === log.from)) {
-    const sale = yield* get<{ id: string; resource: string | null }>(
-      "SELECT id, resource FROM x402_sales WHERE payer = ? AND nonce = ? AND agent_id = ? AND pay_to = ? AND amount = ? AND credited_at IS NULL",
-      log.from, nonce.toLowerCase(), agentId, log.to, log.value,
-    );
+    const [sale] = yield* select(x402Sales, "payer = ? AND nonce = ? AND agent_id = ? AND pay_to = ? AND amount = ? AND credited_at IS NULL", log.from, nonce.toLowerCase(), agentId, log.to, log.value);
     if (!sale) continue;
     const reference = { type: "x402_sale", id: sale.id };
     yield* post({
@@ -28,7 +33,7 @@ export function* creditSale(agentId: string, log: { from: string; to: string; va
         { account: { agentId, kind: "available", currency: "USDC" }, amount: log.value, historyType: "X402_SALE" },
       ],
     });
-    yield* run("UPDATE x402_sales SET status = 'SETTLED', tx_hash = ?, credited_at = ?, updated_at = ? WHERE id = ?", log.txHash, clock.nowMs(), clock.nowMs(), sale.id);
+    yield* update(x402Sales, sale.id, { status: "SETTLED", txHash: log.txHash, creditedAt: clock.nowMs(), updatedAt: clock.nowMs() });
     yield* adjustScore(agentId, "PAYMENT_COMPLETED", reference);
     const amount = toMajor(log.value, "USDC");
     yield* notifyFinancial(agentId, "x402.sale", { x402SaleId: sale.id, amount, currency: "USDC", payer: log.from, resource: sale.resource, txHash: log.txHash }, `x402 sale: ${amount} USDC received`);

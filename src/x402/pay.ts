@@ -1,0 +1,164 @@
+// POST /x402/pay: requests a resource for the agent; on 402 it validates the requirements (a positive
+// whole amount of the configured USDC on the configured network, within maxAmount and the tier limit,
+// not toward an agent that blocked the caller), signs a treasury EIP-3009 authorization valid for at
+// most MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries with it.
+//
+// Once the signed authorization has left the service, the resource's answer decides nothing: the
+// payment is SETTLED when the chain shows the authorization used (read right after the answer, and by
+// the chain watcher), and REFUNDED only when it can no longer be used (settlement.ts). When payTo is
+// another agent's deposit address, settling credits that agent in the ledger; when that agent's
+// resource settles through agentbank's own facilitator, the facilitator settles it in the ledger with
+// no chain transaction (settleAsSale).
+import { getAddress } from "viem";
+import { assertNotBlockedBy } from "../agents/blocks";
+import { agentIdAtAddress } from "../chain/addresses";
+import { chainSettings, networkName } from "../chain/client";
+import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
+import { treasuryAccount } from "../chain/keys";
+import { clock } from "../clock";
+import { actingAs, find, insert, read, update, write, type Query } from "../db";
+import { Deferred } from "../auth/mutation";
+import { invalid } from "../errors";
+import { uuid } from "../ids";
+import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { post } from "../ledger/ledger";
+import { toMajor, toMinor } from "../money";
+import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { paymentView, type Payment } from "./payments";
+import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
+import { callResource, problemOf, resourceOf } from "./resource";
+import { x402Payments } from "./schema";
+import { settle } from "./settlement";
+
+/** validBefore is at most this far ahead: a PENDING payment is decided within it (plus confirmations). */
+export const MAX_AUTHORIZATION_SECONDS = 120;
+const USDC = "USDC" as const;
+
+export type PayRequest = { url: string; method?: string; headers?: Record<string, string>; body?: unknown; maxAmount: number };
+type KeyedScope = IdempotencyScope & { key: string };
+type Signed = Awaited<ReturnType<typeof signTransferAuthorization>>;
+
+/** The cheapest requirement the service can pay within maxAmount; 400 with every reason otherwise. */
+function choose(offer: Offer, maxAmount: bigint): Requirement {
+  const { chainId, usdcAddress } = chainSettings();
+  const expected = { networks: new Set([networkName(chainId), `eip155:${chainId}`]), usdc: usdcAddress };
+  const read = offer.requirements.map((raw) => readRequirement(offer.version, raw, expected));
+  const usable = read.filter((item): item is Requirement => typeof item !== "string");
+  if (usable.length === 0) {
+    const reasons = read.filter((item): item is string => typeof item === "string");
+    const server = offer.error ? ` (the resource says: ${offer.error})` : "";
+    throw invalid(`the resource asks for no payment the service can make${server}: ${reasons.join("; ") || "no requirements"}`);
+  }
+  const cheapest = usable.reduce((best, r) => (r.amount < best.amount ? r : best));
+  if (cheapest.amount > maxAmount) {
+    throw invalid(`the resource asks ${toMajor(cheapest.amount, USDC)} USDC, above maxAmount ${toMajor(maxAmount, USDC)}`);
+  }
+  return cheapest;
+}
+
+/** A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
+function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null, sanction: Sanction): Query<Payment | Outcome> {
+  const stored = keyed && (yield* storedOutcome(keyed));
+  if (stored) return stored;
+  if (chosen.payTo === getAddress(treasuryAccount().address)) throw invalid("payTo is the service's own treasury");
+  const internalAgentId = yield* agentIdAtAddress(chosen.payTo);
+  if (internalAgentId === agentId) throw invalid("payTo is your own deposit address");
+  if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);
+  // The approval of a held x402 payment binds the payee's address too: a resource that changed it is refused.
+  const terms = { ...request, payTo: chosen.payTo };
+  yield* authorizeOutflow({ agentId, kind: "X402", amount: chosen.amount, currency: USDC, counterpartyId: internalAgentId, terms }, sanction);
+  const id = uuid();
+  const now = clock.nowMs();
+  yield* post({
+    type: "X402_PAYMENT",
+    reference: { type: "x402", id },
+    postings: [
+      { account: { agentId, kind: "available", currency: USDC }, amount: -chosen.amount, historyType: "X402_PAYMENT", counterpartyId: internalAgentId },
+      { account: { agentId: null, kind: "x402_in_flight", currency: USDC }, amount: chosen.amount, historyType: "SYSTEM", counterpartyId: agentId },
+    ],
+  });
+  const row = yield* insert(x402Payments, {
+    id,
+    agentId,
+    url: request.url,
+    method,
+    amount: chosen.amount,
+    currency: USDC,
+    payTo: chosen.payTo,
+    internalAgentId,
+    network: chosen.network,
+    x402Version: chosen.version,
+    status: "PENDING",
+    authorizationNonce: signed.nonce.toLowerCase(),
+    validBefore: signed.validBefore,
+    createdAt: now,
+    updatedAt: now,
+  });
+  // A retry with this key from now on replays this payment (PENDING) instead of paying again.
+  if (keyed) yield* storeOutcome(keyed, 200, { payment: paymentView(row), resource: null });
+  return row;
+}
+
+/** `keyId`: the restricted key the agent called with (its scope and budget apply), null for the agent key. */
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION, keyId: string | null = null): Promise<Outcome> {
+  chainSettings();
+  const method = (request.method ?? "GET").toUpperCase();
+  const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");
+  const keyed = idempotency.key === undefined ? null : { ...idempotency, key: idempotency.key };
+  const stored = keyed && (await read(storedOutcome(keyed)));
+  if (stored) return stored;
+
+  const headers = new Headers(request.headers ?? {});
+  const body = request.body === undefined || method === "GET" ? undefined : typeof request.body === "string" ? request.body : JSON.stringify(request.body);
+  if (body !== undefined && typeof request.body !== "string" && !headers.has("content-type")) headers.set("content-type", "application/json");
+  const first = await callResource(request.url, { method, headers, body });
+  if ("failure" in first) throw invalid(first.failure);
+  if (first.response.status !== 402) {
+    const answer = { payment: null, resource: resourceOf(first) };
+    if (!keyed) return { status: 200, body: answer, replayed: false };
+    return write(() => once(keyed, 200, function* () {
+      return answer;
+    }));
+  }
+  const offer = parseOffer(first.response.headers, first.text);
+  if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
+  const chosen = choose(offer, maxAmount);
+  const signed = await signTransferAuthorization({ to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
+  let debited: Payment | Outcome;
+  try {
+    debited = await write(() => actingAs(keyId, debit(agentId, request, method, chosen, signed, keyed, sanction)));
+  } catch (error) {
+    if (!(error instanceof Deferred)) throw error;
+    // Above the owner's approval amount: held instead. The signed authorization never left the service.
+    if (!keyed) return { status: error.status, body: await write(() => actingAs(keyId, error.instead())), replayed: false };
+    return write(() => actingAs(keyId, once(keyed, error.status, error.instead)));
+  }
+  if ("replayed" in debited) return debited;
+
+  // From here on the authorization is out: whatever happens, the payment stays PENDING until the chain decides.
+  headers.set(...paymentHeader(offer, chosen, signed.signature, signed.authorization, debited.id));
+  const paid = await callResource(request.url, { method, headers, body });
+  const claim = "response" in paid ? settlementClaim(paid.response.headers) : null;
+  let used = false;
+  try {
+    used = await authorizationUsed(signed.nonce);
+  } catch {
+    // The chain did not answer: the job decides later.
+  }
+  const resource = resourceOf(paid);
+  const problem = problemOf(paid);
+  const row = await write(function* () {
+    // What the resource answered is kept even if the job has decided the payment meanwhile.
+    const current = (yield* find(x402Payments, debited.id, true))!;
+    const answered = yield* update(x402Payments, current.id, {
+      resourceStatus: resource?.status ?? null,
+      error: current.error ?? problem,
+      transaction: current.transaction ?? claim?.transaction ?? null,
+      updatedAt: clock.nowMs(),
+    });
+    const now = current.status === "PENDING" && used ? yield* settle(answered, claim?.transaction ?? null) : answered;
+    if (keyed) yield* replaceOutcome(keyed, 200, { payment: paymentView(now), resource });
+    return now;
+  });
+  return { status: 200, body: { payment: paymentView(row), resource }, replayed: false };
+}

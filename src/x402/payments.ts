@@ -1,0 +1,40 @@
+// An agent's x402 payments as rows and answers: the row and its view, the payment that signed a
+// treasury authorization, and the agent's newest-first list (one payment is read by settlement.ts,
+// which decides it first if the chain already can).
+import { iso } from "../clock";
+import { FOR_UPDATE, newestFirst, select, type PageWindow, type Query, type Row } from "../db";
+import { toMajor } from "../money";
+import { x402Payments } from "./schema";
+
+export type Payment = Row<typeof x402Payments>;
+
+export function paymentView(row: Payment) {
+  return {
+    id: row.id,
+    agentId: row.agentId,
+    url: row.url,
+    method: row.method,
+    amount: toMajor(row.amount, row.currency),
+    currency: row.currency,
+    payTo: row.payTo,
+    internalAgentId: row.internalAgentId,
+    network: row.network,
+    x402Version: Number(row.x402Version),
+    status: row.status,
+    authorizationExpiresAt: iso(Number(row.validBefore) * 1000),
+    transaction: row.transaction,
+    resourceStatus: row.resourceStatus === null ? null : Number(row.resourceStatus),
+    error: row.error,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  };
+}
+
+/** The payment that signed the treasury authorization with this nonce, or null; `lock`: in a write op that decides it. */
+export function* paymentOfAuthorization(nonce: string, lock = false): Query<Payment | null> {
+  return (yield* select(x402Payments, `authorization_nonce = ? ${lock ? FOR_UPDATE : ""}`, nonce.toLowerCase()))[0] ?? null;
+}
+
+export function listX402Payments(agentId: string, window: PageWindow) {
+  return newestFirst({ table: x402Payments, scope: { where: "agent_id = ?", params: [agentId] } }, window, paymentView);
+}

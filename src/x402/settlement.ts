@@ -1,0 +1,126 @@
+// Deciding a PENDING x402 payment, only from what the chain shows: SETTLED once the treasury's
+// authorization is used on chain (the money leaves x402 in flight, to the payee agent or out), REFUNDED
+// once it provably never can be (back to the payer). The job decides every PENDING payment, a read
+// decides the one it reads, and agentbank's own facilitator settles one in the ledger (settleAsSale).
+// Every decision is compare-and-set on PENDING, under the row's lock.
+import { treasuryAccount } from "../chain/keys";
+import { authorizationUse, watchCursor } from "../chain/watcher";
+import { authorizationUsed } from "../chain/eip3009";
+import { clock } from "../clock";
+import { config } from "../config";
+import { find, read, select, update, write, type Query } from "../db";
+import { notFound } from "../errors";
+import { post } from "../ledger/ledger";
+import { toMajor } from "../money";
+import { adjustScore } from "../agents/score";
+import { notifyFinancial } from "../webhooks/outbox";
+import { paymentOfAuthorization, paymentView, type Payment } from "./payments";
+import { x402Payments } from "./schema";
+
+type Sale = { id: string; resource: string | null };
+
+/**
+ * A write op: the authorization was used on chain, or (`sale`) agentbank's facilitator settled it in the
+ * ledger for the payee agent that sold the resource; the money leaves x402 in flight. `row` is locked.
+ */
+export function* settle(row: Payment, transaction: string | null, sale: Sale | null = null): Query<Payment> {
+  const { currency } = row;
+  const reference = { type: "x402", id: row.id };
+  const amount = toMajor(row.amount, currency);
+  yield* post({
+    type: "X402_SETTLED",
+    reference,
+    postings: [
+      { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+      row.internalAgentId
+        ? { account: { agentId: row.internalAgentId, kind: "available", currency }, amount: row.amount, historyType: sale ? "X402_SALE" : "PAYMENT_RECEIVED", counterpartyId: row.agentId }
+        : { account: { agentId: null, kind: "external", currency }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+    ],
+  });
+  yield* adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
+  const settled = yield* update(x402Payments, row.id, { status: "SETTLED", transaction: transaction ?? undefined, updatedAt: clock.nowMs() });
+  yield* notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency, url: row.url, transaction: settled.transaction }, `x402 payment settled: ${amount} USDC`);
+  if (row.internalAgentId && sale) {
+    // As for a sale settled on chain (creditSale): the seller's reputation and x402.sale, with no transaction.
+    yield* adjustScore(row.internalAgentId, "PAYMENT_COMPLETED", { type: "x402_sale", id: sale.id });
+    yield* notifyFinancial(
+      row.internalAgentId,
+      "x402.sale",
+      { x402SaleId: sale.id, x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency, payer: treasuryAccount().address, resource: sale.resource, txHash: null },
+      `x402 sale: ${amount} USDC received`,
+    );
+  } else if (row.internalAgentId) {
+    yield* notifyFinancial(row.internalAgentId, "x402.received", { x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency, url: row.url }, `x402 payment received: ${amount} USDC`);
+  }
+  return settled;
+}
+
+/**
+ * A write op for agentbank's facilitator, settling sale `sale` of `sellerId`: the PENDING payment that
+ * sent this treasury authorization to the seller settles in the ledger (no chain transaction). False
+ * when it is not PENDING any more (used on chain, or expired): nothing moves.
+ */
+export function* settleAsSale(nonce: string, sellerId: string, sale: Sale): Query<boolean> {
+  const row = yield* paymentOfAuthorization(nonce, true);
+  if (!row || row.status !== "PENDING" || row.internalAgentId !== sellerId) return false;
+  yield* settle(row, null, sale);
+  return true;
+}
+
+/** A write op: the authorization can never be used; the money goes back to the agent. `row` is locked. */
+function* refund(row: Payment, reason: string): Query<void> {
+  const { currency } = row;
+  const amount = toMajor(row.amount, currency);
+  yield* post({
+    type: "X402_REFUNDED",
+    reference: { type: "x402", id: row.id },
+    postings: [
+      { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+      { account: { agentId: row.agentId, kind: "available", currency }, amount: row.amount, historyType: "X402_REFUND" },
+    ],
+  });
+  yield* update(x402Payments, row.id, { status: "REFUNDED", error: row.error ?? reason, updatedAt: clock.nowMs() });
+  yield* notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency, url: row.url, reason }, `x402 payment refunded: ${amount} USDC`);
+}
+
+/**
+ * Decides a PENDING payment from what the chain shows: SETTLED when the watcher saw the authorization
+ * used; REFUNDED when the watcher has scanned a confirmed block at or past validBefore without seeing
+ * it used (no later block can use it); otherwise, with `ask`, the token's authorizationState at the
+ * latest block may settle it early. Compare-and-set on PENDING: the job, reads and the pay call agree.
+ */
+async function resolve(row: Payment, ask: boolean): Promise<void> {
+  const { authorizationNonce: nonce, validBefore } = row;
+  // A payment from before authorizations were recorded names none: the chain cannot decide it.
+  if (nonce === null || validBefore === null) return;
+  const use = await read(authorizationUse(nonce));
+  const cursor = await read(watchCursor());
+  let decision: ((current: Payment) => Query<unknown>) | null = null;
+  if (use) decision = (current) => settle(current, use.txHash);
+  else if (cursor?.timestamp != null && cursor.timestamp >= validBefore) {
+    decision = (current) => refund(current, "the authorization expired without being used");
+  } else if (ask && (await authorizationUsed(nonce as `0x${string}`))) {
+    decision = (current) => settle(current, null);
+  }
+  if (!decision) return;
+  const decide = decision;
+  await write(function* () {
+    const current = yield* find(x402Payments, row.id, true);
+    if (current?.status === "PENDING") yield* decide(current);
+  });
+}
+
+/** The job: every PENDING payment, oldest first. */
+export async function resolvePending(): Promise<void> {
+  if (!config.chain.configured) return;
+  const pending = await read(select(x402Payments, "status = 'PENDING' ORDER BY created_at LIMIT 500"));
+  for (const row of pending) await resolve(row, true);
+}
+
+/** One of the agent's payments; a PENDING one is decided first if the chain already can. */
+export async function getX402Payment(agentId: string, id: string) {
+  const row = await read(find(x402Payments, id));
+  if (!row || row.agentId !== agentId) throw notFound("x402 payment");
+  if (row.status === "PENDING") await resolve(row, false);
+  return paymentView((await read(find(x402Payments, id)))!);
+}
