@@ -7,7 +7,7 @@ import { processWithdrawals } from "./chain/sender";
 import { config } from "./config";
 import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
-import { expireDueNegotiations } from "./negotiations/service";
+import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
 import { defaultDueLoans } from "./lending/service";
 import { expireDueApprovals } from "./owners/decisions";

@@ -4,6 +4,7 @@ import { Uuid } from "../http/models";
 import { Enum, JsonObject, MaybeTimestamp, Model, Nullable, Page, Timestamp } from "../http/responses";
 
 export const NEGOTIATION_STATUSES = ["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] as const;
+export type NegotiationStatus = (typeof NEGOTIATION_STATUSES)[number];
 
 const AgentRef = (description: string) => t.String({ format: "uuid", description });
 const MaybeAgentRef = (description: string) => Nullable(t.String({ format: "uuid" }), { description });

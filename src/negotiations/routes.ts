@@ -4,7 +4,10 @@ import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models"
 import { mutation } from "../auth/mutation";
 import { answers } from "../http/responses";
 import { Negotiation, NEGOTIATION_STATUSES, NegotiationPage } from "./model";
-import { accept, actOn, counter, createNegotiation, getNegotiation, humanApprove, listNegotiations, MAX_OFFER_BYTES, MAX_OFFER_DEPTH, reject } from "./service";
+import { humanApprove } from "./approvals";
+import { actOn } from "./expiry";
+import { MAX_OFFER_BYTES, MAX_OFFER_DEPTH } from "./offers";
+import { accept, counter, createNegotiation, getNegotiation, listNegotiations, reject } from "./service";
 
 const Offer = FreeForm({
   description: "free-form offer; a numeric `amount` with `currency` (default USDC) counts for the approval threshold",

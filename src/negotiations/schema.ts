@@ -1,7 +1,10 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { NegotiationStatus } from "./model";
 
-export type HistoryItem = { by: string; offer: Record<string, unknown>; at: string };
+/** An offer: a free-form object, as its author sent it (src/negotiations/offers.ts checks it). */
+export type Offer = Record<string, unknown>;
+export type HistoryItem = { by: string; offer: Offer; at: string };
 
 /**
  * pairKey is the unordered pair "<smaller id>:<larger id>", for the per-pair limits. offerBy made the
@@ -16,9 +19,11 @@ export const negotiations = table(
     counterpartyId: text().notNull().references(() => agents.columns.id),
     pairKey: text().notNull(),
     subject: text().notNull(),
-    status: text().notNull(),
+    status: text<NegotiationStatus>().notNull(),
+    /** JSON: Offer. */
     currentOffer: text().notNull(),
     offerBy: text().notNull(),
+    /** JSON: HistoryItem[]. */
     history: text().notNull(),
     relatedEntityType: text(),
     relatedEntityId: text(),

@@ -10,7 +10,9 @@ import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
 import { keyNamesOf } from "../keys/service";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
-import { humanApprove, humanDecline, negotiationsByIds, offerAmount, ownerQueueSelect, type NegotiationRow } from "../negotiations/service";
+import { humanApprove, humanDecline, negotiationsByIds, ownerQueueSelect } from "../negotiations/approvals";
+import { isParty, offerOf, type Negotiation } from "../negotiations/negotiation";
+import { offerAmount } from "../negotiations/offers";
 import { approvalsByIds, type ApprovalRow } from "../outflows/approvals";
 import { approvals } from "../outflows/schema";
 import { approveOutflow, declineOutflow, expireApprovalIfDue, expireDueApprovals, type Executor } from "./decisions";
@@ -98,8 +100,9 @@ function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string,
   };
 }
 
-function negotiationApproval(row: NegotiationRow, agentId: string, agentName: string, names: Map<string, string>) {
-  const offer = offerAmount(row.currentOffer);
+function negotiationApproval(row: Negotiation, agentId: string, agentName: string, names: Map<string, string>) {
+  const terms = offerOf(row);
+  const offer = offerAmount(terms);
   const other = row.initiatorId === agentId ? row.counterpartyId : row.initiatorId;
   return {
     id: row.id,
@@ -113,7 +116,7 @@ function negotiationApproval(row: NegotiationRow, agentId: string, agentName: st
     usdValue: offer ? usdValue(toMinor(offer.amount, offer.currency), offer.currency, rate(offer.currency)) : null,
     counterpartyId: other,
     counterpartyName: names.get(other) ?? null,
-    terms: row.currentOffer,
+    terms,
     termsHash: row.acceptedOfferHash ?? "",
     reason: null,
     result: null,
@@ -130,9 +133,7 @@ export type ApprovalView = ReturnType<typeof outflowApproval> | ReturnType<typeo
 /** The views of those of `ids` that are `agentId`'s (held outflows of it, negotiations it is party to), in order. */
 function* views(agentId: string, ids: string[]): Query<ApprovalView[]> {
   const outflows = (yield* approvalsByIds(ids)).filter((row) => row.agentId === agentId);
-  const negotiations = (yield* negotiationsByIds(ids.filter((id) => !outflows.some((row) => row.id === id)))).filter(
-    (row) => row.initiatorId === agentId || row.counterpartyId === agentId,
-  );
+  const negotiations = (yield* negotiationsByIds(ids.filter((id) => !outflows.some((row) => row.id === id)))).filter((row) => isParty(row, agentId));
   const agent = (yield* findAgent(agentId))!;
   const names = yield* namesOf([...outflows.map((row) => row.counterpartyId), ...negotiations.flatMap((row) => [row.initiatorId, row.counterpartyId])]);
   const byId = new Map<string, ApprovalView>();
@@ -199,9 +200,9 @@ async function isOutflow(agentId: string, id: string): Promise<boolean> {
   return row !== null;
 }
 
-function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Query<NegotiationRow> {
+function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Query<Negotiation> {
   const [row] = yield* negotiationsByIds([id]);
-  if (!row || (row.initiatorId !== agentId && row.counterpartyId !== agentId)) throw notFound("approval");
+  if (!row || !isParty(row, agentId)) throw notFound("approval");
   if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you decided on are not the ones accepted (termsHash differs)");
   return row;
 }
