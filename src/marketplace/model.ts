@@ -3,7 +3,7 @@ import type { TUnsafe } from "@sinclair/typebox";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
 import { CurrencyCode, Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
 import { PRICING_UNITS } from "./pricing";
-import { RAILS } from "./service";
+import { BOOKING_STATUSES, RAILS } from "./bookings";
 
 const PricingUnit = Enum(PRICING_UNITS, {
   description: "what the price is per: FIXED, PER_HOUR (hours), PER_NIGHT (nights), PER_GUEST (guests), PER_GUEST_NIGHT (guests × nights)",
@@ -118,7 +118,7 @@ export const Booking = Model(
     amount: Money("paid to the provider, in major units"),
     currency: CurrencyCode,
     rail: Enum(RAILS, { description: "how it was paid: INTERNAL (a ledger payment)" }),
-    status: Enum(["CONFIRMED"], { description: "a booking is confirmed when made: it exists exactly when its payment does" }),
+    status: Enum(BOOKING_STATUSES, { description: "a booking is confirmed when made: it exists exactly when its payment does" }),
     paymentId: t.String({ format: "uuid", description: "the payment (kind BOOKING) to the provider" }),
     createdAt: Timestamp(),
   },
