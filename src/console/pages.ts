@@ -7,7 +7,7 @@ import { config } from "../config";
 import { myContracts } from "../contracts/service";
 import { read } from "../db";
 import { myLoans } from "../lending/service";
-import { listBookings } from "../marketplace/service";
+import { listBookings } from "../marketplace/bookings";
 import { CURRENCIES } from "../money";
 import { listApprovals, policyView, type ApprovalView } from "../owners/service";
 import { listSubscriptions } from "../subscriptions/service";

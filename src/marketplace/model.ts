@@ -3,12 +3,20 @@ import type { TUnsafe } from "@sinclair/typebox";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
 import { CurrencyCode, Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
 import { PRICING_UNITS } from "./pricing";
-import { RAILS } from "./service";
+import { BOOKING_STATUSES, RAILS } from "./bookings";
 
 const PricingUnit = Enum(PRICING_UNITS, {
   description: "what the price is per: FIXED, PER_HOUR (hours), PER_NIGHT (nights), PER_GUEST (guests), PER_GUEST_NIGHT (guests × nights)",
 });
 const Agent = (description: string) => t.String({ format: "uuid", description });
+/** The terms a quote fixes and its booking carries on (termsView in quotes.ts); each says what its parties and amount are to it. */
+const Terms = (about: { provider: string; agent: string; amount: string }) => ({
+  serviceId: t.String({ description: "svc_..." }),
+  providerId: Agent(about.provider),
+  agentId: Agent(about.agent),
+  amount: Money(about.amount),
+  currency: CurrencyCode,
+});
 
 export const Service = Model(
   {
@@ -60,11 +68,7 @@ const Units = Model(
 export const Quote = Model(
   {
     id: t.String({ description: "qt_..." }),
-    serviceId: t.String({ description: "svc_..." }),
-    providerId: Agent("the service's provider, who is paid on booking"),
-    agentId: Agent("the agent the quote is for (the only one who may book it)"),
-    amount: Money("the total price, in major units"),
-    currency: CurrencyCode,
+    ...Terms({ provider: "the service's provider, who is paid on booking", agent: "the agent the quote is for (the only one who may book it)", amount: "the total price, in major units" }),
     // Stored as a JSON column typed Record<string, unknown>: its shape is documented and checked at
     // run time, while TypeScript sees the column's type.
     breakdown: Model(
@@ -112,13 +116,9 @@ export const Booking = Model(
   {
     id: t.String({ description: "bk_..." }),
     quoteId: t.String({ description: "qt_..." }),
-    serviceId: t.String({ description: "svc_..." }),
-    providerId: Agent("who was paid"),
-    agentId: Agent("who booked and paid"),
-    amount: Money("paid to the provider, in major units"),
-    currency: CurrencyCode,
+    ...Terms({ provider: "who was paid", agent: "who booked and paid", amount: "paid to the provider, in major units" }),
     rail: Enum(RAILS, { description: "how it was paid: INTERNAL (a ledger payment)" }),
-    status: Enum(["CONFIRMED"], { description: "a booking is confirmed when made: it exists exactly when its payment does" }),
+    status: Enum(BOOKING_STATUSES, { description: "a booking is confirmed when made: it exists exactly when its payment does" }),
     paymentId: t.String({ format: "uuid", description: "the payment (kind BOOKING) to the provider" }),
     createdAt: Timestamp(),
   },

@@ -1,6 +1,9 @@
 import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
 import { payments } from "../payments/schema";
+import type { BookingStatus, Rail } from "./bookings";
+import type { PricingUnit } from "./pricing";
 
 export const services = table(
   "services",
@@ -11,10 +14,11 @@ export const services = table(
     description: text().notNull(),
     category: text().notNull(),
     price: integer().notNull(),
-    currency: text().notNull(),
-    pricingUnit: text().notNull(),
+    currency: text<Currency>().notNull(),
+    pricingUnit: text<PricingUnit>().notNull(),
     /** Where the service is also sold over x402 (an agentbank facilitator's seller endpoint, or any), shown in discover. */
     x402Url: text(),
+    /** 1 while offered, 0 once withdrawn. */
     active: integer().notNull(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
@@ -35,8 +39,10 @@ export const quotes = table(
     providerId: text().notNull().references(() => agents.columns.id),
     agentId: text().notNull().references(() => agents.columns.id),
     amount: integer().notNull(),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
+    /** JSON: the units asked for (QuoteUnits). */
     units: text().notNull(),
+    /** JSON: how the amount was computed (pricing.ts), shown in the quote. */
     breakdown: text().notNull(),
     expiresAt: integer().notNull(),
     createdAt: integer().notNull(),
@@ -54,9 +60,9 @@ export const bookings = table(
     providerId: text().notNull().references(() => agents.columns.id),
     agentId: text().notNull().references(() => agents.columns.id),
     amount: integer().notNull(),
-    currency: text().notNull(),
-    rail: text().notNull(),
-    status: text().notNull(),
+    currency: text<Currency>().notNull(),
+    rail: text<Rail>().notNull(),
+    status: text<BookingStatus>().notNull(),
     paymentId: text().notNull().references(() => payments.columns.id),
     createdAt: integer().notNull(),
   },

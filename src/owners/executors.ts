@@ -6,7 +6,7 @@ import { createContract } from "../contracts/service";
 import { write } from "../db";
 import { createOffer } from "../lending/offers";
 import { borrow } from "../lending/service";
-import { book } from "../marketplace/service";
+import { book } from "../marketplace/bookings";
 import { sendPayment } from "../payments/service";
 import { createSubscription } from "../subscriptions/service";
 import { payResource, type PayRequest } from "../x402/pay";
