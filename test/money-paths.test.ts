@@ -227,7 +227,7 @@ const INVENTORY: Site[] = [
   // Money from outside.
   ["src/wallets/admin-routes.ts › walletAdminRoutes", "deposit", "deposit by the operator (admin key)"],
   ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
-  ["src/x402/facilitator/sales.ts › creditSale", "post", "deposit from chain: the watcher's Transfer log to the seller's own address, credited once as X402_SALE when it used an authorization the facilitator settled for that seller (never also as a deposit)"],
+  ["src/chain/sales.ts › creditSale", "post", "deposit from chain: the watcher's Transfer log to the seller's own address, credited once as X402_SALE when it used an authorization the facilitator settled for that seller (never also as a deposit)"],
   // The chain's ledger entries: each function's callers are listed above.
   ["src/chain/ledger.ts › debitWithdrawal", "post", "the chain's entry; called by requestWithdrawal"],
   ["src/chain/ledger.ts › settleWithdrawal", "post", "the chain's entry; called by finish"],

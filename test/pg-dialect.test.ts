@@ -5,7 +5,8 @@ import { toPostgres } from "../src/db/pg-dialect";
 import { FOR_UPDATE, SKIP_LOCKED, type Query, type Statement } from "../src/db/query";
 import { find, insert, insertNew, update } from "../src/db/table";
 import { loans } from "../src/lending/schema";
-import { x402Payments, x402Sales } from "../src/x402/schema";
+import { x402Sales } from "../src/chain/schema";
+import { x402Payments } from "../src/x402/schema";
 
 const cases: [what: string, portable: string, postgres: string][] = [
   ["no placeholder: unchanged", "SELECT 1", "SELECT 1"],

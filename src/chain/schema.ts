@@ -87,3 +87,36 @@ export const treasuryAuthorizations = table("treasury_authorizations", {
   txHash: text().notNull(),
   blockNumber: integer().notNull(),
 });
+
+export type SaleStatus = "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED";
+
+/**
+ * One EIP-3009 authorization a seller agent asked agentbank's x402 facilitator (src/x402/facilitator)
+ * to settle; declared with the chain's records because the chain watcher credits it (chain/sales.ts).
+ * The unique (payer, nonce)
+ * is what makes a second settle of the same authorization answer the first one's outcome instead of
+ * submitting it again. SUBMITTING (claimed, no transaction yet) → SUBMITTED (transaction broadcast)
+ * → SETTLED | FAILED (the receipt). creditedAt: the chain watcher credited the seller (once, from the
+ * Transfer log in a confirmed block). gas: the gas limit while unknown, the gas used once mined (the
+ * seller's daily gas cap counts it).
+ */
+export const x402Sales = table(
+  "x402_sales",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    payer: text().notNull(),
+    nonce: text().notNull(),
+    payTo: text().notNull(),
+    amount: integer().notNull(),
+    resource: text(),
+    status: text<SaleStatus>().notNull(),
+    txHash: text(),
+    gas: integer().notNull(),
+    error: text(),
+    creditedAt: integer(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+  },
+  (t) => [uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce), index("x402_sales_agent_idx").on(t.agentId, t.createdAt)],
+);

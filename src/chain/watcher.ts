@@ -3,7 +3,7 @@
 // write with its cursor:
 // - Transfer to an agent's deposit address (not from the treasury): credited once per (txHash,
 //   logIndex) — as an x402 sale when the same transaction used an authorization the agentbank
-//   facilitator settled for that agent (src/x402/facilitator/sales.ts), as a deposit otherwise;
+//   facilitator settled for that agent (src/chain/sales.ts), as a deposit otherwise;
 // - Transfer from or to the treasury: a treasury movement, what the chain reconciliation compares the
 //   ledger with;
 // - AuthorizationUsed by the treasury: an EIP-3009 authorization (an x402 payment) that was settled.
@@ -18,7 +18,7 @@ import { uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
 import { toMajor } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
-import { creditSale, type UsedAuthorization } from "../x402/facilitator/sales";
+import { creditSale, type UsedAuthorization } from "./sales";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, usdcBalanceOf, verifyChain } from "./client";
 import { treasuryAccount } from "./keys";

@@ -2,7 +2,6 @@ import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 export type PaymentStatus = "PENDING" | "SETTLED" | "REFUNDED";
-export type SaleStatus = "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED";
 
 /**
  * One payment for an HTTP 402 resource. PENDING from the debit (agent's USDC → x402 in flight) until
@@ -43,35 +42,6 @@ export const x402Payments = table(
     index("x402_payments_status_idx").on(t.status),
     uniqueIndex("x402_payments_nonce_idx").on(t.authorizationNonce),
   ],
-);
-
-/**
- * One EIP-3009 authorization a seller agent asked the facilitator to settle. The unique (payer, nonce)
- * is what makes a second settle of the same authorization answer the first one's outcome instead of
- * submitting it again. SUBMITTING (claimed, no transaction yet) → SUBMITTED (transaction broadcast)
- * → SETTLED | FAILED (the receipt). creditedAt: the chain watcher credited the seller (once, from the
- * Transfer log in a confirmed block). gas: the gas limit while unknown, the gas used once mined (the
- * seller's daily gas cap counts it).
- */
-export const x402Sales = table(
-  "x402_sales",
-  {
-    id: text().primaryKey(),
-    agentId: text().notNull().references(() => agents.columns.id),
-    payer: text().notNull(),
-    nonce: text().notNull(),
-    payTo: text().notNull(),
-    amount: integer().notNull(),
-    resource: text(),
-    status: text<SaleStatus>().notNull(),
-    txHash: text(),
-    gas: integer().notNull(),
-    error: text(),
-    creditedAt: integer(),
-    createdAt: integer().notNull(),
-    updatedAt: integer().notNull(),
-  },
-  (t) => [uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce), index("x402_sales_agent_idx").on(t.agentId, t.createdAt)],
 );
 
 /** Resources verified through the facilitator that carried the bazaar extension: one row per (seller, resource URL). */

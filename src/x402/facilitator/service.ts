@@ -26,9 +26,9 @@ import { config } from "../../config";
 import { exclusive, find, get, insertNew, read, run, update, write, type Query } from "../../db";
 import { uuid } from "../../ids";
 import { DAY_MS } from "../../time";
-import { x402Sales, type SaleStatus } from "../schema";
+import { x402Sales, type SaleStatus } from "../../chain/schema";
 import { settleAsSale } from "../settlement";
-import { findSale, type Sale } from "./sales";
+import { findSale, type Sale } from "../../chain/sales";
 import type { FacilitatorRequest } from "./model";
 import { check, refuse, type Refusal } from "./verify";
 

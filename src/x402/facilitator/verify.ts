@@ -12,7 +12,7 @@ import { read } from "../../db";
 import { paymentOfAuthorization, type Payment } from "../payments";
 import { recordDiscovery } from "./discovery";
 import type { FacilitatorRequest, PaymentPayload } from "./model";
-import { findSale } from "./sales";
+import { findSale } from "../../chain/sales";
 
 export type Refusal = { reason: string; message: string };
 /** `purchase`: the agentbank agent's /x402/pay payment that signed the authorization (the treasury is the payer). */

@@ -3,13 +3,13 @@
 // once per (txHash, logIndex) in chain_deposits. The Transfer belongs to a sale when the same
 // transaction used an EIP-3009 authorization of the sender that x402_sales holds for that seller and
 // amount — matched by (payer, nonce), which the facilitator claims before it submits anything.
-import { select, update, type Query, type Row } from "../../db";
-import { clock } from "../../clock";
-import { post } from "../../ledger/ledger";
-import { toMajor } from "../../money";
-import { adjustScore } from "../../agents/score";
-import { notifyFinancial } from "../../webhooks/outbox";
-import { x402Sales } from "../schema";
+import { select, update, type Query, type Row } from "../db";
+import { clock } from "../clock";
+import { post } from "../ledger/ledger";
+import { toMajor } from "../money";
+import { adjustScore } from "../agents/score";
+import { notifyFinancial } from "../webhooks/outbox";
+import { x402Sales } from "./schema";
 
 export type Sale = Row<typeof x402Sales>;
 export type UsedAuthorization = { authorizer: string; nonce: string };
