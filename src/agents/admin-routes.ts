@@ -14,7 +14,7 @@ export const agentAdminRoutes = operatorRoutes("agents-admin")
     async ({ params, body }) => {
       await write(function* () {
         yield* getAgent(params.id);
-        yield* updateAgent(params.id, { rate_limit: body.limit });
+        yield* updateAgent(params.id, { rateLimit: body.limit });
       });
       return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
     },

@@ -1,9 +1,10 @@
 // Blocks between agents: the one check every feature calls before an agent acts toward another
 // (CONTRACT.md §4), and the caller's own blocks (POST /agents/me/block and the rest).
 import { clock, iso } from "../clock";
-import { cacheKeys, forget, get, pageRows, remember, run, type PageWindow, type Query } from "../db";
+import { cacheKeys, forget, get, pageRows, remember, run, select, type PageWindow, type Query, type Row } from "../db";
 import { forbidden, invalid, notFound } from "../errors";
-import { findAgent } from "./service";
+import { blocks } from "./schema";
+import { findAgent, type AgentRow } from "./service";
 
 export function* isBlocked(blockerId: string, blockedId: string): Query<boolean> {
   const found = yield* remember(cacheKeys.block(blockerId, blockedId), "instance", function* () {
@@ -20,8 +21,9 @@ export function* assertNotBlockedBy(targetId: string, actorId: string): Query<vo
   if (yield* isBlocked(targetId, actorId)) throw forbidden("this agent has blocked you");
 }
 
-type BlockRow = { blockedId: string; name: string; reason: string | null; createdAt: bigint };
-const view = (row: BlockRow) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(Number(row.createdAt)) });
+/** A block with the blocked agent's name (the list joins it in). */
+type NamedBlock = Pick<Row<typeof blocks>, "blockedId" | "reason" | "createdAt"> & Pick<AgentRow, "name">;
+const view = (row: NamedBlock) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(row.createdAt) });
 
 export function* block(blockerId: string, blockedId: string, reason: string | null) {
   if (blockerId === blockedId) throw invalid("you cannot block yourself");
@@ -36,8 +38,8 @@ export function* block(blockerId: string, blockedId: string, reason: string | nu
     clock.nowMs(),
   );
   if (inserted > 0) yield* blockChanged(blockerId, blockedId);
-  const row = (yield* get<Omit<BlockRow, "name">>("SELECT blocked_id AS blockedId, reason, created_at AS createdAt FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId))!;
-  return { ...view({ ...row, name: target.name }), blocked: true as const };
+  const [row] = yield* select(blocks, "blocker_id = ? AND blocked_id = ?", blockerId, blockedId);
+  return { ...view({ ...row!, name: target.name }), blocked: true as const };
 }
 
 export function* unblock(blockerId: string, blockedId: string) {
@@ -49,7 +51,7 @@ export function* unblock(blockerId: string, blockedId: string) {
 
 export function* blocksOf(blockerId: string, window: PageWindow) {
   const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?", blockerId))!;
-  const { rows, more } = yield* pageRows<BlockRow>(
+  const { rows, more } = yield* pageRows<NamedBlock>(
     {
       select: `SELECT b.blocked_id AS blockedId, a.name AS name, b.reason, b.created_at AS createdAt
                FROM blocks b JOIN agents a ON a.id = b.blocked_id`,

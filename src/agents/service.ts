@@ -1,47 +1,28 @@
 import { clock, iso } from "../clock";
-import { all, cacheKeys, FOR_UPDATE, forget, get, remember, revise, run, type Query } from "../db";
+import { all, cacheKeys, FOR_UPDATE, find, forget, get, insert, remember, revise, run, update, type Changes, type Query, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { balancesOf, openAgentAccounts } from "../ledger/ledger";
 import { toMajor } from "../money";
+import { agents } from "./schema";
 import { tierOf } from "./tiers";
 
-export type AgentRow = {
-  id: string;
-  name: string;
-  ownerName: string;
-  ownerEmail: string;
-  description: string | null;
-  capabilities: string;
-  webhookUrl: string | null;
-  score: bigint;
-  rateLimit: bigint | null;
-  /** The owner's spending policy as stored (outflows/policy.ts); null: none. */
-  policy: string | null;
-  createdAt: bigint;
-};
+export type AgentRow = Row<typeof agents>;
 
-const AGENT_COLUMNS = `id, name, owner_name AS ownerName, owner_email AS ownerEmail, description, capabilities,
-  webhook_url AS webhookUrl, score, rate_limit AS rateLimit, policy, created_at AS createdAt`;
-
-/** Remembered where this process is the only writer: every change to the row goes through this module. */
+/**
+ * Remembered where this process is the only writer: every change to the row goes through this module
+ * (updateAgent, addToScore), which forgets or revises the cached copy in the same op.
+ */
 export function findAgent(id: string): Query<AgentRow | null> {
-  return remember(cacheKeys.agent(id), "instance", () => get<AgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ?`, id));
+  return remember(cacheKeys.agent(id), "instance", () => find(agents, id));
 }
 
-type AgentChanges = {
-  rate_limit?: number | null;
-  policy?: string | null;
-  webhook_url?: string | null;
-  webhook_secret?: string | null;
-  api_key_hash?: string;
-  owner_key_hash?: string;
-};
+/** What may change of an agent's row through updateAgent (the score moves only by addToScore). */
+type AgentChanges = Pick<Changes<typeof agents>, "rateLimit" | "policy" | "webhookUrl" | "webhookSecret" | "apiKeyHash" | "ownerKeyHash">;
 
 /** A write op: changes columns of an agent's row (and the cache forgets it). */
 export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
-  const columns = Object.keys(changes) as (keyof AgentChanges)[];
-  yield* run(`UPDATE agents SET ${columns.map((column) => `${column} = ?`).join(", ")} WHERE id = ?`, ...columns.map((column) => changes[column]), id);
+  yield* update(agents, id, changes);
   yield* forget(cacheKeys.agent(id));
 }
 
@@ -56,8 +37,8 @@ const SCORE_EVENTS_KEPT = 20;
  */
 function* scoreEventsOf(id: string, lock = false): Query<string[]> {
   const events = yield* remember(cacheKeys.scoreEvents(id), "instance", function* () {
-    const row = yield* get<{ events: string }>(`SELECT score_events AS events FROM agents WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
-    return row && (JSON.parse(row.events) as ScoreEvent[]).map((event) => JSON.stringify(event));
+    const row = yield* find(agents, id, lock);
+    return row && (JSON.parse(row.scoreEvents) as ScoreEvent[]).map((event) => JSON.stringify(event));
   });
   return events ?? [];
 }
@@ -65,16 +46,18 @@ function* scoreEventsOf(id: string, lock = false): Query<string[]> {
 /** A write op: the score moves by the event's change, and the event joins the latest ones. */
 export function* addToScore(id: string, event: ScoreEvent): Query<void> {
   const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
-  yield* run("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, `[${events.join(",")}]`, id);
+  const scoreEvents = `[${events.join(",")}]`;
+  yield* run("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, scoreEvents, id);
   yield* revise<string[]>(cacheKeys.scoreEvents(id), () => events);
-  yield* revise<AgentRow>(cacheKeys.agent(id), (row) => ({ ...row, score: row.score + BigInt(event.change) }));
+  yield* revise<AgentRow>(cacheKeys.agent(id), (row) => ({ ...row, score: row.score + BigInt(event.change), scoreEvents }));
 }
 
 /** The names of the given agents (for people reading ids: the console, the owner's approvals). */
 export function* namesOf(ids: (string | null)[]): Query<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))].slice(0, 1000);
   if (wanted.length === 0) return new Map();
-  const rows = yield* all<{ id: string; name: string }>(`SELECT id, name FROM agents WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
+  // Only the names: a whole row carries the agent's score events too.
+  const rows = yield* all<Pick<AgentRow, "id" | "name">>(`SELECT id, name FROM agents WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
@@ -94,22 +77,25 @@ export function* lockAgents(ids: string[]): Query<void> {
   yield* all(`SELECT id FROM agents WHERE id IN (${sorted.map(() => "?").join(", ")}) ORDER BY id ${FOR_UPDATE}`, ...sorted);
 }
 
-type KeyColumn = "api_key_hash" | "owner_key_hash";
+/** The field of the agent's row holding a key's SHA-256: the agent key (pp_…) or the owner key (po_…). */
+export type KeyField = "apiKeyHash" | "ownerKeyHash";
 
-export function* findAgentByKeyHash(column: KeyColumn, hash: string): Query<AgentRow | null> {
-  const found = yield* remember(cacheKeys.agentByKeyHash(column, hash), "instance", () => get<{ id: string }>(`SELECT id FROM agents WHERE ${column} = ?`, hash));
+export function* findAgentByKeyHash(field: KeyField, hash: string): Query<AgentRow | null> {
+  const found = yield* remember(cacheKeys.agentByKeyHash(field, hash), "instance", () =>
+    get<Pick<AgentRow, "id">>(`SELECT id FROM agents WHERE ${agents.columns[field].name} = ?`, hash),
+  );
   return found && (yield* findAgent(found.id));
 }
 
 /**
- * A write op: the agent's key in `column` becomes `newHash`; the old one stops working at once.
+ * A write op: the agent's key in `field` becomes `newHash`; the old one stops working at once.
  * `presentedHash`, when given, must still be the key in force under the row lock (401 otherwise).
  */
-export function* replaceKeyHash(agentId: string, column: KeyColumn, newHash: string, presentedHash?: string): Query<void> {
-  const old = (yield* get<{ hash: string }>(`SELECT ${column} AS hash FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-  if (presentedHash !== undefined && old.hash !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
-  yield* updateAgent(agentId, { [column]: newHash });
-  yield* forget(cacheKeys.agentByKeyHash(column, old.hash));
+export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Query<void> {
+  const old = (yield* find(agents, agentId, true))![field];
+  if (presentedHash !== undefined && old !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
+  yield* updateAgent(agentId, { [field]: newHash });
+  yield* forget(cacheKeys.agentByKeyHash(field, old));
 }
 
 export function agentView(agent: AgentRow) {
@@ -124,7 +110,7 @@ export function agentView(agent: AgentRow) {
     webhookUrl: agent.webhookUrl,
     score,
     tier: tierOf(score).tier,
-    createdAt: iso(Number(agent.createdAt)),
+    createdAt: iso(agent.createdAt),
   };
 }
 
@@ -153,22 +139,19 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
   const id = uuid();
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
-  yield* run(
-      `INSERT INTO agents (id, name, owner_name, owner_email, description, capabilities, webhook_url, webhook_secret,
-         api_key_hash, owner_key_hash, score, rate_limit, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, NULL, ?)`,
-      id,
-      input.name,
-      input.ownerName,
-      input.ownerEmail,
-      input.description ?? null,
-      JSON.stringify(input.capabilities ?? []),
-      input.webhookUrl ?? null,
-      input.webhookUrl ? webhookSecret : null,
-      sha256Hex(apiKey),
-      sha256Hex(ownerKey),
-      clock.nowMs(),
-  );
+  yield* insert(agents, {
+    id,
+    name: input.name,
+    ownerName: input.ownerName,
+    ownerEmail: input.ownerEmail,
+    description: input.description ?? null,
+    capabilities: JSON.stringify(input.capabilities ?? []),
+    webhookUrl: input.webhookUrl ?? null,
+    webhookSecret: input.webhookUrl ? webhookSecret : null,
+    apiKeyHash: sha256Hex(apiKey),
+    ownerKeyHash: sha256Hex(ownerKey),
+    createdAt: clock.nowMs(),
+  });
   yield* openAgentAccounts(id);
   return { id, apiKey, ownerKey };
 }
@@ -181,7 +164,7 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  */
 export function* rotateApiKey(agentId: string, presentedHash?: string): Query<string> {
   const apiKey = secret("pp_");
-  yield* replaceKeyHash(agentId, "api_key_hash", sha256Hex(apiKey), presentedHash);
+  yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);
   return apiKey;
 }
 

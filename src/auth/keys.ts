@@ -1,5 +1,5 @@
 import { timingSafeEqual } from "node:crypto";
-import { findAgent, findAgentByKeyHash, type AgentRow } from "../agents/service";
+import { findAgent, findAgentByKeyHash, type AgentRow, type KeyField } from "../agents/service";
 import { config } from "../config";
 import { read, write } from "../db";
 import { ApiError, notFound } from "../errors";
@@ -14,9 +14,9 @@ export function bearer(header: string | undefined): string | null {
 
 const unauthorized = (message: string) => new ApiError("UNAUTHORIZED", message);
 
-type KeyKind = { prefix: string; column: "api_key_hash" | "owner_key_hash"; name: string; what: string; unknown: string };
-const AGENT_KEY: KeyKind = { prefix: "pp_", column: "api_key_hash", name: "the agent's API key (pp_…)", what: "an agent API key (pp_…)", unknown: "invalid API key: it was rotated or never issued" };
-const OWNER_KEY: KeyKind = { prefix: "po_", column: "owner_key_hash", name: "the owner key (po_…)", what: "an owner key (po_…)", unknown: "invalid owner key: it was rotated or never issued" };
+type KeyKind = { prefix: string; field: KeyField; name: string; what: string; unknown: string };
+const AGENT_KEY: KeyKind = { prefix: "pp_", field: "apiKeyHash", name: "the agent's API key (pp_…)", what: "an agent API key (pp_…)", unknown: "invalid API key: it was rotated or never issued" };
+const OWNER_KEY: KeyKind = { prefix: "po_", field: "ownerKeyHash", name: "the owner key (po_…)", what: "an owner key (po_…)", unknown: "invalid owner key: it was rotated or never issued" };
 
 const KINDS = [AGENT_KEY, OWNER_KEY];
 const kindOf = (key: string | null) => KINDS.find((kind) => key?.startsWith(kind.prefix));
@@ -35,7 +35,7 @@ function malformed(key: string | null, wanted: string): ApiError {
 async function keyHolder(key: string | null, wanted: KeyKind): Promise<AgentRow> {
   const kind = kindOf(key);
   if (!key || !kind) throw malformed(key, wanted.name);
-  const agent = await read(findAgentByKeyHash(kind.column, sha256Hex(key)));
+  const agent = await read(findAgentByKeyHash(kind.field, sha256Hex(key)));
   if (!agent) throw unauthorized(kind === wanted ? kind.unknown : `${kind.unknown}; this route takes ${wanted.name}`);
   if (kind !== wanted) throw new ApiError("FORBIDDEN", `this is ${kind.what}; this route takes ${wanted.name}`);
   return agent;

@@ -2,12 +2,14 @@
 // keys (pp_r_…) with their budget left per currency, last use, expiry and status, each revoked after a
 // confirmation, and a form that makes one (shown once). Keys are made as the owner would with the API
 // (POST /agents/me/keys with the owner key), through the same service.
-import { read, write } from "../db";
+import { find, read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary, ownProperty } from "../json";
 import { CURRENCIES } from "../money";
-import { createKey, findKey, keyView, listKeys, revokeKey, type KeyView, type NewKey } from "../keys/service";
+import { createKey, type NewKey } from "../keys/create";
+import { agentKeys } from "../keys/schema";
 import { SCOPES } from "../keys/scopes";
+import { keyView, listKeys, revokeKey, type KeyView } from "../keys/service";
 import { DAY_MS } from "../time";
 import { allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
@@ -77,7 +79,7 @@ export async function createKeyFromForm(agentId: string, body: Fields): Promise<
 
 /** The restricted key `id` of the agent, or a 404 the page shows. */
 export async function keyOf(agentId: string, id: string): Promise<KeyView> {
-  const row = await read(findKey(id));
+  const row = await read(find(agentKeys, id));
   if (!row || row.agentId !== agentId) throw notFound("key");
   return read(keyView(row));
 }

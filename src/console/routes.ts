@@ -119,7 +119,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
       const ownerKey = field(body, "ownerKey") ?? "";
       if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401, field(body, "next"));
-      const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey))) : null;
+      const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey))) : null;
       if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401, field(body, "next"));
       const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
       return redirect(consolePath(field(body, "next")), { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });

@@ -21,7 +21,7 @@ const key = (text: string) => text as CacheKey;
 export const cacheKeys = {
   agent: (id: string) => key(`agent:${id}`),
   scoreEvents: (agentId: string) => key(`score-events:${agentId}`),
-  agentByKeyHash: (column: "api_key_hash" | "owner_key_hash", hash: string) => key(`key:${column}:${hash}`),
+  agentByKeyHash: (field: "apiKeyHash" | "ownerKeyHash", hash: string) => key(`key:${field}:${hash}`),
   /** A restricted key (pp_r_…) by its hash: forgotten when it is revoked. */
   restrictedKey: (hash: string) => key(`restricted-key:${hash}`),
   block: (blockerId: string, blockedId: string) => key(`block:${blockerId}:${blockedId}`),

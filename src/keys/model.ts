@@ -4,7 +4,7 @@ import { Amount, Uuid } from "../http/models";
 import { Enum, Model, Money, Nullable, Page, Timestamp, MaybeTimestamp } from "../http/responses";
 import { CURRENCIES } from "../money";
 import { SCOPES } from "./scopes";
-import { MAX_KEY_LIFETIME_MS } from "./service";
+import { MAX_KEY_LIFETIME_MS } from "./create";
 
 const MAX_ALLOWLIST = 1000;
 const Scope = Enum(SCOPES, { description: "what the key may do; keys/scopes.ts maps each scope to its routes and MCP tools (docs/delegation.md)" });

@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { Currency } from "../money";
 
 /**
  * A restricted key (pp_r_…) of an agent: what it may do (scopes), spend (budgets) and pay whom
@@ -34,7 +35,7 @@ export const keySpending = table(
   "key_spending",
   {
     keyId: text().notNull().references(() => agentKeys.columns.id),
-    currency: text().notNull(),
+    currency: text<Currency>().notNull(),
     spent: integer().notNull(),
   },
   (t) => [primaryKey(t.keyId, t.currency)],

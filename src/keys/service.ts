@@ -1,17 +1,15 @@
-// Restricted keys (pp_r_…): made by the agent key, the owner key or another restricted key (never wider
-// than the key that makes it), listed with what each has spent, revoked at once with every key made
-// from it. A key's budgets and allowlist are checked on each outflow (outflows/budget.ts).
-import { clock, iso } from "../clock";
-import { all, cacheKeys, FOR_UPDATE, forget, get, newestFirst, remember, run, type PageWindow, type Query } from "../db";
-import { ApiError, invalid, notFound } from "../errors";
-import { secret, sha256Hex, uuid } from "../ids";
+// Restricted keys (pp_r_…) once made (keys/create.ts makes them): what a key allows, whether it is in
+// force along the chain of keys it was made from, finding it by its hash, its last use, its view with
+// what it has spent, the list, and revocation — at once, with every key made from it. A key's budgets
+// and allowlist are checked on each outflow (outflows/budget.ts).
+import { clock, iso, isoOrNull } from "../clock";
+import { cacheKeys, find, forget, newestFirst, remember, run, select, update, type PageWindow, type Query, type Row } from "../db";
+import { notFound } from "../errors";
 import { dictionary } from "../json";
-import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
-import { DAY_MS } from "../time";
+import { CURRENCIES, toMajor, type Currency } from "../money";
+import { agentKeys, keySpending } from "./schema";
 import type { Scope } from "./scopes";
 
-export const DEFAULT_KEY_LIFETIME_MS = 30 * DAY_MS;
-export const MAX_KEY_LIFETIME_MS = 365 * DAY_MS;
 /** A key made by a key made by a key …: the chain its outflows are counted along stays short. */
 export const MAX_KEY_DEPTH = 4;
 
@@ -19,23 +17,7 @@ export const MAX_KEY_DEPTH = 4;
 export type Budget = { perTransaction?: bigint; total?: bigint };
 export type Budgets = Partial<Record<Currency, Budget>>;
 
-export type KeyRow = {
-  id: string;
-  agentId: string;
-  name: string;
-  keyHash: string;
-  scopes: string;
-  budgets: string;
-  allowlist: string | null;
-  parentKeyId: string | null;
-  createdAt: bigint;
-  expiresAt: bigint;
-  revokedAt: bigint | null;
-  lastUsedAt: bigint | null;
-};
-
-const COLUMNS = `id, agent_id AS agentId, name, key_hash AS keyHash, scopes, budgets, allowlist, parent_key_id AS parentKeyId,
-  created_at AS createdAt, expires_at AS expiresAt, revoked_at AS revokedAt, last_used_at AS lastUsedAt`;
+export type KeyRow = Row<typeof agentKeys>;
 
 export const scopesOf = (row: KeyRow): Scope[] => JSON.parse(row.scopes);
 /** What a route check needs of a restricted key (a row, or its view); null: the agent key, which opens every route. */
@@ -58,17 +40,13 @@ export function budgetsOf(row: KeyRow): Budgets {
 }
 
 /** A key is in force until it expires or is revoked; so is every key it was made from. */
-export const inForce = (row: KeyRow, now = clock.nowMs()) => row.revokedAt === null && Number(row.expiresAt) > now;
-
-export function* findKey(id: string, lock = false): Query<KeyRow | null> {
-  return yield* get<KeyRow>(`SELECT ${COLUMNS} FROM agent_keys WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
-}
+export const inForce = (row: KeyRow, now = clock.nowMs()) => row.revokedAt === null && row.expiresAt > now;
 
 /** The key and the keys it was made from, nearest first. */
 export function* keyChain(id: string): Query<KeyRow[]> {
   const chain: KeyRow[] = [];
   for (let next: string | null = id; next !== null && chain.length <= MAX_KEY_DEPTH; ) {
-    const row: KeyRow | null = yield* findKey(next);
+    const row: KeyRow | null = yield* find(agentKeys, next);
     if (!row) break;
     chain.push(row);
     next = row.parentKeyId;
@@ -78,7 +56,10 @@ export function* keyChain(id: string): Query<KeyRow[]> {
 
 /** The key in force this hash is of, or null (unknown, revoked, expired, or made from one that is). */
 export function* restrictedKeyByHash(hash: string): Query<KeyRow | null> {
-  const row = yield* remember(cacheKeys.restrictedKey(hash), "instance", () => get<KeyRow>(`SELECT ${COLUMNS} FROM agent_keys WHERE key_hash = ?`, hash));
+  const row = yield* remember(cacheKeys.restrictedKey(hash), "instance", function* () {
+    const [found] = yield* select(agentKeys, "key_hash = ?", hash);
+    return found ?? null;
+  });
   if (!row || !inForce(row)) return null;
   if (row.parentKeyId === null) return row;
   const chain = yield* keyChain(row.parentKeyId);
@@ -101,97 +82,13 @@ export function* touchKey(row: KeyRow): Query<void> {
 export function* keyNamesOf(ids: (string | null)[]): Query<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
-  const rows = yield* all<{ id: string; name: string }>(`SELECT id, name FROM agent_keys WHERE id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
+  const rows = yield* select(agentKeys, `id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
 export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
-  const rows = yield* all<{ currency: Currency; spent: bigint }>("SELECT currency, spent FROM key_spending WHERE key_id = ?", keyId);
+  const rows = yield* select(keySpending, "key_id = ?", keyId);
   return new Map(rows.map((row) => [row.currency, row.spent]));
-}
-
-/** The body of POST /agents/me/keys, as validated by KeyBody (scopes from SCOPES, budgets by currency). */
-export type NewKey = {
-  name: string;
-  scopes: string[];
-  budgets?: Partial<Record<string, { perTransaction?: number; total?: number }>>;
-  allowlist?: string[] | null;
-  expiresInSeconds?: number;
-};
-
-function budgetsFrom(body: NewKey): Budgets {
-  const budgets: Budgets = dictionary();
-  for (const currency of CURRENCIES) {
-    const given = body.budgets?.[currency];
-    if (!given) continue;
-    const budget: Budget = {};
-    if (given.perTransaction !== undefined) budget.perTransaction = toMinor(given.perTransaction, currency, `budgets.${currency}.perTransaction`);
-    if (given.total !== undefined) budget.total = toMinor(given.total, currency, `budgets.${currency}.total`);
-    if (budget.perTransaction !== undefined || budget.total !== undefined) budgets[currency] = budget;
-  }
-  return budgets;
-}
-
-const wider = (message: string, details: Record<string, unknown>) => new ApiError("KEY_SCOPE_DENIED", `a restricted key makes only keys narrower than itself: ${message}`, { details });
-
-/** Refuses a new key wider than the restricted key that makes it, in any of its parts. */
-function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allowlist: string[] | null, expiresAt: number): Query<void> {
-  const own = scopesOf(parent);
-  const extra = scopes.filter((scope) => !own.includes(scope));
-  if (extra.length) throw wider(`it lacks the scopes ${extra.join(", ")}`, { scopes: own });
-  if (expiresAt > Number(parent.expiresAt)) throw wider(`it expires at ${iso(Number(parent.expiresAt))}`, { expiresAt: iso(Number(parent.expiresAt)) });
-  const ownList = allowlistOf(parent);
-  if (ownList !== null && (allowlist === null || allowlist.some((id) => !ownList.includes(id)))) {
-    throw wider("its counterparty allowlist must hold every counterparty of the new key's", { allowlist: ownList });
-  }
-  const spent = yield* spentByKey(parent.id);
-  for (const [currency, budget] of Object.entries(budgetsOf(parent)) as [Currency, Budget][]) {
-    const asked = budgets[currency];
-    if (budget.perTransaction !== undefined && (asked?.perTransaction === undefined || asked.perTransaction > budget.perTransaction)) {
-      throw wider(`its budget per transaction is ${toMajor(budget.perTransaction, currency)} ${currency}`, { currency, perTransaction: toMajor(budget.perTransaction, currency) });
-    }
-    if (budget.total === undefined) continue;
-    const left = budget.total - (spent.get(currency) ?? 0n);
-    if (asked?.total === undefined || asked.total > left) {
-      throw wider(`its total budget has ${toMajor(left > 0n ? left : 0n, currency)} ${currency} left`, { currency, remaining: toMajor(left > 0n ? left : 0n, currency) });
-    }
-  }
-}
-
-/** Makes a key for `agentId`; `parent`: the restricted key that asks (null: the agent or owner key). Returns the row and the key, shown once. */
-export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey): Query<{ row: KeyRow; apiKey: string }> {
-  const scopes = [...new Set(body.scopes)] as Scope[];
-  const budgets = budgetsFrom(body);
-  const allowlist = body.allowlist ? [...new Set(body.allowlist)] : null;
-  const now = clock.nowMs();
-  const lifetime = body.expiresInSeconds === undefined ? DEFAULT_KEY_LIFETIME_MS : body.expiresInSeconds * 1000;
-  if (lifetime > MAX_KEY_LIFETIME_MS) throw invalid(`expiresInSeconds: at most ${MAX_KEY_LIFETIME_MS / 1000} (one year)`);
-  // Left out, the expiry is the default one, but never past the expiry of the key that makes it.
-  const expiresAt = parent && body.expiresInSeconds === undefined ? Math.min(now + lifetime, Number(parent.expiresAt)) : now + lifetime;
-  if (parent) {
-    if ((yield* keyChain(parent.id)).length > MAX_KEY_DEPTH - 1) throw wider(`keys are made at most ${MAX_KEY_DEPTH} deep`, { depth: MAX_KEY_DEPTH });
-    yield* assertNarrower(parent, scopes, budgets, allowlist, expiresAt);
-  }
-  const apiKey = secret("pp_r_");
-  const stored = dictionary<{ perTransaction?: string; total?: string }>();
-  for (const [currency, budget] of Object.entries(budgets) as [Currency, Budget][]) {
-    stored[currency] = { ...(budget.perTransaction !== undefined ? { perTransaction: String(budget.perTransaction) } : {}), ...(budget.total !== undefined ? { total: String(budget.total) } : {}) };
-  }
-  const row = (yield* get<KeyRow>(
-    `INSERT INTO agent_keys (id, agent_id, name, key_hash, scopes, budgets, allowlist, parent_key_id, created_at, expires_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING ${COLUMNS}`,
-    uuid(),
-    agentId,
-    body.name,
-    sha256Hex(apiKey),
-    JSON.stringify(scopes),
-    JSON.stringify(stored),
-    allowlist === null ? null : JSON.stringify(allowlist),
-    parent?.id ?? null,
-    now,
-    expiresAt,
-  ))!;
-  return { row, apiKey };
 }
 
 /**
@@ -199,20 +96,20 @@ export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey)
  * itself and the keys made from it (`by`); the agent and owner keys any of the agent's keys.
  */
 export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Query<KeyRow> {
-  const row = yield* findKey(id, true);
+  const row = yield* find(agentKeys, id, true);
   if (!row || row.agentId !== agentId) throw notFound("key");
   if (by && row.id !== by.id && !(yield* keyChain(row.id)).some((ancestor) => ancestor.id === by.id)) throw notFound("key");
   const now = clock.nowMs();
   for (let level = [row]; level.length; ) {
     const next: KeyRow[] = [];
     for (const key of level) {
-      if (key.revokedAt === null) yield* run("UPDATE agent_keys SET revoked_at = ? WHERE id = ?", now, key.id);
+      if (key.revokedAt === null) yield* update(agentKeys, key.id, { revokedAt: now });
       yield* forget(cacheKeys.restrictedKey(key.keyHash));
-      next.push(...(yield* all<KeyRow>(`SELECT ${COLUMNS} FROM agent_keys WHERE parent_key_id = ?`, key.id)));
+      next.push(...(yield* select(agentKeys, "parent_key_id = ?", key.id)));
     }
     level = next;
   }
-  return (yield* findKey(id))!;
+  return (yield* find(agentKeys, id))!;
 }
 
 export function* keyView(row: KeyRow) {
@@ -240,18 +137,18 @@ export function* keyView(row: KeyRow) {
     budgets,
     allowlist: allowlistOf(row),
     parentKeyId: row.parentKeyId,
-    status: row.revokedAt !== null ? "REVOKED" : Number(row.expiresAt) <= now ? "EXPIRED" : "ACTIVE",
-    createdAt: iso(Number(row.createdAt)),
-    expiresAt: iso(Number(row.expiresAt)),
-    revokedAt: row.revokedAt === null ? null : iso(Number(row.revokedAt)),
-    lastUsedAt: row.lastUsedAt === null ? null : iso(Number(row.lastUsedAt)),
+    status: row.revokedAt !== null ? "REVOKED" : row.expiresAt <= now ? "EXPIRED" : "ACTIVE",
+    createdAt: iso(row.createdAt),
+    expiresAt: iso(row.expiresAt),
+    revokedAt: isoOrNull(row.revokedAt),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
   };
 }
 
 export type KeyView = ReturnType<typeof keyView> extends Query<infer View> ? View : never;
 
 export function* listKeys(agentId: string, window: PageWindow) {
-  const page = yield* newestFirst<KeyRow, KeyRow>({ table: "agent_keys", columns: COLUMNS, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);
+  const page = yield* newestFirst({ table: agentKeys, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);
   const data = [];
   for (const row of page.data) data.push(yield* keyView(row));
   return { ...page, data };

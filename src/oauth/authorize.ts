@@ -3,8 +3,10 @@
 // page (never sent to an unverified address); after that it goes back to the client as a redirect with
 // `error` and `state` (RFC 6749 §4.1.2.1).
 import { t } from "elysia";
-import { read } from "../db";
-import { findClient, redirectUrisOf, requestedScopes, type AuthorizationRequest } from "./service";
+import { find, read } from "../db";
+import { redirectUrisOf } from "./clients";
+import { oauthClients } from "./schema";
+import { requestedScopes, type AuthorizationRequest } from "./service";
 
 const Param = t.Optional(t.String({ maxLength: 1000 }));
 /** The query of an authorization request; the consent form sends the same fields back. */
@@ -44,7 +46,7 @@ export type Checked = { ok: AuthorizationRequest } | { page: string } | { redire
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export async function checkAuthorization(params: AuthorizationParams, base: string): Promise<Checked> {
-  const client = params.client_id ? await read(findClient(params.client_id)).catch(() => null) : null;
+  const client = params.client_id ? await read(find(oauthClients, params.client_id)).catch(() => null) : null;
   if (!client) return { page: "Unknown client_id: the application must register first (POST /oauth/register)." };
   if (!params.redirect_uri || !redirectUrisOf(client).includes(params.redirect_uri)) return { page: "redirect_uri is not one the application registered." };
   const back = (error: string, description: string) => ({ redirect: redirectTo(params.redirect_uri!, params.state, { error, error_description: description }) });

@@ -10,7 +10,8 @@ import { answers, Model } from "../http/responses";
 import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
 import { AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
-import { exchangeCode, OAuthError, refreshGrant, registerClient, type Refused, type Tokens } from "./service";
+import { registerClient, registeredClientView } from "./clients";
+import { exchangeCode, OAuthError, refreshGrant, type Refused, type Tokens } from "./service";
 
 const oauthError = (error: OAuthError) =>
   Response.json({ error: error.error, error_description: error.description, message: error.description }, { status: error.status, headers: { "cache-control": "no-store" } });
@@ -67,11 +68,6 @@ const protectedResource = ({ request }: { request: Request }) => {
 };
 const resourceDocs = answers(docs("OAuth", "The protected resource metadata of /mcp (RFC 9728): the resource to ask a token for and the authorization server", "public"), { 200: ProtectedResource });
 
-const unsupported = (field: string, values: string[] | undefined, allowed: string[]) => {
-  const extra = (values ?? []).filter((value) => !allowed.includes(value));
-  return extra.length ? new OAuthError("invalid_client_metadata", `${field}: only ${allowed.join(", ")} (not ${extra.join(", ")})`) : null;
-};
-
 const TokenForm = t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 2000 }), { maxProperties: 20 });
 
 async function token(form: Record<string, string>): Promise<Response> {
@@ -124,26 +120,11 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   .post(
     "/oauth/register",
     async ({ body, set }) => {
-      const refusal =
-        (body.token_endpoint_auth_method !== undefined && body.token_endpoint_auth_method !== "none"
-          ? new OAuthError("invalid_client_metadata", "token_endpoint_auth_method: only none (public clients with PKCE)")
-          : null) ??
-        unsupported("grant_types", body.grant_types, ["authorization_code", "refresh_token"]) ??
-        unsupported("response_types", body.response_types, ["code"]);
-      if (refusal) return oauthError(refusal);
       try {
         const client = await write(() => registerClient(body));
         set.status = 201;
         set.headers["cache-control"] = "no-store";
-        return {
-          client_id: client.id,
-          client_name: client.name,
-          redirect_uris: JSON.parse(client.redirectUris) as string[],
-          grant_types: ["authorization_code", "refresh_token"],
-          response_types: ["code"],
-          token_endpoint_auth_method: "none" as const,
-          client_id_issued_at: Math.floor(Number(client.createdAt) / 1000),
-        };
+        return registeredClientView(client);
       } catch (error) {
         if (error instanceof OAuthError) return oauthError(error);
         throw error;

@@ -3,10 +3,11 @@
 // life — for the key and every key it was made from. The total is counted by one conditional UPDATE per
 // key (`spent + amount <= total`), so concurrent outflows of one key, on either engine and any instance,
 // can never together pass it: each sees the others' counts or waits for their row lock.
-import { actingKey, get, run, type Query } from "../db";
+import { actingKey, run, select, type Query } from "../db";
 import { ApiError } from "../errors";
 import { toMajor } from "../money";
 import type { Outflow } from "./approvals";
+import { keySpending } from "../keys/schema";
 import { allowlistOf, budgetsOf, keyChain, type KeyRow } from "../keys/service";
 
 function assertAllowed(key: KeyRow, outflow: Outflow): void {
@@ -33,7 +34,7 @@ function* spend(key: KeyRow, outflow: Outflow): Query<void> {
     return;
   }
   if ((yield* run("UPDATE key_spending SET spent = spent + ? WHERE key_id = ? AND currency = ? AND spent + ? <= ?", amount, key.id, currency, amount, total)) === 1) return;
-  const { spent } = (yield* get<{ spent: bigint }>("SELECT spent FROM key_spending WHERE key_id = ? AND currency = ?", key.id, currency))!;
+  const { spent } = (yield* select(keySpending, "key_id = ? AND currency = ?", key.id, currency))[0]!;
   const left = total > spent ? total - spent : 0n;
   throw new ApiError(
     "KEY_BUDGET_EXCEEDED",

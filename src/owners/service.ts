@@ -63,14 +63,14 @@ export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<bool
   yield* lockAgents([agentId]);
   if (!(yield* stillSignedIn())) throw new ApiError("UNAUTHORIZED", "invalid owner key: it was rotated");
   const ownerKey = secret("po_");
-  yield* replaceKeyHash(agentId, "owner_key_hash", sha256Hex(ownerKey));
+  yield* replaceKeyHash(agentId, "ownerKeyHash", sha256Hex(ownerKey));
   yield* closeSessionsOf(agentId);
   return ownerKey;
 }
 
 /** For rotateOwnerKey: whether `ownerKey` is the agent's owner key in force. */
 export function* ownerKeyInForce(agentId: string, ownerKey: string): Query<boolean> {
-  return (yield* findAgentByKeyHash("owner_key_hash", sha256Hex(ownerKey)))?.id === agentId;
+  return (yield* findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey)))?.id === agentId;
 }
 
 const rate = (currency: Currency) => config.referenceRates[currency]!;

@@ -3,9 +3,10 @@
 // double-submit cookie does the same job).
 import { timingSafeEqual } from "node:crypto";
 import { clock } from "../clock";
-import { get, run, type Query } from "../db";
+import { insert, run, select, type Query } from "../db";
 import { secret, sha256Hex } from "../ids";
 import { HOUR_MS } from "../time";
+import { consoleSessions } from "./schema";
 
 export const SESSION_COOKIE = "agentbank_session";
 export const LOGIN_CSRF_COOKIE = "agentbank_login_csrf";
@@ -33,25 +34,15 @@ export const sameToken = (a: string | undefined | null, b: string | undefined | 
 export function* openSession(agentId: string): Query<{ token: string; maxAgeSeconds: number }> {
   const token = secret("cs_");
   const now = clock.nowMs();
-  yield* run(
-    "INSERT INTO console_sessions (token_hash, agent_id, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",
-    sha256Hex(token),
-    agentId,
-    secret(""),
-    now,
-    now + SESSION_TTL_MS,
-  );
+  yield* insert(consoleSessions, { tokenHash: sha256Hex(token), agentId, csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
   return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
 export function* sessionOf(request: Request): Query<Session | null> {
   const token = readCookie(request, SESSION_COOKIE);
   if (!token) return null;
-  const row = yield* get<{ agentId: string; csrfToken: string; expiresAt: bigint }>(
-    "SELECT agent_id AS agentId, csrf_token AS csrfToken, expires_at AS expiresAt FROM console_sessions WHERE token_hash = ?",
-    sha256Hex(token),
-  );
-  if (!row || Number(row.expiresAt) <= clock.nowMs()) return null;
+  const [row] = yield* select(consoleSessions, "token_hash = ?", sha256Hex(token));
+  if (!row || row.expiresAt <= clock.nowMs()) return null;
   return { agentId: row.agentId, csrfToken: row.csrfToken };
 }
 

@@ -28,7 +28,7 @@ export async function setWebhook(agentId: string, url: string | null) {
   const created = webhookSecret();
   return write(function* () {
     const current = (yield* get<{ secret: string | null }>(`SELECT webhook_secret AS secret FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-    const update = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhook_url: webhookUrl, webhook_secret: secret });
+    const update = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
     if (url === null) {
       yield* update(null, current.secret);
       return { agentId, webhookUrl: null };
@@ -44,7 +44,7 @@ export function* rotateWebhookSecret(agentId: string) {
   const current = (yield* get<{ url: string | null }>(`SELECT webhook_url AS url FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
   if (!current.url) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
   const secret = webhookSecret();
-  yield* updateAgent(agentId, { webhook_secret: secret });
+  yield* updateAgent(agentId, { webhookSecret: secret });
   return { agentId, webhookUrl: current.url, secret };
 }
 
