@@ -1,9 +1,9 @@
 // The Elysia app: plumbing first (errors, limits, logs, docs), then one plugin per feature.
 import { Elysia } from "elysia";
 import { adminRoutes } from "./admin/admin-routes";
-import { agentAdminRoutes } from "./agents/admin-routes";
-import { agentRoutes } from "./agents/routes";
-import { keyRoutes } from "./keys/routes";
+import { agentAdminRoutes } from "./profile/admin-routes";
+import { agentRoutes } from "./profile/routes";
+import { keyRoutes } from "./profile/keys-routes";
 import { betAdminRoutes } from "./betting/admin-routes";
 import { chainAdminRoutes } from "./chain/admin-routes";
 import { chainWalletRoutes } from "./chain/routes";
@@ -26,7 +26,7 @@ import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
 import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
-import { registrationRoutes } from "./registration/routes";
+import { registrationRoutes } from "./profile/registration-routes";
 import { messagingRoutes } from "./messaging/routes";
 import { oauthRoutes } from "./oauth/routes";
 import { consentRoutes } from "./console/consent";

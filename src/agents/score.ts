@@ -2,7 +2,6 @@
 import { addToScore } from "./service";
 import type { Query } from "../db";
 import { clock } from "../clock";
-import type { Reference } from "../ledger/ledger";
 
 export const SCORE_CHANGES = {
   PAYMENT_COMPLETED: 1,
@@ -15,6 +14,6 @@ export const SCORE_CHANGES = {
 
 export type ScoreReason = keyof typeof SCORE_CHANGES;
 
-export function* adjustScore(agentId: string, reason: ScoreReason, reference: Reference): Query<void> {
+export function* adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): Query<void> {
   yield* addToScore(agentId, { reason, change: SCORE_CHANGES[reason], referenceType: reference.type, referenceId: reference.id, createdAt: clock.nowMs() });
 }

@@ -2,8 +2,6 @@ import { clock, iso } from "../clock";
 import { all, cacheKeys, FOR_UPDATE, find, forget, get, insert, remember, revise, run, update, type Changes, type Query, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
-import { balancesOf, openAgentAccounts } from "../ledger/ledger";
-import { toMajor } from "../money";
 import { agents } from "./schema";
 import { tierOf } from "./tiers";
 
@@ -114,14 +112,6 @@ export function agentView(agent: AgentRow) {
   };
 }
 
-export function* balancesView(agentId: string) {
-  return (yield* balancesOf(agentId)).map((row) => ({
-    currency: row.currency,
-    available: toMajor(row.available, row.currency),
-    held: toMajor(row.held, row.currency),
-  }));
-}
-
 export type Registration = {
   name: string;
   ownerName: string;
@@ -132,8 +122,9 @@ export type Registration = {
 };
 
 /**
- * A write op: creates the agent, its accounts and keys (returned once, stored hashed). Its deposit
- * address is assigned by the caller's op (chain/addresses), which sits above this module.
+ * A write op: creates the agent's row with its keys (returned once, stored hashed). Its ledger accounts
+ * and deposit address are opened by the caller's op (profile/registration.ts), which sits above the
+ * ledger and the chain.
  */
 export function* registerAgent(input: Registration, webhookSecret: string | null): Query<{ id: string; apiKey: string; ownerKey: string }> {
   const id = uuid();
@@ -152,7 +143,6 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
     ownerKeyHash: sha256Hex(ownerKey),
     createdAt: clock.nowMs(),
   });
-  yield* openAgentAccounts(id);
   return { id, apiKey, ownerKey };
 }
 

@@ -1,6 +1,7 @@
 // The console's page bodies: what each page shows, from the same services the API uses. Routes
 // (routes.ts) handle the session, the forms and the redirects.
-import { balancesView, namesOf } from "../agents/service";
+import { namesOf } from "../agents/service";
+import { balancesView } from "../wallets/balances";
 import { myBets } from "../betting/service";
 import { clock } from "../clock";
 import { config } from "../config";

@@ -1,5 +1,5 @@
 import { Elysia, t } from "elysia";
-import { balancesView } from "../agents/service";
+import { balancesView } from "./balances";
 import { read } from "../db";
 import { auth } from "../auth/macros";
 import { docs, paged, PageQuery } from "../http/models";

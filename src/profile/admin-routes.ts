@@ -5,8 +5,8 @@ import { write } from "../db";
 import { docs, IdParam } from "../http/models";
 import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
-import { RateLimit } from "./model";
-import { getAgent, updateAgent } from "./service";
+import { RateLimit } from "../agents/model";
+import { getAgent, updateAgent } from "../agents/service";
 
 export const agentAdminRoutes = operatorRoutes("agents-admin")
   .put(

@@ -1,9 +1,9 @@
-// POST /agents/register (the logic: ./service.ts).
+// POST /agents/register (the logic: ./registration.ts).
 import { Elysia } from "elysia";
 import { docs } from "../http/models";
 import { answers } from "../http/responses";
 import { Registration, RegistrationBody } from "../agents/model";
-import { register } from "./service";
+import { register } from "./registration";
 
 export const registrationRoutes = new Elysia({ prefix: "/agents", name: "registration" }).post(
   "/register",

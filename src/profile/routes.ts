@@ -1,5 +1,5 @@
-// /agents: the calling agent's profile, keys and blocks, and any agent's reputation. Registration
-// (POST /agents/register) is src/registration: it also assigns a deposit address from the chain.
+// /agents: the calling agent's profile, its own key, its blocks, and any agent's reputation. Registration
+// (POST /agents/register) is registration-routes.ts; restricted keys keys-routes.ts.
 import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
 import { read, write } from "../db";
@@ -7,9 +7,9 @@ import { auth } from "../auth/macros";
 import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";
-import { block, blocksOf, unblock } from "./blocks";
-import { Agent, BlockPage, Blocked, Reputation, RotatedKey, Unblocked } from "./model";
-import { agentView, reputationView, rotateApiKey } from "./service";
+import { block, blocksOf, unblock } from "../agents/blocks";
+import { Agent, BlockPage, Blocked, Reputation, RotatedKey, Unblocked } from "../agents/model";
+import { agentView, reputationView, rotateApiKey } from "../agents/service";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
   .use(auth)

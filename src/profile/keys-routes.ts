@@ -5,9 +5,9 @@ import { read, write } from "../db";
 import { auth } from "../auth/macros";
 import { docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
-import { createKey } from "./create";
-import { CallingKey, KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "./model";
-import { keyView, listKeys, revokeKey } from "./service";
+import { createKey } from "../keys/create";
+import { CallingKey, KeyBody, NewRestrictedKey, RestrictedKey, RestrictedKeyPage } from "../keys/model";
+import { keyView, listKeys, revokeKey } from "../keys/service";
 
 const createDocs = docs(
   "Agents",

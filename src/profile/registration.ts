@@ -1,16 +1,19 @@
-// Registration: an agent, its accounts, its keys and its custodial deposit address, in one write op,
-// and the onboarding it is answered with. It sits above agents and chain (the address comes from the
-// chain's key tree), so neither reaches up to the other.
+// Registration: an agent, its keys, its ledger accounts and its custodial deposit address, in one write
+// op, and the onboarding it is answered with. It sits above agents, the ledger and the chain (the
+// address comes from the chain's key tree), so none of them reaches up to another.
 import { assignDepositAddress } from "../chain/addresses";
 import { config } from "../config";
 import { write } from "../db";
 import { webhookSecret as newWebhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
 import { tierOf, TIERS } from "../agents/tiers";
-import { agentView, balancesView, getAgent, registerAgent, type Registration } from "../agents/service";
+import { agentView, getAgent, registerAgent, type Registration } from "../agents/service";
+import { openAgentAccounts } from "../ledger/ledger";
+import { balancesView } from "../wallets/balances";
 
 function* createAgent(input: Registration, webhookSecret: string | null) {
   const { id, apiKey, ownerKey } = yield* registerAgent(input, webhookSecret);
+  yield* openAgentAccounts(id);
   const address = yield* assignDepositAddress(id);
   return { agent: agentView(yield* getAgent(id)), apiKey, ownerKey, address, balances: yield* balancesView(id) };
 }
