@@ -225,7 +225,7 @@ const INVENTORY: Site[] = [
   ["src/outflows/approvals.ts › holdOutflow", "hold", "the agent's own money into its own escrow while the owner decides, after the checks (holdForApproval in src/outflows/check.ts)"],
   ["src/outflows/approvals.ts › giveBack", "expireHold, voidHold", "returns what an approval held, to the agent itself (EXPIRED with the approval, VOIDED otherwise)"],
   // Money from outside.
-  ["src/wallets/admin-routes.ts › walletAdminRoutes", "deposit", "deposit by the operator (admin key)"],
+  ["src/wallets/deposits.ts › creditDeposit", "deposit", "deposit by the operator (admin key)"],
   ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
   ["src/chain/sales.ts › creditSale", "post", "deposit from chain: the watcher's Transfer log to the seller's own address, credited once as X402_SALE when it used an authorization the facilitator settled for that seller (never also as a deposit)"],
   // The chain's ledger entries: each function's callers are listed above.

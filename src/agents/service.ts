@@ -65,6 +65,12 @@ export function* getAgent(id: string): Query<AgentRow> {
   return agent;
 }
 
+/** A write op: the operator sets the agent's requests per rate-limit window (404 for an unknown agent). */
+export function* setRateLimit(id: string, limit: number): Query<void> {
+  yield* getAgent(id);
+  yield* updateAgent(id, { rateLimit: limit });
+}
+
 /**
  * In a write op that enforces a limit between agents (open negotiations per pair, messages per hour,
  * the counter-offer cooldown): locks their rows, in id order, so two such ops for the same agents run

@@ -6,16 +6,13 @@ import { docs, IdParam } from "../http/models";
 import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
 import { RateLimit } from "../agents/model";
-import { getAgent, updateAgent } from "../agents/service";
+import { setRateLimit } from "../agents/service";
 
 export const agentAdminRoutes = operatorRoutes("agents-admin")
   .put(
     "/agents/:id/rate-limit",
     async ({ params, body }) => {
-      await write(function* () {
-        yield* getAgent(params.id);
-        yield* updateAgent(params.id, { rateLimit: body.limit });
-      });
+      await write(() => setRateLimit(params.id, body.limit));
       return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
     },
     {

@@ -1,35 +1,18 @@
-// POST /admin/deposits: money from outside (fiat rails, tests) credited by the operator.
+// POST /admin/deposits: money from outside (fiat rails, tests) credited by the operator (./deposits.ts).
 import { t } from "elysia";
-import { getAgent } from "../agents/service";
-import { clock, iso } from "../clock";
-import { write } from "../db";
 import { Amount, Currency, docs, Uuid } from "../http/models";
 import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
-import { uuid } from "../ids";
-import { deposit } from "../ledger/transfers";
-import { toMajor, toMinor } from "../money";
-import { notifyFinancial } from "../webhooks/outbox";
+import { creditDeposit } from "./deposits";
 import { Deposit } from "./model";
 
 export const walletAdminRoutes = operatorRoutes("wallets-admin")
   .post(
     "/deposits",
     async ({ body, set }) => {
-      const amount = toMinor(body.amount, body.currency);
-      const id = uuid();
-      await write(function* () {
-        yield* getAgent(body.agentId);
-        yield* deposit(body.agentId, amount, body.currency, { type: "deposit", id });
-        yield* notifyFinancial(
-          body.agentId,
-          "deposit.credited",
-          { depositId: id, amount: toMajor(amount, body.currency), currency: body.currency, reference: body.reference ?? null },
-          `Deposit credited: ${toMajor(amount, body.currency)} ${body.currency}`,
-        );
-      });
+      const credited = await creditDeposit(body);
       set.status = 201;
-      return { id, agentId: body.agentId, amount: toMajor(amount, body.currency), currency: body.currency, reference: body.reference ?? null, createdAt: iso(clock.nowMs()) };
+      return credited;
     },
     {
       body: t.Object({ agentId: Uuid, amount: Amount(), currency: Currency, reference: t.Optional(t.String({ maxLength: 200 })) }),
