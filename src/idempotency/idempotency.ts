@@ -1,7 +1,7 @@
 // Idempotency-Key (CONTRACT.md §4): the key and the stored answer are written in the same write op as
 // the effect, so a retry after a crash or a timeout can never apply it twice.
 import { clock } from "../clock";
-import { insert, run, select, type Query } from "../db";
+import { insertOnly, run, select, type Query } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
@@ -56,7 +56,7 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  */
 export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
   yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
-  yield* insert(idempotencyKeys, { agentId: scope.agentId, key: scope.key, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
+  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
 }
 
 /** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */

@@ -3,17 +3,15 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { find, get, newestFirst, type PageWindow, type Query, type Row } from "../db";
+import { find, get, newestFirst, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
 import { messages } from "./schema";
-import { addToInbox, inboxCount, markMessageRead } from "./store";
+import { addToInbox, inboxCount, markMessageRead, type Message } from "./store";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
-
-type Message = Row<typeof messages>;
 
 export function messageView(row: Message) {
   return {
@@ -59,7 +57,7 @@ export function* sendMessage(
     subject: input.subject,
     body: input.body,
     metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-    createdAt: now,
+    createdAt: BigInt(now),
   });
   yield* emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
   return messageView(row);

@@ -1,12 +1,15 @@
 // The inbox's rows and its counts, written together: a total or an unread count is a sum over a few
 // rows of inbox_counts (one per message type), never a count over the inbox, which may hold millions.
 // Lower than the messaging service so that emit() (webhooks/outbox.ts) can add to the inbox too.
-import { get, insert, run, type NewRow, type Query, type Row } from "../db";
+import { get, insertOnly, run, type Query, type Row } from "../db";
 import { messages } from "./schema";
 
+export type Message = Row<typeof messages>;
+
 /** A write op: the message lands unread in its recipient's inbox, and the counts follow; answers it as stored. */
-export function* addToInbox(message: Omit<NewRow<typeof messages>, "read">): Query<Row<typeof messages>> {
-  const row = yield* insert(messages, message);
+export function* addToInbox(message: Omit<Message, "read">): Query<Message> {
+  const row = { ...message, read: 0n };
+  yield* insertOnly(messages, row);
   yield* run(
     `INSERT INTO inbox_counts (agent_id, type, messages, unread) VALUES (?, ?, 1, 1)
      ON CONFLICT (agent_id, type) DO UPDATE SET messages = inbox_counts.messages + 1, unread = inbox_counts.unread + 1`,

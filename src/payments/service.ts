@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { actingKey, find, insert, type Query, type Row } from "../db";
+import { actingKey, find, insertOnly, type Query, type Row } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
@@ -54,7 +54,7 @@ export function* pay(args: {
     { agentId: args.fromAgentId, kind: args.outflow.kind, amount: args.amount, currency: args.currency, counterpartyId: args.toAgentId, terms: args.outflow.terms },
     args.sanction,
   );
-  const row = yield* insert(payments, {
+  const row: Payment = {
     id: uuid(),
     fromAgentId: args.fromAgentId,
     toAgentId: args.toAgentId,
@@ -65,8 +65,9 @@ export function* pay(args: {
     kind: args.kind,
     status: "COMPLETED",
     keyId: yield* actingKey(),
-    createdAt: clock.nowMs(),
-  });
+    createdAt: BigInt(clock.nowMs()),
+  };
+  yield* insertOnly(payments, row);
   yield* transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
   yield* adjustScore(row.fromAgentId, "PAYMENT_COMPLETED", { type: "payment", id: row.id });
   const amount = toMajor(row.amount, row.currency);

@@ -3,7 +3,7 @@
 // agent has a webhook URL, in the outbox, which the dispatcher delivers after the commit.
 import { clock } from "../clock";
 import { findAgent } from "../agents/service";
-import { afterCommit, insert, type Query } from "../db";
+import { afterCommit, insertOnly, type Query } from "../db";
 import { addToInbox } from "../messaging/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
@@ -14,10 +14,10 @@ export type EventName = "message.received" | "payment.received" | "negotiation.r
 export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
   const now = clock.nowMs();
   if (inbox) {
-    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: now });
+    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: BigInt(now) });
   }
   if (!(yield* findAgent(agentId))?.webhookUrl) return;
-  yield* insert(webhookEvents, { id: `evt_${uuid().replaceAll("-", "")}`, agentId, event, data: JSON.stringify(data), status: "PENDING", createdAt: now });
+  yield* insertOnly(webhookEvents, { id: `evt_${uuid().replaceAll("-", "")}`, agentId, event, data: JSON.stringify(data), status: "PENDING", createdAt: now });
   yield* afterCommit(wakeDispatcher);
 }
 
