@@ -1,7 +1,10 @@
+// Payments between agents: pay() makes one, completed at once (a direct payment, a subscription charge,
+// a booking); the payment as each party sees it; the caller's tier limits.
 import { clock, iso } from "../clock";
 import { actingKey, find, insertOnly, type Query, type Row } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
+import { findAgent, type AgentRow } from "../agents/service";
+import { TIERS, tierOf } from "../agents/tiers";
 import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -86,6 +89,23 @@ export function* sendPayment(fromAgentId: string, body: SendPayment, sanction?: 
   const amount = toMinor(body.amount, body.currency);
   const outflow = { kind: "PAYMENT" as const, terms: body };
   return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }), fromAgentId);
+}
+
+/** The agent's per-transaction limit from its reputation tier, every tier's, and how to reach the next. */
+export function limitsView(agent: AgentRow) {
+  const score = Number(agent.score);
+  const current = tierOf(score);
+  const next = TIERS.find((tier) => tier.minScore > score);
+  return {
+    agentId: agent.id,
+    tier: current.tier,
+    score,
+    maxPerTransaction: current.maxPerTransaction,
+    allTiers: TIERS.map(({ tier, maxPerTransaction }) => ({ tier, maxPerTransaction })),
+    howToIncrease: next
+      ? `Reach a score of ${next.minScore} for ${next.tier} (${next.maxPerTransaction} USD per transaction): +1 per completed payment, +5 per loan repaid on time, +3 per contract fulfilled, +2 per bet won.`
+      : "You are at the highest tier.",
+  };
 }
 
 /** A payment as seen by one of its parties; anyone else gets 404. */
