@@ -3,7 +3,7 @@
 import { describe, expect, test } from "bun:test";
 import { toPostgres } from "../src/db/pg-dialect";
 import { FOR_UPDATE, SKIP_LOCKED, type Query, type Statement } from "../src/db/query";
-import { find, insert, insertNew, update } from "../src/db/table";
+import { find, insert, insertNew, insertOnly, update } from "../src/db/table";
 import { loans } from "../src/lending/schema";
 import { x402Sales } from "../src/chain/schema";
 import { x402Payments } from "../src/x402/schema";
@@ -73,5 +73,20 @@ describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => 
     expect(statementOf(find(x402Payments, "p")).sql).toContain(', "transaction", ');
     const statement = statementOf(update(x402Payments, "p", { transaction: "0xt" }));
     expect(statement.sql).toStartWith('UPDATE x402_payments SET "transaction" = ? WHERE id = ?');
+  });
+  // The texts are made once per table, kind and list of fields: each of these must still get its own.
+  test("insertOnly: the same INSERT without RETURNING, after an insert of the same fields", () => {
+    const row = { id: "l", offerId: "o", lenderId: "a", borrowerId: "b", principal: 1n, currency: "USD" as const, interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 };
+    expect(statementOf(insert(loans, row)).sql).toContain(" RETURNING ");
+    const statement = statementOf(insertOnly(loans, { ...row, id: "m" }));
+    expect(toPostgres(statement.sql)).toBe(
+      "INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+    );
+    expect(statement.params).toEqual(["m", "o", "a", "b", 1n, "USD", 0, 1n, 0n, 0n, 9, "ACTIVE", 1]);
+  });
+  test("update: another list of changed columns, another statement; an unknown field throws even when undefined", () => {
+    expect(statementOf(update(loans, "loan_1", { status: "REPAID" })).sql).toStartWith("UPDATE loans SET status = ? WHERE id = ?");
+    expect(statementOf(update(loans, "loan_1", { closedAt: 7 })).sql).toStartWith("UPDATE loans SET closed_at = ? WHERE id = ?");
+    expect(() => statementOf(update(loans, "loan_1", { status: "REPAID", nope: undefined } as never))).toThrow("loans has no column nope");
   });
 });

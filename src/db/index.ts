@@ -12,7 +12,7 @@ export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, remembe
 export { cacheKeys } from "./cache";
 export { DatabaseInUse } from "./sqlite";
 export { newestFirst, pageRows, type ListSql, type PageWindow } from "./page";
-export { columns, find, insert, insertNew, select, update, type Changes, type NewRow, type Row } from "./table";
+export { columns, find, insert, insertNew, insertOnly, select, update, type Changes, type NewRow, type Row } from "./table";
 
 let engine: Engine;
 

@@ -1,11 +1,12 @@
 // Idempotency-Key (CONTRACT.md §4): the key and the stored answer are written in the same write op as
 // the effect, so a retry after a crash or a timeout can never apply it twice.
 import { clock } from "../clock";
-import { get, run, type Query } from "../db";
+import { insertOnly, run, select, type Query } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
 import { DAY_MS } from "../time";
+import { idempotencyKeys } from "./schema";
 
 const TTL_MS = DAY_MS;
 
@@ -36,11 +37,7 @@ const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${
 
 /** The stored answer for this key, or null; a key used with another request is 409. */
 export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
-  const stored = yield* get<{ requestHash: string; status: bigint; body: string; createdAt: bigint }>(
-    "SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?",
-    scope.agentId,
-    scope.key,
-  );
+  const [stored] = yield* select(idempotencyKeys, "agent_id = ? AND key = ?", scope.agentId, scope.key);
   if (!stored || expired(stored.createdAt)) return null;
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
@@ -59,15 +56,7 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  */
 export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
   yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
-  yield* run(
-    "INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-    scope.agentId,
-    scope.key,
-    requestHashOf(scope),
-    status,
-    JSON.stringify(body),
-    clock.nowMs(),
-  );
+  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
 }
 
 /** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */

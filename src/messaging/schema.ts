@@ -1,5 +1,9 @@
 import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { EventName } from "../webhooks/outbox";
+
+/** "direct" (from another agent), or the event a system message is about. */
+export type MessageType = "direct" | EventName;
 
 /**
  * The inbox: direct messages (type "direct") and, as system messages (senderId null, type = event
@@ -11,7 +15,7 @@ export const messages = table(
     id: text().primaryKey(),
     senderId: text().references(() => agents.columns.id),
     recipientId: text().notNull().references(() => agents.columns.id),
-    type: text().notNull(),
+    type: text<MessageType>().notNull(),
     subject: text().notNull(),
     body: text().notNull(),
     metadata: text(),

@@ -3,20 +3,17 @@
 import { assertNotBlockedBy } from "../agents/blocks";
 import { findAgent, lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { get, newestFirst, type PageWindow, type Query } from "../db";
+import { find, get, newestFirst, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
-import { addToInbox, inboxCount, markMessageRead, type NewMessage } from "./store";
+import { messages } from "./schema";
+import { addToInbox, inboxCount, markMessageRead, type Message } from "./store";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
 
-type MessageRow = NewMessage & { read: bigint; createdAt: bigint };
-
-const COLUMNS = `id, sender_id AS senderId, recipient_id AS recipientId, type, subject, body, metadata, read, created_at AS createdAt`;
-
-export function messageView(row: MessageRow) {
+export function messageView(row: Message) {
   return {
     id: row.id,
     senderId: row.senderId,
@@ -26,7 +23,7 @@ export function messageView(row: MessageRow) {
     body: row.body,
     metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
     read: row.read === 1n,
-    createdAt: iso(Number(row.createdAt)),
+    createdAt: iso(row.createdAt),
   };
 }
 
@@ -52,7 +49,7 @@ export function* sendMessage(
     const retryAfterSeconds = Math.max(1, Math.ceil((Number(window.oldest) + HOUR_MS - now) / 1000));
     throw new ApiError("PAIR_LIMIT_EXCEEDED", `at most ${PAIR_LIMIT_PER_HOUR} messages per hour to the same agent`, { retryAfterSeconds });
   }
-  const row: MessageRow = {
+  const row = yield* addToInbox({
     id: uuid(),
     senderId,
     recipientId: input.recipientId,
@@ -60,10 +57,8 @@ export function* sendMessage(
     subject: input.subject,
     body: input.body,
     metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-    read: 0n,
     createdAt: BigInt(now),
-  };
-  yield* addToInbox(row);
+  });
   yield* emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);
   return messageView(row);
 }
@@ -78,19 +73,19 @@ export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: st
   }
   const narrow = where.length > 0 ? { where: where.join(" AND "), params } : undefined;
   const scope = { where: "recipient_id = ?", params: [agentId] };
-  return newestFirst({ table: "messages", columns: COLUMNS, scope, narrow, total: () => inboxCount(agentId, filter) }, window, messageView);
+  return newestFirst({ table: messages, scope, narrow, total: () => inboxCount(agentId, filter) }, window, messageView);
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */
 export function* getMessage(agentId: string, id: string) {
-  const row = yield* get<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id);
+  const row = yield* find(messages, id);
   if (!row || (row.recipientId !== agentId && row.senderId !== agentId)) throw notFound("message");
   return messageView(row);
 }
 
 /** A write op: only the recipient marks read (anyone else: 404); marking twice changes nothing. */
 export function* markRead(agentId: string, id: string) {
-  const row = yield* get<MessageRow>(`SELECT ${COLUMNS} FROM messages WHERE id = ?`, id);
+  const row = yield* find(messages, id);
   if (!row || row.recipientId !== agentId) throw notFound("message");
   yield* markMessageRead(row);
   return messageView({ ...row, read: 1n });

@@ -1,38 +1,22 @@
 // The inbox's rows and its counts, written together: a total or an unread count is a sum over a few
 // rows of inbox_counts (one per message type), never a count over the inbox, which may hold millions.
 // Lower than the messaging service so that emit() (webhooks/outbox.ts) can add to the inbox too.
-import { get, run, type Query } from "../db";
+import { get, insertOnly, run, type Query, type Row } from "../db";
+import { messages } from "./schema";
 
-export type NewMessage = {
-  id: string;
-  senderId: string | null;
-  recipientId: string;
-  type: string;
-  subject: string;
-  body: string;
-  metadata: string | null;
-  createdAt: bigint | number;
-};
+export type Message = Row<typeof messages>;
 
-/** A write op: the message lands unread in its recipient's inbox, and the counts follow. */
-export function* addToInbox(message: NewMessage): Query<void> {
-  yield* run(
-    "INSERT INTO messages (id, sender_id, recipient_id, type, subject, body, metadata, read, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?)",
-    message.id,
-    message.senderId,
-    message.recipientId,
-    message.type,
-    message.subject,
-    message.body,
-    message.metadata,
-    message.createdAt,
-  );
+/** A write op: the message lands unread in its recipient's inbox, and the counts follow; answers it as stored. */
+export function* addToInbox(message: Omit<Message, "read">): Query<Message> {
+  const row = { ...message, read: 0n };
+  yield* insertOnly(messages, row);
   yield* run(
     `INSERT INTO inbox_counts (agent_id, type, messages, unread) VALUES (?, ?, 1, 1)
      ON CONFLICT (agent_id, type) DO UPDATE SET messages = inbox_counts.messages + 1, unread = inbox_counts.unread + 1`,
-    message.recipientId,
-    message.type,
+    row.recipientId,
+    row.type,
   );
+  return row;
 }
 
 /** A write op: the message is read; the unread count drops only if it was unread (marking twice is one). */

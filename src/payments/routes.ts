@@ -6,8 +6,7 @@ import { mutation } from "../auth/mutation";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Limits, Payment } from "./model";
-import { TIERS, tierOf } from "../agents/tiers";
-import { getPayment, sendPayment } from "./service";
+import { getPayment, limitsView, sendPayment } from "./service";
 
 export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" })
   .use(auth)
@@ -34,21 +33,7 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
   )
   .get(
     "/my-limits",
-    ({ agent }) => {
-      const score = Number(agent.score);
-      const current = tierOf(score);
-      const next = TIERS.find((tier) => tier.minScore > score);
-      return {
-        agentId: agent.id,
-        tier: current.tier,
-        score,
-        maxPerTransaction: current.maxPerTransaction,
-        allTiers: TIERS.map(({ tier, maxPerTransaction }) => ({ tier, maxPerTransaction })),
-        howToIncrease: next
-          ? `Reach a score of ${next.minScore} for ${next.tier} (${next.maxPerTransaction} USD per transaction): +1 per completed payment, +5 per loan repaid on time, +3 per contract fulfilled, +2 per bet won.`
-          : "You are at the highest tier.",
-      };
-    },
+    ({ agent }) => limitsView(agent),
     { agent: true, ...answers(docs("Payments", "The caller's per-transaction limit and every tier's", "agent"), { 200: Limits }) },
   )
   .get("/:id", ({ agent, params }) => read(getPayment(agent.id, params.id)), {

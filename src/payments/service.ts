@@ -1,7 +1,10 @@
+// Payments between agents: pay() makes one, completed at once (a direct payment, a subscription charge,
+// a booking); the payment as each party sees it; the caller's tier limits.
 import { clock, iso } from "../clock";
-import { actingKey, get, run, type Query } from "../db";
+import { actingKey, find, insertOnly, type Query, type Row } from "../db";
 import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent } from "../agents/service";
+import { findAgent, type AgentRow } from "../agents/service";
+import { TIERS, tierOf } from "../agents/tiers";
 import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
 import { invalid, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -9,24 +12,12 @@ import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
 import { emit } from "../webhooks/outbox";
+import { payments, type PaymentKind } from "./schema";
 
-export type PaymentRow = {
-  id: string;
-  fromAgentId: string;
-  toAgentId: string;
-  amount: bigint;
-  currency: Currency;
-  reason: string | null;
-  metadata: string | null;
-  kind: string;
-  status: string;
-  /** The restricted key that made it; null: the agent key or the owner's approval. */
-  keyId: string | null;
-  createdAt: bigint;
-};
+type Payment = Row<typeof payments>;
 
 /** The payment as `viewerId` sees it: the payer's restricted key is the payer's to know. */
-export function paymentView(row: PaymentRow, viewerId: string) {
+export function paymentView(row: Payment, viewerId: string) {
   return {
     id: row.id,
     fromAgentId: row.fromAgentId,
@@ -38,11 +29,9 @@ export function paymentView(row: PaymentRow, viewerId: string) {
     kind: row.kind,
     status: row.status,
     keyId: viewerId === row.fromAgentId ? row.keyId : null,
-    createdAt: iso(Number(row.createdAt)),
+    createdAt: iso(row.createdAt),
   };
 }
-
-export type PaymentKind = "DIRECT" | "SUBSCRIPTION" | "BOOKING";
 
 /**
  * Inside write(): moves `amount` from payer to payee as one completed payment, with every rule a
@@ -60,7 +49,7 @@ export function* pay(args: {
   kind: PaymentKind;
   outflow: { kind: OutflowKind; terms: Record<string, unknown> };
   sanction?: Sanction;
-}): Query<PaymentRow> {
+}): Query<Payment> {
   if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
   if (!(yield* findAgent(args.toAgentId))) throw notFound("recipient agent");
   yield* assertNotBlockedBy(args.toAgentId, args.fromAgentId);
@@ -68,7 +57,7 @@ export function* pay(args: {
     { agentId: args.fromAgentId, kind: args.outflow.kind, amount: args.amount, currency: args.currency, counterpartyId: args.toAgentId, terms: args.outflow.terms },
     args.sanction,
   );
-  const row: PaymentRow = {
+  const row: Payment = {
     id: uuid(),
     fromAgentId: args.fromAgentId,
     toAgentId: args.toAgentId,
@@ -81,21 +70,7 @@ export function* pay(args: {
     keyId: yield* actingKey(),
     createdAt: BigInt(clock.nowMs()),
   };
-  yield* run(
-    `INSERT INTO payments (id, from_agent_id, to_agent_id, amount, currency, reason, metadata, kind, status, key_id, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    row.id,
-    row.fromAgentId,
-    row.toAgentId,
-    row.amount,
-    row.currency,
-    row.reason,
-    row.metadata,
-    row.kind,
-    row.status,
-    row.keyId,
-    row.createdAt,
-  );
+  yield* insertOnly(payments, row);
   yield* transfer({ from: row.fromAgentId, to: row.toAgentId, amount: row.amount, currency: row.currency, reference: { type: "payment", id: row.id } });
   yield* adjustScore(row.fromAgentId, "PAYMENT_COMPLETED", { type: "payment", id: row.id });
   const amount = toMajor(row.amount, row.currency);
@@ -116,13 +91,26 @@ export function* sendPayment(fromAgentId: string, body: SendPayment, sanction?: 
   return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }), fromAgentId);
 }
 
+/** The agent's per-transaction limit from its reputation tier, every tier's, and how to reach the next. */
+export function limitsView(agent: AgentRow) {
+  const score = Number(agent.score);
+  const current = tierOf(score);
+  const next = TIERS.find((tier) => tier.minScore > score);
+  return {
+    agentId: agent.id,
+    tier: current.tier,
+    score,
+    maxPerTransaction: current.maxPerTransaction,
+    allTiers: TIERS.map(({ tier, maxPerTransaction }) => ({ tier, maxPerTransaction })),
+    howToIncrease: next
+      ? `Reach a score of ${next.minScore} for ${next.tier} (${next.maxPerTransaction} USD per transaction): +1 per completed payment, +5 per loan repaid on time, +3 per contract fulfilled, +2 per bet won.`
+      : "You are at the highest tier.",
+  };
+}
+
 /** A payment as seen by one of its parties; anyone else gets 404. */
 export function* getPayment(agentId: string, id: string) {
-  const row = yield* get<PaymentRow>(
-    `SELECT id, from_agent_id AS fromAgentId, to_agent_id AS toAgentId, amount, currency, reason, metadata, kind, status, key_id AS keyId, created_at AS createdAt
-     FROM payments WHERE id = ?`,
-    id,
-  );
+  const row = yield* find(payments, id);
   if (!row || (row.fromAgentId !== agentId && row.toAgentId !== agentId)) throw notFound("payment");
   return paymentView(row, agentId);
 }

@@ -6,19 +6,21 @@
 // arrive twice: receivers dedupe on webhook-id.
 import { createHmac } from "node:crypto";
 import { clock, iso } from "../clock";
-import { all, get, read, run, SKIP_LOCKED, write, type Query } from "../db";
+import { all, columns, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
 import { MINUTE_MS } from "../time";
+import { webhookDeliveries, webhookEvents, type DeliveryOutcome } from "./schema";
+import { webhookSettings } from "./settings";
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
 /** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
 const RECLAIM_AFTER_MS = MINUTE_MS;
 
-type PendingEvent = { id: string; agentId: string; event: string; data: string; createdAt: bigint };
-type Outcome = { outcome: "DELIVERED" | "FAILED" | "TIMEOUT" | "REFUSED" | "SKIPPED"; httpStatus: number | null; error: string | null };
+type WebhookEvent = Row<typeof webhookEvents>;
+type Outcome = { outcome: DeliveryOutcome | "SKIPPED"; httpStatus: number | null; error: string | null };
 
 const inFlight = new Set<string>();
 let stopped = false;
@@ -32,13 +34,13 @@ export function sign(secret: string, id: string, timestamp: number, body: string
 }
 
 /** A write op: takes up to `limit` events to send. Wall-clock time: the test clock must not age claims. */
-function* claim(limit: number): Query<PendingEvent[]> {
+function* claim(limit: number): Query<WebhookEvent[]> {
   const now = Date.now();
-  return yield* all<PendingEvent>(
+  return yield* all<WebhookEvent>(
     `UPDATE webhook_events SET status = 'SENDING', claimed_at = ?
      WHERE id IN (SELECT id FROM webhook_events WHERE status = 'PENDING' OR (status = 'SENDING' AND claimed_at < ?)
                   ORDER BY created_at LIMIT ? ${SKIP_LOCKED})
-     RETURNING id, agent_id AS agentId, event, data, created_at AS createdAt`,
+     RETURNING ${columns(webhookEvents)}`,
     now,
     now - RECLAIM_AFTER_MS,
     limit,
@@ -78,8 +80,8 @@ export function stopDispatcher(): void {
   stopped = true;
 }
 
-async function attempt(url: string, secret: string, event: PendingEvent): Promise<Outcome> {
-  const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: JSON.parse(event.data), timestamp: iso(Number(event.createdAt)) });
+async function attempt(url: string, secret: string, event: WebhookEvent): Promise<Outcome> {
+  const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: JSON.parse(event.data), timestamp: iso(event.createdAt) });
   // Wall-clock time, not the service clock: receivers compare it with their own clock (the test clock
   // would make every delivery "too new" to the Standard Webhooks libraries).
   const timestamp = Math.floor(Date.now() / 1000);
@@ -109,30 +111,28 @@ async function attempt(url: string, secret: string, event: PendingEvent): Promis
   }
 }
 
-async function deliver(event: PendingEvent): Promise<void> {
-  const target = await read(get<{ url: string | null; secret: string | null }>("SELECT webhook_url AS url, webhook_secret AS secret FROM agents WHERE id = ?", event.agentId));
+async function deliver(event: WebhookEvent): Promise<void> {
+  const settings = await read(webhookSettings(event.agentId));
+  const target = settings?.webhookUrl && settings.webhookSecret ? { url: settings.webhookUrl, secret: settings.webhookSecret } : null;
   const started = performance.now();
-  const result: Outcome =
-    target?.url && target.secret ? await attempt(target.url, target.secret, event) : { outcome: "SKIPPED", httpStatus: null, error: "no webhook URL" };
+  const result: Outcome = target ? await attempt(target.url, target.secret, event) : { outcome: "SKIPPED", httpStatus: null, error: "no webhook URL" };
   const durationMs = Math.round(performance.now() - started);
   if (stopped) return;
   await write(function* () {
-    yield* run("UPDATE webhook_events SET status = ? WHERE id = ?", result.outcome === "DELIVERED" ? "DELIVERED" : result.outcome === "SKIPPED" ? "SKIPPED" : "FAILED", event.id);
-    if (result.outcome === "SKIPPED") return;
-    yield* run(
-      `INSERT INTO webhook_deliveries (id, event_id, agent_id, event, url, outcome, http_status, error, duration_ms, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      uuid(),
-      event.id,
-      event.agentId,
-      event.event,
-      target!.url,
-      result.outcome,
-      result.httpStatus,
-      result.error,
+    yield* update(webhookEvents, event.id, { status: result.outcome === "DELIVERED" || result.outcome === "SKIPPED" ? result.outcome : "FAILED" });
+    if (!target || result.outcome === "SKIPPED") return;
+    yield* insert(webhookDeliveries, {
+      id: uuid(),
+      eventId: event.id,
+      agentId: event.agentId,
+      event: event.event,
+      url: target.url,
+      outcome: result.outcome,
+      httpStatus: result.httpStatus,
+      error: result.error,
       durationMs,
-      clock.nowMs(),
-    );
+      createdAt: clock.nowMs(),
+    });
   });
   if (result.outcome !== "DELIVERED" && result.outcome !== "SKIPPED") {
     logLine({ level: "warn", msg: "webhook delivery failed", eventId: event.id, agentId: event.agentId, outcome: result.outcome, error: result.error });

@@ -3,27 +3,21 @@
 // agent has a webhook URL, in the outbox, which the dispatcher delivers after the commit.
 import { clock } from "../clock";
 import { findAgent } from "../agents/service";
-import { afterCommit, run, type Query } from "../db";
+import { afterCommit, insertOnly, type Query } from "../db";
 import { addToInbox } from "../messaging/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
+import { webhookEvents } from "./schema";
 
 export type EventName = "message.received" | "payment.received" | "negotiation.received" | "notification.financial";
 
 export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
   const now = clock.nowMs();
   if (inbox) {
-    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: now });
+    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: BigInt(now) });
   }
   if (!(yield* findAgent(agentId))?.webhookUrl) return;
-  yield* run(
-    "INSERT INTO webhook_events (id, agent_id, event, data, status, created_at) VALUES (?, ?, ?, ?, 'PENDING', ?)",
-    `evt_${uuid().replaceAll("-", "")}`,
-    agentId,
-    event,
-    JSON.stringify(data),
-    now,
-  );
+  yield* insertOnly(webhookEvents, { id: `evt_${uuid().replaceAll("-", "")}`, agentId, event, data: JSON.stringify(data), status: "PENDING", createdAt: now });
   yield* afterCommit(wakeDispatcher);
 }
 

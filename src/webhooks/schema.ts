@@ -1,18 +1,21 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
+import type { EventName } from "./outbox";
 
-/**
- * The outbox: an event is written in the same transaction as its cause and delivered after commit.
- * status: PENDING → SENDING (claimed by an instance) → DELIVERED | FAILED | SKIPPED (no webhook URL at delivery time).
- */
+/** PENDING → SENDING (claimed by an instance) → DELIVERED | FAILED | SKIPPED (no webhook URL at delivery time). */
+export type EventStatus = "PENDING" | "SENDING" | "DELIVERED" | "FAILED" | "SKIPPED";
+/** DELIVERED (2xx), FAILED (another status or an error), TIMEOUT, REFUSED (the URL is not allowed). */
+export type DeliveryOutcome = "DELIVERED" | "FAILED" | "TIMEOUT" | "REFUSED";
+
+/** The outbox: an event is written in the same transaction as its cause and delivered after commit. */
 export const webhookEvents = table(
   "webhook_events",
   {
     id: text().primaryKey(),
     agentId: text().notNull().references(() => agents.columns.id),
-    event: text().notNull(),
+    event: text<EventName>().notNull(),
     data: text().notNull(),
-    status: text().notNull(),
+    status: text<EventStatus>().notNull(),
     createdAt: integer().notNull(),
     /** When (wall-clock ms) an instance took it for delivery (status SENDING). */
     claimedAt: integer(),
@@ -27,9 +30,9 @@ export const webhookDeliveries = table(
     id: text().primaryKey(),
     eventId: text().notNull().references(() => webhookEvents.columns.id),
     agentId: text().notNull().references(() => agents.columns.id),
-    event: text().notNull(),
+    event: text<EventName>().notNull(),
     url: text().notNull(),
-    outcome: text().notNull(),
+    outcome: text<DeliveryOutcome>().notNull(),
     httpStatus: integer(),
     error: text(),
     durationMs: integer().notNull(),

@@ -3,49 +3,39 @@
 // (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
 import { updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, FOR_UPDATE, get, newestFirst, read, run, write, type PageWindow, type Query } from "../db";
+import { afterCommit, find, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
 import { wakeDispatcher } from "./dispatcher";
 import { countResend } from "./resends";
-
-type DeliveryRow = {
-  id: string;
-  eventId: string;
-  event: string;
-  url: string;
-  outcome: string;
-  httpStatus: bigint | null;
-  error: string | null;
-  durationMs: bigint;
-  createdAt: bigint;
-};
+import { webhookDeliveries, webhookEvents } from "./schema";
+import { webhookSettings } from "./settings";
 
 /** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
 export async function setWebhook(agentId: string, url: string | null) {
   if (url !== null) await assertCallable(url, "webhookUrl");
   const created = webhookSecret();
   return write(function* () {
-    const current = (yield* get<{ secret: string | null }>(`SELECT webhook_secret AS secret FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-    const update = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
+    const current = (yield* webhookSettings(agentId, true))!;
+    const save = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
     if (url === null) {
-      yield* update(null, current.secret);
+      yield* save(null, current.webhookSecret);
       return { agentId, webhookUrl: null };
     }
-    const secret = current.secret ?? created;
-    yield* update(url, secret);
+    const secret = current.webhookSecret ?? created;
+    yield* save(url, secret);
     return { agentId, webhookUrl: url, secret };
   });
 }
 
 /** A write op: a new signing secret, returned once; deliveries from now on are signed with it. */
 export function* rotateWebhookSecret(agentId: string) {
-  const current = (yield* get<{ url: string | null }>(`SELECT webhook_url AS url FROM agents WHERE id = ? ${FOR_UPDATE}`, agentId))!;
-  if (!current.url) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
+  const current = (yield* webhookSettings(agentId, true))!;
+  if (!current.webhookUrl) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
   const secret = webhookSecret();
   yield* updateAgent(agentId, { webhookSecret: secret });
-  return { agentId, webhookUrl: current.url, secret };
+  return { agentId, webhookUrl: current.webhookUrl, secret };
 }
 
 /**
@@ -54,8 +44,8 @@ export function* rotateWebhookSecret(agentId: string) {
  * event and per agent (resends.ts); a resend refused for its state does not count.
  */
 export async function resendDelivery(agentId: string, deliveryId: string) {
-  const delivery = await read(get<{ eventId: string; outcome: string }>("SELECT event_id AS eventId, outcome FROM webhook_deliveries WHERE id = ? AND agent_id = ?", deliveryId, agentId));
-  if (!delivery) throw notFound("webhook delivery");
+  const delivery = await read(find(webhookDeliveries, deliveryId));
+  if (!delivery || delivery.agentId !== agentId) throw notFound("webhook delivery");
   if (delivery.outcome === "DELIVERED") throw invalidState("this delivery succeeded; there is nothing to send again");
   const uncount = countResend(agentId, delivery.eventId);
   try {
@@ -68,37 +58,33 @@ export async function resendDelivery(agentId: string, deliveryId: string) {
 
 /** A write op: a failed (or skipped) event back to PENDING, and the dispatcher woken after the commit. */
 function* requeue(eventId: string) {
-  const event = (yield* get<{ status: string }>(`SELECT status FROM webhook_events WHERE id = ? ${FOR_UPDATE}`, eventId))!;
+  const event = (yield* find(webhookEvents, eventId, true))!;
   if (event.status === "PENDING" || event.status === "SENDING") throw invalidState("this event is already on its way");
   if (event.status === "DELIVERED") throw invalidState("a later attempt delivered this event");
-  yield* run("UPDATE webhook_events SET status = 'PENDING', claimed_at = NULL WHERE id = ?", eventId);
+  yield* update(webhookEvents, eventId, { status: "PENDING", claimedAt: null });
   yield* afterCommit(wakeDispatcher);
   return { eventId, status: "PENDING" as const };
 }
 
+function deliveryView(row: Row<typeof webhookDeliveries>) {
+  return {
+    id: row.id,
+    eventId: row.eventId,
+    event: row.event,
+    url: row.url,
+    outcome: row.outcome,
+    httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
+    error: row.error,
+    durationMs: Number(row.durationMs),
+    createdAt: iso(row.createdAt),
+  };
+}
+
 export function deliveriesOf(agentId: string, window: PageWindow) {
-  return newestFirst(
-    {
-      table: "webhook_deliveries",
-      columns: "id, event_id AS eventId, event, url, outcome, http_status AS httpStatus, error, duration_ms AS durationMs, created_at AS createdAt",
-      scope: { where: "agent_id = ?", params: [agentId] },
-    },
-    window,
-    (row: DeliveryRow) => ({
-      id: row.id,
-      eventId: row.eventId,
-      event: row.event,
-      url: row.url,
-      outcome: row.outcome,
-      httpStatus: row.httpStatus === null ? null : Number(row.httpStatus),
-      error: row.error,
-      durationMs: Number(row.durationMs),
-      createdAt: iso(Number(row.createdAt)),
-    }),
-  );
+  return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] } }, window, deliveryView);
 }
 
 export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {
-  const row = (yield* get<{ url: string | null; secret: string | null }>("SELECT webhook_url AS url, webhook_secret AS secret FROM agents WHERE id = ?", agentId))!;
-  return { url: row.url, hasSecret: row.secret !== null };
+  const row = (yield* webhookSettings(agentId))!;
+  return { url: row.webhookUrl, hasSecret: row.webhookSecret !== null };
 }
