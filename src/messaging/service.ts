@@ -8,8 +8,8 @@ import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
-import { messages } from "./schema";
-import { addToInbox, inboxCount, markMessageRead, type Message } from "./store";
+import { messages } from "../inbox/schema";
+import { addToInbox, inboxCount, markMessageRead, type Message } from "../inbox/store";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
 

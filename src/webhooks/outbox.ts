@@ -4,12 +4,11 @@
 import { clock } from "../clock";
 import { findAgent } from "../agents/service";
 import { afterCommit, insertOnly, type Query } from "../db";
-import { addToInbox } from "../messaging/store";
+import type { EventName } from "../inbox/schema";
+import { addToInbox } from "../inbox/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 import { webhookEvents } from "./schema";
-
-export type EventName = "message.received" | "payment.received" | "negotiation.received" | "notification.financial";
 
 export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
   const now = clock.nowMs();

@@ -1,6 +1,6 @@
 import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
-import type { EventName } from "./outbox";
+import type { EventName } from "../inbox/schema";
 
 /** PENDING → SENDING (claimed by an instance) → DELIVERED | FAILED | SKIPPED (no webhook URL at delivery time). */
 export type EventStatus = "PENDING" | "SENDING" | "DELIVERED" | "FAILED" | "SKIPPED";

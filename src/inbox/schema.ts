@@ -1,6 +1,8 @@
 import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
-import type { EventName } from "../webhooks/outbox";
+
+/** The events an agent receives: each lands in its inbox (a system message of that type) and, with a webhook URL, in the outbox. */
+export type EventName = "message.received" | "payment.received" | "negotiation.received" | "notification.financial";
 
 /** "direct" (from another agent), or the event a system message is about. */
 export type MessageType = "direct" | EventName;
@@ -34,7 +36,7 @@ export const messages = table(
 
 /**
  * How many messages of each type an agent has received, and how many of them are unread, changed in
- * the transaction that adds or reads one (src/messaging/store.ts): the inbox's totals and the unread
+ * the transaction that adds or reads one (src/inbox/store.ts): the inbox's totals and the unread
  * count add up a few rows instead of counting the whole inbox.
  */
 export const inboxCounts = table(

@@ -1,6 +1,7 @@
 // The inbox's rows and its counts, written together: a total or an unread count is a sum over a few
 // rows of inbox_counts (one per message type), never a count over the inbox, which may hold millions.
-// Lower than the messaging service so that emit() (webhooks/outbox.ts) can add to the inbox too.
+// Below messaging and webhooks: a direct message (messaging/) and every notice (emit(), webhooks/outbox.ts)
+// land here.
 import { get, insertOnly, run, type Query, type Row } from "../db";
 import { messages } from "./schema";
 
