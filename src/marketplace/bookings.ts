@@ -10,13 +10,8 @@ import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { offered } from "./listings";
 import { termsView } from "./quotes";
-import { bookings, quotes, services } from "./schema";
+import { bookings, quotes, RAILS, services, type Rail } from "./schema";
 
-export const RAILS = ["INTERNAL"] as const;
-export type Rail = (typeof RAILS)[number];
-/** A booking is confirmed when made: it exists exactly when its payment does. */
-export const BOOKING_STATUSES = ["CONFIRMED"] as const;
-export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 type Booking = Row<typeof bookings>;
 

@@ -5,8 +5,7 @@ import { find, insert, newestFirst, update, type PageWindow, type Query, type Ro
 import { notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
-import type { PricingUnit } from "./pricing";
-import { services } from "./schema";
+import { services, type PricingUnit } from "./schema";
 
 export type Listing = Row<typeof services>;
 

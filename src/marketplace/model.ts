@@ -2,8 +2,7 @@ import { t } from "elysia";
 import type { TUnsafe } from "@sinclair/typebox";
 import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
 import { CurrencyCode, Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
-import { PRICING_UNITS } from "./pricing";
-import { BOOKING_STATUSES, RAILS } from "./bookings";
+import { BOOKING_STATUSES, PRICING_UNITS, RAILS } from "./schema";
 
 const PricingUnit = Enum(PRICING_UNITS, {
   description: "what the price is per: FIXED, PER_HOUR (hours), PER_NIGHT (nights), PER_GUEST (guests), PER_GUEST_NIGHT (guests × nights)",

@@ -1,10 +1,8 @@
 // What a quote costs: the listing's price times the units its pricing unit counts, exact in minor units.
 import { invalid } from "../errors";
 import { toMajor, type Currency } from "../money";
-import type { QuoteUnits } from "./schema";
+import type { PricingUnit, QuoteUnits } from "./schema";
 
-export const PRICING_UNITS = ["FIXED", "PER_HOUR", "PER_NIGHT", "PER_GUEST", "PER_GUEST_NIGHT"] as const;
-export type PricingUnit = (typeof PRICING_UNITS)[number];
 
 const NEEDS: Record<PricingUnit, (keyof QuoteUnits)[]> = {
   FIXED: [],

@@ -2,8 +2,14 @@ import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 import { payments } from "../payments/schema";
-import type { BookingStatus, Rail } from "./bookings";
-import type { PricingUnit } from "./pricing";
+
+export const PRICING_UNITS = ["FIXED", "PER_HOUR", "PER_NIGHT", "PER_GUEST", "PER_GUEST_NIGHT"] as const;
+export type PricingUnit = (typeof PRICING_UNITS)[number];
+export const RAILS = ["INTERNAL"] as const;
+export type Rail = (typeof RAILS)[number];
+/** A booking is confirmed when made: it exists exactly when its payment does. */
+export const BOOKING_STATUSES = ["CONFIRMED"] as const;
+export type BookingStatus = (typeof BOOKING_STATUSES)[number];
 
 export const services = table(
   "services",

@@ -5,7 +5,17 @@ import { clock } from "../clock";
 import { get, insert, type Query, type Row } from "../db";
 import { uuid } from "../ids";
 import { oauthClients } from "./schema";
-import { OAuthError } from "./service";
+
+/** A refusal in OAuth's own terms (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is OAuth's code. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: string,
+    readonly description: string,
+    readonly status = 400,
+  ) {
+    super(description);
+  }
+}
 
 export type ClientRow = Row<typeof oauthClients>;
 export const redirectUrisOf = (client: ClientRow): string[] => JSON.parse(client.redirectUris);

@@ -10,8 +10,8 @@ import { answers, Model } from "../http/responses";
 import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
 import { AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
-import { registerClient, registeredClientView } from "./clients";
-import { exchangeCode, OAuthError, refreshGrant, type Refused, type Tokens } from "./service";
+import { OAuthError, registerClient, registeredClientView } from "./clients";
+import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
 const oauthError = (error: OAuthError) =>
   Response.json({ error: error.error, error_description: error.description, message: error.description }, { status: error.status, headers: { "cache-control": "no-store" } });

@@ -12,22 +12,11 @@ import { SCOPES, type Scope } from "../keys/scopes";
 import { keyChain, keyView, revokeKey, scopesOf, type KeyRow } from "../keys/service";
 import { toMajor, type Currency } from "../money";
 import { HOUR_MS, MINUTE_MS } from "../time";
-import type { ClientRow } from "./clients";
+import { OAuthError, type ClientRow } from "./clients";
 import { oauthClients, oauthCodes, oauthGrants } from "./schema";
 
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR_MS;
 const CODE_LIFETIME_MS = 2 * MINUTE_MS;
-
-/** A refusal in OAuth's own terms (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is OAuth's code. */
-export class OAuthError extends Error {
-  constructor(
-    readonly error: string,
-    readonly description: string,
-    readonly status = 400,
-  ) {
-    super(description);
-  }
-}
 
 /** An authorization request, checked: what the consent page shows and the code is bound to. */
 export type AuthorizationRequest = { client: ClientRow; redirectUri: string; codeChallenge: string; state: string | null; resource: string; scopes: Scope[] };
