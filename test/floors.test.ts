@@ -20,8 +20,8 @@ function importsBetweenRooms(room: (file: string) => string = roomOf): Map<strin
   const arrows = new Map<string, Map<string, string[]>>();
   for (const file of files) {
     const text = readFileSync(join(SRC, file), "utf8");
-    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g)) {
-      const target = relative(SRC, resolve(SRC, dirname(file), match[1] ?? match[2]!));
+    for (const match of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'";]*?\bfrom\s+["'](\.{1,2}\/[^"']+)["']|import\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)|(?:^|\n)\s*import\s+["'](\.{1,2}\/[^"']+)["']/g)) {
+      const target = relative(SRC, resolve(SRC, dirname(file), match[1] ?? match[2] ?? match[3]!));
       if (target.startsWith("..")) continue;
       const from = room(file);
       const to = room(target.endsWith(".ts") || target.endsWith(".js") ? target : `${target}.ts`);
