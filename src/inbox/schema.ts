@@ -26,6 +26,9 @@ export const messages = table(
   },
   (t) => [
     index("messages_recipient_idx").on(t.recipientId, t.createdAt),
+    // Pages of one type (`type=payment.received`): a seek to the type's newest, not a walk over every
+    // message of the other types before it.
+    index("messages_recipient_type_idx").on(t.recipientId, t.type, t.createdAt),
     // The unread ones, for `unreadOnly` pages: an inbox of a million read messages is not walked to
     // find the few unread.
     index("messages_unread_idx").on(t.recipientId, t.createdAt).where(`"messages"."read" = 0`),

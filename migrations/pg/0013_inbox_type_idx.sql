@@ -1,0 +1,1 @@
+CREATE INDEX "messages_recipient_type_idx" ON "messages" USING btree ("recipient_id","type","created_at");

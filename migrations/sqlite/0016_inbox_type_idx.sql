@@ -1,0 +1,1 @@
+CREATE INDEX `messages_recipient_type_idx` ON `messages` (`recipient_id`,`type`,`created_at`);
