@@ -4,6 +4,7 @@
 // subscription that falls due during the failover is charged exactly once.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectLedgerOk } from "./helpers/ledger";
+import { waitFor } from "./helpers/wait";
 import { ADMIN_KEY, startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 
 const DAY = 86_400;
@@ -130,9 +131,12 @@ describe.skipIf(TEST_POSTGRES === undefined)("three instances on one PostgreSQL"
     const [payer, recipient] = await fundedAgents(2, 100);
     const created = await on(1).request("POST", "/subscriptions", { key: payer!.apiKey, body: { recipientId: recipient!.id, amount: 1, currency: "USDC", frequency: "DAILY" } });
     expect(created.status).toBe(201);
-    // Instance 0 moves the shared clock three days on and starts running the jobs; it dies meanwhile.
+    // Instance 0 moves the shared clock three days on and starts running the jobs; it dies meanwhile —
+    // once the move has committed (seen by another instance), or the test would check a clock that
+    // never moved.
+    const before = Date.parse((await on(1).request("GET", "/health")).body.timestamp);
     const advancing = on(0).advance(3 * DAY).catch(() => {});
-    await Bun.sleep(20);
+    await waitFor(async () => Date.parse((await on(1).request("GET", "/health")).body.timestamp) >= before + 3 * DAY * 1000 || undefined);
     await instances[0]!.stop("SIGKILL");
     await advancing;
     // Another instance's scheduler (or this call) takes the jobs over; the shared clock stays moved.

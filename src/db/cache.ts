@@ -6,7 +6,9 @@
 // Two scopes. "everywhere": a fact that never changes once it exists (an account's id): cached on every
 // engine, by every instance. "instance": a row that changes: cached only where this process is the
 // database's only writer (SQLite; the engine holds a lock that keeps any other process out), never on
-// PostgreSQL, where other instances write.
+// PostgreSQL, where other instances write — there a write op still remembers such a row for its own
+// length (a payment reads the payer's row once, not at each step that needs it), and forgets it when
+// the op ends: the next op reads it again.
 export type CacheScope = "everywhere" | "instance";
 
 /** A key made by cacheKeys: remember, revise and forget take no other. */
@@ -67,6 +69,8 @@ export class Cache {
 
 export class CacheView {
   private readonly staged = new Map<string, unknown>();
+  /** "instance" rows on an engine that keeps none: remembered by this write op only, never committed. */
+  private readonly opOnly = new Map<string, unknown>();
   constructor(
     private readonly cache: Cache,
     private readonly parent: CacheView | null,
@@ -79,24 +83,29 @@ export class CacheView {
   }
 
   get(key: string, scope: CacheScope): unknown {
-    if (!this.cache.accepts(scope)) return undefined;
-    const value = this.lookup(key);
+    const value = this.cache.accepts(scope) ? this.lookup(key) : this.opOnly.get(key);
     return value === FORGOTTEN ? undefined : value;
   }
 
   put(key: string, value: unknown, scope: CacheScope): void {
-    if (!this.cache.accepts(scope)) return;
+    if (!this.cache.accepts(scope)) {
+      if (this.transactional) this.opOnly.set(key, value);
+      return;
+    }
     if (this.transactional) this.staged.set(key, value);
     else this.cache.store(key, value);
   }
 
   forget(key: string): void {
+    this.opOnly.delete(key);
     if (this.transactional) this.staged.set(key, FORGOTTEN);
     else this.cache.store(key, FORGOTTEN);
   }
 
   /** Applies `change` to the cached value, if there is one (the row was just updated in the database). */
   revise(key: string, change: (value: any) => unknown): void {
+    const own = this.opOnly.get(key);
+    if (own !== undefined) this.opOnly.set(key, change(own));
     const value = this.lookup(key);
     if (value !== undefined && value !== FORGOTTEN) this.put(key, change(value), "instance");
   }
@@ -108,5 +117,6 @@ export class CacheView {
       else this.cache.store(key, value);
     }
     this.staged.clear();
+    this.opOnly.clear();
   }
 }

@@ -1,7 +1,7 @@
 // Idempotency-Key (CONTRACT.md §4): the key and the stored answer are written in the same write op as
 // the effect, so a retry after a crash or a timeout can never apply it twice.
 import { clock } from "../clock";
-import { insertOnly, run, select, type Query } from "../db";
+import { insertOnly, run, select, type Query, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
@@ -35,14 +35,26 @@ export function validateKey(key: string | undefined, name = "Idempotency-Key"): 
 // call does) is the same request.
 const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${canonicalJson(scope.body ?? null)}`);
 
-/** The stored answer for this key, or null; a key used with another request is 409. */
-export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
+type StoredKey = Row<typeof idempotencyKeys>;
+
+/** The row of this key, expired or not, or null. */
+function* storedKey(scope: IdempotencyScope & { key: string }): Query<StoredKey | null> {
   const [stored] = yield* select(idempotencyKeys, "agent_id = ? AND key = ?", scope.agentId, scope.key);
+  return stored ?? null;
+}
+
+/** The answer `stored` holds for this request, or null (none, or expired); a key used with another request is 409. */
+function outcomeOf(stored: StoredKey | null, scope: IdempotencyScope & { key: string }): Outcome | null {
   if (!stored || expired(stored.createdAt)) return null;
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
   }
   return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
+}
+
+/** The stored answer for this key, or null; a key used with another request is 409. */
+export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
+  return outcomeOf(yield* storedKey(scope), scope);
 }
 
 /**
@@ -52,10 +64,12 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  * meanwhile (another instance, the same retry twice, two requests reusing one expired key), the op
  * collides with it and runs again, and then finds that answer instead of applying the effect a second
  * time. (On PostgreSQL two ops deleting the same expired row queue on its lock; the second then finds
- * it gone, deletes nothing, and its insert collides with the first one's new row.)
+ * it gone, deletes nothing, and its insert collides with the first one's new row.) `maybeExpired`: false
+ * when this op read the key and found no row, so there is nothing to delete (a row inserted since is
+ * not expired: the insert collides with it as above).
  */
-export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
-  yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
+export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown, maybeExpired = true): Query<void> {
+  if (maybeExpired) yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
   yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
 }
 
@@ -72,10 +86,11 @@ export function* replaceOutcome(scope: IdempotencyScope & { key: string }, statu
 export function* once<T>(scope: IdempotencyScope, status: number, effect: () => Query<T>): Query<Outcome> {
   if (scope.key === undefined) return { status, body: yield* effect(), replayed: false };
   const keyed = { ...scope, key: scope.key };
-  const stored = yield* storedOutcome(keyed);
+  const row = yield* storedKey(keyed);
+  const stored = outcomeOf(row, keyed);
   if (stored) return stored;
   const body = yield* effect();
-  yield* storeOutcome(keyed, status, body);
+  yield* storeOutcome(keyed, status, body, row !== null);
   return { status, body, replayed: false };
 }
 
