@@ -34,18 +34,25 @@ export function validateKey(key: string | undefined, name = "Idempotency-Key"): 
 // call does) is the same request.
 const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${canonicalJson(scope.body ?? null)}`);
 
-/** The stored answer for this key, or null; a key used with another request is 409. */
-export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
-  const stored = yield* get<{ requestHash: string; status: bigint; body: string; createdAt: bigint }>(
-    "SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?",
-    scope.agentId,
-    scope.key,
-  );
+type StoredRow = { requestHash: string; status: bigint; body: string; createdAt: bigint };
+
+/** The row stored for this key, expired or not, or null. */
+function storedRow(scope: IdempotencyScope & { key: string }): Query<StoredRow | null> {
+  return get<StoredRow>("SELECT request_hash AS requestHash, status, body, created_at AS createdAt FROM idempotency_keys WHERE agent_id = ? AND key = ?", scope.agentId, scope.key);
+}
+
+/** The answer a stored row replays, or null (none, or expired); a key used with another request is 409. */
+function replayOf(scope: IdempotencyScope, stored: StoredRow | null): Outcome | null {
   if (!stored || expired(stored.createdAt)) return null;
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
   }
   return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
+}
+
+/** The stored answer for this key, or null; a key used with another request is 409. */
+export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
+  return replayOf(scope, yield* storedRow(scope));
 }
 
 /**
@@ -55,10 +62,12 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  * meanwhile (another instance, the same retry twice, two requests reusing one expired key), the op
  * collides with it and runs again, and then finds that answer instead of applying the effect a second
  * time. (On PostgreSQL two ops deleting the same expired row queue on its lock; the second then finds
- * it gone, deletes nothing, and its insert collides with the first one's new row.)
+ * it gone, deletes nothing, and its insert collides with the first one's new row.) `expiredRowSeen`
+ * false: the op looked the key up and found no row at all, so there is no expired one to delete (a row
+ * stored meanwhile by another transaction is new, never expired): one statement fewer.
  */
-export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
-  yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
+export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown, expiredRowSeen = true): Query<void> {
+  if (expiredRowSeen) yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
   yield* run(
     "INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, ?, ?, ?, ?)",
     scope.agentId,
@@ -83,10 +92,11 @@ export function* replaceOutcome(scope: IdempotencyScope & { key: string }, statu
 export function* once<T>(scope: IdempotencyScope, status: number, effect: () => Query<T>): Query<Outcome> {
   if (scope.key === undefined) return { status, body: yield* effect(), replayed: false };
   const keyed = { ...scope, key: scope.key };
-  const stored = yield* storedOutcome(keyed);
+  const row = yield* storedRow(keyed);
+  const stored = replayOf(keyed, row);
   if (stored) return stored;
   const body = yield* effect();
-  yield* storeOutcome(keyed, status, body);
+  yield* storeOutcome(keyed, status, body, row !== null);
   return { status, body, replayed: false };
 }
 
