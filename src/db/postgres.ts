@@ -70,9 +70,11 @@ export class PostgresEngine implements Engine {
 
   private executor(client: Client) {
     return async (statement: Statement): Promise<unknown> => {
-      const rows = await client.unsafe(this.text(statement.sql), statement.params as never[]);
+      const sql = statement.mode === "insertId" ? `${statement.sql} RETURNING id` : statement.sql;
+      const rows = await client.unsafe(this.text(sql), statement.params as never[]);
       if (statement.mode === "all") return rows;
       if (statement.mode === "get") return rows[0] ?? null;
+      if (statement.mode === "insertId") return (rows[0] as { id: bigint }).id;
       return (rows as unknown as { count: number }).count;
     };
   }

@@ -171,7 +171,8 @@ export class SqliteEngine implements Engine {
     const params = statement.params as never[];
     if (statement.mode === "all") return prepared.all(...params);
     if (statement.mode === "get") return prepared.get(...params);
-    return prepared.run(...params).changes;
+    const result = prepared.run(...params);
+    return statement.mode === "insertId" ? result.lastInsertRowid : result.changes;
   };
 
   write<T>(op: () => Query<T>): Promise<T> {

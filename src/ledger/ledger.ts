@@ -2,7 +2,7 @@
 // currency; agent accounts are checked non-negative in the same transaction, before it commits.
 // These are write ops (see db/query.ts): yield* them inside write().
 import { clock } from "../clock";
-import { actingKey, all, cacheKeys, get, remember, run, type Query } from "../db";
+import { actingKey, all, cacheKeys, get, insertId, remember, run, type Query } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 
@@ -125,14 +125,14 @@ export function* post(entry: Entry): Query<void> {
     if (sum !== 0n) throw new Error(`ledger: entry ${entry.type} does not balance in ${currency} (${sum})`);
   }
   const now = clock.nowMs();
-  const { id: entryId } = (yield* get<{ id: bigint }>(
-    "INSERT INTO journal_entries (type, reference_type, reference_id, key_id, created_at) VALUES (?, ?, ?, ?, ?) RETURNING id",
+  const entryId = yield* insertId(
+    "INSERT INTO journal_entries (type, reference_type, reference_id, key_id, created_at) VALUES (?, ?, ?, ?, ?)",
     entry.type,
     entry.reference.type,
     entry.reference.id,
     yield* actingKey(),
     now,
-  ))!;
+  );
   const accounts: bigint[] = [];
   const values: unknown[] = [];
   for (const posting of entry.postings) {
