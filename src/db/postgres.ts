@@ -1,9 +1,9 @@
 // The PostgreSQL engine, over Bun's built-in SQL client: many agentbank instances may share one
 // database. Every write op is one READ COMMITTED transaction, made as safe as the single SQLite writer
 // by three rules the ops follow:
-// - money moves by atomic increments (UPDATE accounts SET balance = balance + ? … RETURNING balance,
-//   checked in the same transaction): concurrent payments of one account wait for its row lock and
-//   never lose an update or overdraw it;
+// - money moves by atomic increments (UPDATE accounts SET balance = balance + ?, a debit only WHERE
+//   balance + ? >= 0, evaluated on the row as it is when locked): concurrent payments of one account
+//   wait for its row lock and never lose an update or overdraw it;
 // - a row an op reads in order to change it (a bet's status, a subscription's period, a cursor) is read
 //   FOR NO KEY UPDATE, and limits between two agents lock both agents' rows (in id order): an op that acts on
 //   the same thing waits, then sees what the first one did;
@@ -70,9 +70,11 @@ export class PostgresEngine implements Engine {
 
   private executor(client: Client) {
     return async (statement: Statement): Promise<unknown> => {
-      const rows = await client.unsafe(this.text(statement.sql), statement.params as never[]);
+      const sql = statement.mode === "insertId" ? `${statement.sql} RETURNING id` : statement.sql;
+      const rows = await client.unsafe(this.text(sql), statement.params as never[]);
       if (statement.mode === "all") return rows;
       if (statement.mode === "get") return rows[0] ?? null;
+      if (statement.mode === "insertId") return (rows[0] as { id: bigint }).id;
       return (rows as unknown as { count: number }).count;
     };
   }

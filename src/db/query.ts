@@ -30,7 +30,7 @@ export const FOR_UPDATE = "/*for update*/";
  */
 export const SKIP_LOCKED = "/*skip locked*/";
 
-export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" };
+export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" | "insertId" };
 /**
  * `cache`: asks the engine for the cache view of this op's transaction (see remember). `actingKey`:
  * asks which restricted key the op acts for (see actingAs); the engines answer null.
@@ -51,6 +51,15 @@ export function* get<T>(sql: string, ...params: unknown[]): Query<T | null> {
 /** Runs a statement; returns how many rows it changed. */
 export function* run(sql: string, ...params: unknown[]): Query<number> {
   return (yield { kind: "sql", sql, params, mode: "run" }) as number;
+}
+
+/**
+ * A plain INSERT of one row into a table keyed by a serial `id` (no ON CONFLICT, no RETURNING);
+ * answers the new id. SQLite reads it from the connection (RETURNING would cost more than the insert);
+ * PostgreSQL adds RETURNING id.
+ */
+export function* insertId(sql: string, ...params: unknown[]): Query<bigint> {
+  return (yield { kind: "sql", sql, params, mode: "insertId" }) as bigint;
 }
 
 /**

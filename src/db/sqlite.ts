@@ -24,6 +24,8 @@ import type { Engine } from "./engine";
 type Pending = { op: () => Query<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 const MAX_GROUP = 512;
+/** A bound on the prepared statements kept (texts with a variable IN list make new ones). */
+const MAX_PREPARED = 2_000;
 
 /**
  * The checkpointer's module: this file's sibling when run from source. In the compiled executable every
@@ -73,6 +75,12 @@ export class SqliteEngine implements Engine {
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
   private readonly locks = new Map<string, Promise<unknown>>();
+  /**
+   * Every statement text run, prepared once. Not bun:sqlite's query(): its cache keeps 20 statements
+   * (the service runs more; one pushed out is compiled again) and moves the one it finds to the end of
+   * its Map on every call.
+   */
+  private readonly prepared = new Map<string, Prepared>();
   private readonly savepoint: Prepared;
   private readonly release: Prepared;
   private readonly rollbackTo: Prepared;
@@ -142,13 +150,29 @@ export class SqliteEngine implements Engine {
     });
   }
 
+  private statement(sql: string): Prepared {
+    let prepared = this.prepared.get(sql);
+    if (prepared === undefined) {
+      // The hot statements are prepared again at their next use.
+      if (this.prepared.size >= MAX_PREPARED) this.clearPrepared();
+      prepared = this.connection.prepare(sql);
+      this.prepared.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  private clearPrepared(): void {
+    for (const prepared of this.prepared.values()) prepared.finalize();
+    this.prepared.clear();
+  }
+
   private readonly execute = (statement: Statement): unknown => {
-    // bun:sqlite caches the prepared statement of each SQL text.
-    const prepared = this.connection.query(statement.sql);
+    const prepared = this.statement(statement.sql);
     const params = statement.params as never[];
     if (statement.mode === "all") return prepared.all(...params);
     if (statement.mode === "get") return prepared.get(...params);
-    return prepared.run(...params).changes;
+    const result = prepared.run(...params);
+    return statement.mode === "insertId" ? result.lastInsertRowid : result.changes;
   };
 
   write<T>(op: () => Query<T>): Promise<T> {
@@ -263,6 +287,7 @@ export class SqliteEngine implements Engine {
     await new Promise<void>((done) => this.durableAfter(this.committed, done));
     this.checkpointer?.terminate();
     if (this.wal !== null) closeSync(this.wal);
+    this.clearPrepared();
     // Everything back in the file and the WAL emptied: a stopped database is one file (backups, restore).
     if (this.checkpointer) this.connection.exec("PRAGMA wal_checkpoint(TRUNCATE)");
     this.connection.close();

@@ -7,7 +7,7 @@
 // contract pays its escrow whole, each bet stake goes whole to the winner), so a hold has no
 // remaining amount: a feature that one day pays out in parts holds each part separately.
 import { clock } from "../clock";
-import { get, type Query } from "../db";
+import { get, insertId, type Query } from "../db";
 import type { Currency } from "../money";
 import { post, type HistoryType, type Reference } from "./ledger";
 
@@ -24,9 +24,9 @@ export function* hold(args: { agentId: string; amount: bigint; currency: Currenc
       { account: { agentId, kind: "held", currency }, amount, historyType: "ESCROW_HOLD" },
     ],
   });
-  const { id } = (yield* get<{ id: bigint }>(
+  return yield* insertId(
     `INSERT INTO holds (agent_id, amount, currency, purpose, reference_type, reference_id, state, created_at, closed_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, NULL) RETURNING id`,
+     VALUES (?, ?, ?, ?, ?, ?, 'PENDING', ?, NULL)`,
     agentId,
     amount,
     currency,
@@ -34,8 +34,7 @@ export function* hold(args: { agentId: string; amount: bigint; currency: Currenc
     reference.type,
     reference.id,
     clock.nowMs(),
-  ))!;
-  return id;
+  );
 }
 
 /** The PENDING hold `agentId` made for `reference`. Its absence is a bug of the caller, not bad input. */

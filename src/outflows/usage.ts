@@ -29,16 +29,22 @@ export function* uncountOutflow(agentId: string, currency: Currency, amount: big
   yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE bucket = ? AND agent_id = ? AND currency = ?", amount, bucket, agentId, currency);
 }
 
+/** The SUM over a window of `count` buckets: one text per count (the window holds 145 or 146), made once. */
+const windowSums = new Map<number, string>();
+function windowSum(count: number): string {
+  let sql = windowSums.get(count);
+  if (sql === undefined) {
+    sql = `SELECT CAST(SUM(amount) AS BIGINT) AS spent FROM outflow_usage WHERE bucket IN (${Array.from({ length: count }, () => "?").join(", ")}) AND agent_id = ? AND currency = ?`;
+    windowSums.set(count, sql);
+  }
+  return sql;
+}
+
 /** The agent's outflows in the window: each of its buckets looked up by key. */
 export function* spentInWindow(agentId: string, currency: Currency): Query<bigint> {
   const buckets: number[] = [];
   for (let bucket = firstBucketInWindow(); bucket <= currentBucket(); bucket++) buckets.push(bucket);
-  const row = yield* get<{ spent: bigint | null }>(
-    `SELECT CAST(SUM(amount) AS BIGINT) AS spent FROM outflow_usage WHERE bucket IN (${buckets.map(() => "?").join(", ")}) AND agent_id = ? AND currency = ?`,
-    ...buckets,
-    agentId,
-    currency,
-  );
+  const row = yield* get<{ spent: bigint | null }>(windowSum(buckets.length), ...buckets, agentId, currency);
   return row?.spent ?? 0n;
 }
 

@@ -17,6 +17,7 @@ export async function ledgerBench() {
   const { openDatabase, write, closeDatabase } = await import("../../src/db");
   const { registerAgent } = await import("../../src/agents/service");
   const { deposit } = await import("../../src/ledger/transfers");
+  const { openAgentAccounts } = await import("../../src/ledger/ledger");
   const { pay } = await import("../../src/payments/service");
   const config = initConfig();
   await openDatabase(config);
@@ -25,6 +26,7 @@ export async function ledgerBench() {
   await write(function* () {
     for (let i = 0; i < 100; i++) {
       const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
+      yield* openAgentAccounts(id);
       yield* deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
       ids.push(id);
     }
@@ -50,10 +52,10 @@ export async function ledgerBench() {
   const { stepSync } = await import("../../src/db/query");
   const engine = sqliteEngine()!;
   let statements = 0;
-  const execute = (statement: { sql: string; params: unknown[]; mode: string }) => {
+  const engineExecute = (engine as unknown as { execute: (statement: unknown) => unknown }).execute;
+  const execute = (statement: unknown) => {
     statements++;
-    const prepared = engine.connection.query(statement.sql);
-    return statement.mode === "all" ? prepared.all(...(statement.params as never[])) : statement.mode === "get" ? prepared.get(...(statement.params as never[])) : prepared.run(...(statement.params as never[])).changes;
+    return engineExecute(statement);
   };
   engine.connection.exec("BEGIN");
   const start = performance.now();
