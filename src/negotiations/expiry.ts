@@ -1,5 +1,5 @@
 // A negotiation's one timed transition: OPEN past expiresAt becomes EXPIRED. It runs as due work
-// (src/db/due.ts) in the job, before a read or list of the caller's negotiations, and before an
+// (src/due.ts) in the job, before a read or list of the caller's negotiations, and before an
 // action, each in an op of its own; an action's op also applies it to the row it locks.
 import { clock } from "../clock";
 import { find, write, type Query } from "../db";
