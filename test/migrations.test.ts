@@ -139,5 +139,32 @@ describe("data steps", () => {
         },
       );
     });
+
+    test(`${engine}: list_counts starts from the webhook deliveries and x402 payments already there`, async () => {
+      await fromStepBefore(
+        engine,
+        "list_counts",
+        async (run) => {
+          for (const id of ["a", "b", "c"]) {
+            await run("INSERT INTO agents (id, name, owner_name, owner_email, capabilities, api_key_hash, owner_key_hash, created_at) VALUES (?, ?, 'o', 'o@example.com', '[]', ?, ?, 1)", id, id, `api-${id}`, `owner-${id}`);
+          }
+          await run("INSERT INTO webhook_events (id, agent_id, event, data, status, created_at) VALUES ('e', 'a', 'payment.received', '{}', 'DELIVERED', 1)");
+          for (const [id, agent] of [["d1", "a"], ["d2", "a"], ["d3", "b"]]) {
+            await run("INSERT INTO webhook_deliveries (id, event_id, agent_id, event, url, outcome, duration_ms, created_at) VALUES (?, 'e', ?, 'payment.received', 'https://x.example', 'DELIVERED', 1, 1)", id, agent);
+          }
+          for (const id of ["p1", "p2", "p3"]) {
+            await run("INSERT INTO x402_payments (id, agent_id, url, method, amount, currency, pay_to, network, x402_version, status, created_at, updated_at) VALUES (?, 'c', 'https://x.example', 'GET', 1, 'USDC', '0x1', 'eip155:84532', 2, 'SETTLED', 1, 1)", id);
+          }
+        },
+        async (run) => {
+          const rows = (await run("SELECT agent_id AS agent, list, items FROM list_counts ORDER BY agent_id, list")) as { agent: string; list: string; items: bigint | number }[];
+          expect(rows.map((row) => ({ ...row, items: Number(row.items) }))).toEqual([
+            { agent: "a", list: "webhook_deliveries", items: 2 },
+            { agent: "b", list: "webhook_deliveries", items: 1 },
+            { agent: "c", list: "x402_payments", items: 3 },
+          ]);
+        },
+      );
+    });
   }
 });

@@ -10,6 +10,7 @@ import { SqliteEngine } from "./sqlite";
 
 export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertId, remember, revise, run, SKIP_LOCKED, type Query } from "./query";
 export { cacheKeys } from "./cache";
+export { countAdded, keptCount, type KeptList } from "./counts";
 export { DatabaseInUse } from "./sqlite";
 export { newestFirst, pageRows, type ListSql, type PageWindow } from "./page";
 export { columns, find, insert, insertNew, insertOnly, select, update, type Changes, type NewRow, type Row } from "./table";

@@ -17,6 +17,7 @@ import sqlite13 from "../../migrations/sqlite/0013_oauth.sql" with { type: "text
 import sqlite14 from "../../migrations/sqlite/0014_key_last_used.sql" with { type: "text" };
 import sqlite15 from "../../migrations/sqlite/0015_service_x402_url.sql" with { type: "text" };
 import sqlite16 from "../../migrations/sqlite/0016_inbox_type_idx.sql" with { type: "text" };
+import sqlite17 from "../../migrations/sqlite/0017_list_counts.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -31,6 +32,7 @@ import pg10 from "../../migrations/pg/0010_oauth.sql" with { type: "text" };
 import pg11 from "../../migrations/pg/0011_key_last_used.sql" with { type: "text" };
 import pg12 from "../../migrations/pg/0012_service_x402_url.sql" with { type: "text" };
 import pg13 from "../../migrations/pg/0013_inbox_type_idx.sql" with { type: "text" };
+import pg14 from "../../migrations/pg/0014_list_counts.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -50,6 +52,7 @@ export const sqliteMigrations = [
   { tag: "0014_key_last_used", when: 1795565883153, breakpoints: true, sql: sqlite14 },
   { tag: "0015_service_x402_url", when: 1795566181889, breakpoints: true, sql: sqlite15 },
   { tag: "0016_inbox_type_idx", when: 1795572275763, breakpoints: true, sql: sqlite16 },
+  { tag: "0017_list_counts", when: 1795575971156, breakpoints: true, sql: sqlite17 },
 ];
 
 export const pgMigrations = [
@@ -67,4 +70,5 @@ export const pgMigrations = [
   { tag: "0011_key_last_used", when: 1795565885165, breakpoints: true, sql: pg11 },
   { tag: "0012_service_x402_url", when: 1795566184820, breakpoints: true, sql: pg12 },
   { tag: "0013_inbox_type_idx", when: 1795572277276, breakpoints: true, sql: pg13 },
+  { tag: "0014_list_counts", when: 1795575972072, breakpoints: true, sql: pg14 },
 ];

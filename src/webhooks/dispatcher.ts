@@ -6,7 +6,7 @@
 // arrive twice: receivers dedupe on webhook-id.
 import { createHmac } from "node:crypto";
 import { clock, iso } from "../clock";
-import { all, columns, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
+import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
@@ -133,6 +133,7 @@ async function deliver(event: WebhookEvent): Promise<void> {
       durationMs,
       createdAt: clock.nowMs(),
     });
+    yield* countAdded("webhook_deliveries", event.agentId);
   });
   if (result.outcome !== "DELIVERED" && result.outcome !== "SKIPPED") {
     logLine({ level: "warn", msg: "webhook delivery failed", eventId: event.id, agentId: event.agentId, outcome: result.outcome, error: result.error });

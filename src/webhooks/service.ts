@@ -3,7 +3,7 @@
 // (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
 import { updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, find, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
@@ -81,7 +81,7 @@ function deliveryView(row: Row<typeof webhookDeliveries>) {
 }
 
 export function deliveriesOf(agentId: string, window: PageWindow) {
-  return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] } }, window, deliveryView);
+  return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("webhook_deliveries", agentId) }, window, deliveryView);
 }
 
 export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {

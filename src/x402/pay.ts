@@ -16,7 +16,7 @@ import { chainSettings, networkName } from "../chain/client";
 import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
 import { treasuryAccount } from "../chain/keys";
 import { clock } from "../clock";
-import { actingAs, find, insert, read, update, write, type Query } from "../db";
+import { actingAs, countAdded, find, insert, read, update, write, type Query } from "../db";
 import { Deferred } from "../auth/mutation";
 import { invalid } from "../errors";
 import { uuid } from "../ids";
@@ -94,6 +94,7 @@ function* debit(agentId: string, request: PayRequest, method: string, chosen: Re
     createdAt: now,
     updatedAt: now,
   });
+  yield* countAdded("x402_payments", agentId);
   // A retry with this key from now on replays this payment (PENDING) instead of paying again.
   if (keyed) yield* storeOutcome(keyed, 200, { payment: paymentView(row), resource: null });
   return row;

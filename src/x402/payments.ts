@@ -2,7 +2,7 @@
 // treasury authorization, and the agent's newest-first list (one payment is read by settlement.ts,
 // which decides it first if the chain already can).
 import { iso } from "../clock";
-import { FOR_UPDATE, newestFirst, select, type PageWindow, type Query, type Row } from "../db";
+import { FOR_UPDATE, keptCount, newestFirst, select, type PageWindow, type Query, type Row } from "../db";
 import { toMajor } from "../money";
 import { x402Payments } from "./schema";
 
@@ -36,5 +36,5 @@ export function* paymentOfAuthorization(nonce: string, lock = false): Query<Paym
 }
 
 export function listX402Payments(agentId: string, window: PageWindow) {
-  return newestFirst({ table: x402Payments, scope: { where: "agent_id = ?", params: [agentId] } }, window, paymentView);
+  return newestFirst({ table: x402Payments, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("x402_payments", agentId) }, window, paymentView);
 }
