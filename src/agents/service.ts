@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { all, cacheKeys, FOR_UPDATE, find, forget, insert, remember, revise, run, select, update, type Changes, type Query, type Row } from "../db";
+import { all, cacheKeys, find, FOR_UPDATE, forget, insert, remember, revise, runLater, select, update, type Changes, type Query, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { agents } from "./schema";
@@ -45,7 +45,7 @@ function* scoreEventsOf(id: string, lock = false): Query<string[]> {
 export function* addToScore(id: string, event: ScoreEvent): Query<void> {
   const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
   const scoreEvents = `[${events.join(",")}]`;
-  yield* run("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, scoreEvents, id);
+  yield* runLater("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, scoreEvents, id);
   yield* revise<string[]>(cacheKeys.scoreEvents(id), () => events);
   yield* revise<AgentRow>(cacheKeys.agent(id), (row) => ({ ...row, score: row.score + BigInt(event.change), scoreEvents }));
 }

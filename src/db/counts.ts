@@ -2,14 +2,14 @@
 // one row per (agent, list), moved in the same write op as the row it counts, so the total a page
 // shows is one row read instead of a COUNT(*) that grows with the list. Rows of these lists are never
 // deleted, so a count only goes up.
-import { get, run, type Query } from "./query";
+import { get, runLater, type Query } from "./query";
 import type { KeptList } from "./schema";
 
 export type { KeptList } from "./schema";
 
 /** A write op: the agent's list holds one item more. */
 export function* countAdded(list: KeptList, agentId: string): Query<void> {
-  yield* run(
+  yield* runLater(
     "INSERT INTO list_counts (agent_id, list, items) VALUES (?, ?, 1) ON CONFLICT (agent_id, list) DO UPDATE SET items = list_counts.items + 1",
     agentId,
     list,

@@ -30,7 +30,7 @@ export const FOR_UPDATE = "/*for update*/";
  */
 export const SKIP_LOCKED = "/*skip locked*/";
 
-export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" | "insertId" };
+export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "all" | "get" | "run" | "insertId" | "later" };
 /**
  * `cache`: asks the engine for the cache view of this op's transaction (see remember). `actingKey`:
  * asks which restricted key the op acts for (see actingAs); the engines answer null.
@@ -51,6 +51,17 @@ export function* get<T>(sql: string, ...params: unknown[]): Query<T | null> {
 /** Runs a statement; returns how many rows it changed. */
 export function* run(sql: string, ...params: unknown[]): Query<number> {
   return (yield { kind: "sql", sql, params, mode: "run" }) as number;
+}
+
+/**
+ * A write whose answer the op does not read (a row it already holds, a count moved by an upsert):
+ * PostgreSQL sends it without waiting, and waits for it together with the next statement the op does
+ * wait for (or before the COMMIT): one round trip for both. SQLite runs it on the spot. If it fails,
+ * the whole op fails: the error is not thrown into the op, which could not handle it where it stands
+ * (and on PostgreSQL the transaction is lost anyway).
+ */
+export function* runLater(sql: string, ...params: unknown[]): Query<void> {
+  yield { kind: "sql", sql, params, mode: "later" };
 }
 
 /**
@@ -144,21 +155,49 @@ export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => 
   return next.value;
 }
 
-/** Drives a query whose statements are round trips (PostgreSQL). */
+/**
+ * Drives a query whose statements are round trips (PostgreSQL). Writes sent with runLater are not
+ * waited for until the next statement the op waits for has been sent behind them (the connection runs
+ * them in order), or the op ends; one of them failing fails the op.
+ */
 export async function stepAsync<T>(query: Query<T>, execute: (statement: Statement) => Promise<unknown>, after: (() => void)[], cache: CacheView): Promise<T> {
-  let next = query.next();
-  while (!next.done) {
-    const step = next.value;
-    let result: unknown;
-    try {
-      result = step.kind === "sql" ? await execute(step) : bookkeeping(step, cache, after);
-    } catch (error) {
-      next = query.throw(error);
-      continue;
+  let sent: Promise<unknown>[] = [];
+  const settle = async () => {
+    const writes = sent;
+    sent = [];
+    for (const write of writes) await write;
+  };
+  try {
+    let next = query.next();
+    while (!next.done) {
+      const step = next.value;
+      if (step.kind === "sql" && step.mode === "later") {
+        const write = execute(step);
+        write.catch(() => {}); // waited for by settle(); this only keeps an early failure from going unhandled
+        sent.push(write);
+        next = query.next(undefined);
+        continue;
+      }
+      const answer = step.kind === "sql" ? execute(step) : null;
+      if (answer && sent.length > 0) {
+        answer.catch(() => {});
+        await settle(); // not inside the try below: a failed write fails the op, it is not thrown into it
+      }
+      let result: unknown;
+      try {
+        result = answer ? await answer : bookkeeping(step as Exclude<Step, Statement>, cache, after);
+      } catch (error) {
+        next = query.throw(error);
+        continue;
+      }
+      next = query.next(result);
     }
-    next = query.next(result);
+    await settle();
+    return next.value;
+  } catch (error) {
+    await Promise.allSettled(sent);
+    throw error;
   }
-  return next.value;
 }
 
 /** Runs after-commit callbacks; one failing never stops the others (they are side effects, logged). */

@@ -3,7 +3,7 @@
 // all come from the table. Rows are what the engines return: camelCase fields, integers as bigint,
 // null where the column allows it; nothing maps them. SQL a feature writes itself (the ledger, pages,
 // reports, a conditional UPDATE) goes through the same steps (get/all/run) and may use columns().
-import { FOR_UPDATE, get, all, run, type Query } from "./query";
+import { FOR_UPDATE, get, all, runLater, type Query } from "./query";
 import type { AnyColumn, Column, Table } from "./tables";
 
 type ColumnsOf<T extends Table> = T["columns"];
@@ -102,9 +102,9 @@ export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyo
  * Idempotency-Key), whose callers hold every value already. RETURNING costs SQLite a buffered copy of
  * the row and Bun an object of it, about 4 µs a row; a payment inserts two to four rows.
  */
-export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Query<number> {
+export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Query<void> {
   const [sql, params] = statement(table, "insert only", row, (names) => insertInto(table, names));
-  return run(sql, ...params);
+  return runLater(sql, ...params);
 }
 
 /**

@@ -2,7 +2,7 @@
 // rows of inbox_counts (one per message type), never a count over the inbox, which may hold millions.
 // Below messaging and webhooks: a direct message (messaging/) and every notice (emit(), webhooks/outbox.ts)
 // land here.
-import { get, insertOnly, run, type Query, type Row } from "../db";
+import { get, insertOnly, run, runLater, type Query, type Row } from "../db";
 import { messages } from "./schema";
 
 export type Message = Row<typeof messages>;
@@ -11,7 +11,7 @@ export type Message = Row<typeof messages>;
 export function* addToInbox(message: Omit<Message, "read">): Query<Message> {
   const row = { ...message, read: 0n };
   yield* insertOnly(messages, row);
-  yield* run(
+  yield* runLater(
     `INSERT INTO inbox_counts (agent_id, type, messages, unread) VALUES (?, ?, 1, 1)
      ON CONFLICT (agent_id, type) DO UPDATE SET messages = inbox_counts.messages + 1, unread = inbox_counts.unread + 1`,
     row.recipientId,

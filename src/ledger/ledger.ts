@@ -2,7 +2,7 @@
 // currency; agent accounts are checked non-negative in the same transaction, before it commits.
 // These are write ops (see db/query.ts): yield* them inside write().
 import { clock } from "../clock";
-import { actingKey, all, cacheKeys, get, insertId, remember, run, type Query } from "../db";
+import { actingKey, all, cacheKeys, get, insertId, remember, run, runLater, type Query } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 
@@ -103,7 +103,7 @@ function postingsInsert(count: number): string {
  */
 function* moveBalance(posting: Posting, accountId: bigint): Query<void> {
   if (posting.amount > 0n || posting.account.agentId === null) {
-    yield* run("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ?", posting.amount, accountId);
+    yield* runLater("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ?", posting.amount, accountId);
     return;
   }
   const moved = yield* run("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ? AND balance + ? >= 0", posting.amount, accountId, posting.amount);
@@ -142,7 +142,7 @@ export function* post(entry: Entry): Query<void> {
     values.push(entryId, account, posting.amount, posting.account.currency, posting.historyType, posting.counterpartyId ?? null, historyAgentId, now);
   }
   // All postings in one statement (one round trip on PostgreSQL): new rows, no lock to order.
-  yield* run(postingsInsert(entry.postings.length), ...values);
+  yield* runLater(postingsInsert(entry.postings.length), ...values);
   // Balances change in account order: two movements between the same accounts in opposite directions
   // then take the row locks in the same order and queue, instead of deadlocking (PostgreSQL).
   const order = entry.postings.map((_, index) => index).sort((a, b) => (accounts[a]! < accounts[b]! ? -1 : accounts[a]! > accounts[b]! ? 1 : a - b));

@@ -3,7 +3,7 @@
 // last 24 h, so it spans 24 h to 24 h 10 min: a cap is never exceeded within any 24 h (it may hold an
 // outflow back up to 10 minutes longer than a to-the-millisecond window would).
 import { clock } from "../clock";
-import { get, run, type Query } from "../db";
+import { get, run, runLater, type Query } from "../db";
 import type { Currency } from "../money";
 import { DAY_MS, MINUTE_MS } from "../time";
 
@@ -14,7 +14,7 @@ const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_M
 
 /** Adds an outflow to its agent's current bucket (an atomic upsert: concurrent outflows all count). */
 export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Query<void> {
-  yield* run(
+  yield* runLater(
     `INSERT INTO outflow_usage (bucket, agent_id, currency, amount) VALUES (?, ?, ?, ?)
      ON CONFLICT (bucket, agent_id, currency) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
     currentBucket(),
