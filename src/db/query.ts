@@ -56,9 +56,9 @@ export function* run(sql: string, ...params: unknown[]): Query<number> {
 /**
  * A write whose answer the op does not read (a row it already holds, a count moved by an upsert):
  * PostgreSQL sends it without waiting, and waits for it together with the next statement the op does
- * wait for (or before the COMMIT): one round trip for both. SQLite runs it on the spot. If it fails,
- * the whole op fails: the error is not thrown into the op, which could not handle it where it stands
- * (and on PostgreSQL the transaction is lost anyway).
+ * wait for (or before the COMMIT): one round trip for both; if it fails, the whole op fails, and the
+ * error is not thrown into the op at a statement that is not its own (the transaction is lost anyway).
+ * SQLite runs it on the spot, like any statement.
  */
 export function* runLater(sql: string, ...params: unknown[]): Query<void> {
   yield { kind: "sql", sql, params, mode: "later" };
