@@ -23,7 +23,17 @@ export type NewRow<T extends Table> = { [K in Exclude<keyof ColumnsOf<T>, Option
 /** What an update changes: any columns; the ones left out (or undefined) are not written. */
 export type Changes<T extends Table> = { [K in keyof ColumnsOf<T>]?: Writable<ValueOf<ColumnsOf<T>[K]>> };
 
-const lists = new WeakMap<Table, string>();
+/** Texts of statements made once per table: its column list, and each INSERT/UPDATE/find the code makes. */
+const statements = new WeakMap<Table, Map<string, string>>();
+
+/** The text `signature` names for `table`, made by `make` the first time. */
+function textOf(table: Table, signature: string, make: () => string): string {
+  let made = statements.get(table);
+  if (made === undefined) statements.set(table, (made = new Map()));
+  let sql = made.get(signature);
+  if (sql === undefined) made.set(signature, (sql = make()));
+  return sql;
+}
 
 /** Column names that are keywords SQLite refuses bare (x402_payments."transaction"): written quoted. */
 const KEYWORDS = new Set(["transaction"]);
@@ -31,17 +41,12 @@ const sqlName = (name: string) => (KEYWORDS.has(name) ? `"${name}"` : name);
 
 /** The SELECT list of every column of `table`, each as its camelCase field: `id, lender_id AS lenderId, …`. */
 export function columns(table: Table): string {
-  let list = lists.get(table);
-  if (list === undefined) {
-    list = Object.entries(table.columns)
+  return textOf(table, "columns", () =>
+    Object.entries(table.columns)
       .map(([key, column]) => (column.name === key ? sqlName(key) : `${sqlName(column.name)} AS ${key}`))
-      .join(", ");
-    lists.set(table, list);
-  }
-  return list;
+      .join(", "),
+  );
 }
-
-const statements = new WeakMap<Table, Map<string, string>>();
 
 /**
  * The statement `write` makes of the column names of the given fields (undefined ones left out), with
@@ -58,20 +63,13 @@ function statement(table: Table, kind: string, values: Record<string, unknown>, 
     keys.push(key);
     params.push(value);
   }
-  let made = statements.get(table);
-  if (made === undefined) statements.set(table, (made = new Map()));
-  const signature = `${kind} ${keys.join()}`;
-  let sql = made.get(signature);
-  if (sql === undefined) {
-    sql = write(keys.map((key) => sqlName(table.columns[key]!.name)));
-    made.set(signature, sql);
-  }
-  return [sql, params];
+  return [textOf(table, `${kind} ${keys.join()}`, () => write(keys.map((key) => sqlName(table.columns[key]!.name)))), params];
 }
 
 /** The row with this id, or null. `lock`: in a write op that changes it from what it read (FOR_UPDATE). */
 export function find<T extends Table>(table: T, id: string, lock = false): Query<Row<T> | null> {
-  return get<Row<T>>(`SELECT ${columns(table)} FROM ${table.name} WHERE id = ? ${lock ? FOR_UPDATE : ""}`, id);
+  const sql = textOf(table, lock ? "find locked" : "find", () => `SELECT ${columns(table)} FROM ${table.name} WHERE id = ? ${lock ? FOR_UPDATE : ""}`);
+  return get<Row<T>>(sql, id);
 }
 
 /** The rows `where` picks (the text after WHERE: a condition, and ORDER BY, LIMIT or FOR_UPDATE if wanted). */
@@ -100,7 +98,8 @@ export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyo
 /**
  * Inserts a row and answers nothing: for the hot paths (a payment, a message, its notice, its
  * Idempotency-Key), whose callers hold every value already. RETURNING costs SQLite a buffered copy of
- * the row and Bun an object of it, about 4 µs a row; a payment inserts two to four rows.
+ * the row and Bun an object of it, about 4 µs a row; a payment inserts two to four rows. Sent with
+ * runLater: on PostgreSQL it travels with the op's next statement.
  */
 export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Query<void> {
   const [sql, params] = statement(table, "insert only", row, (names) => insertInto(table, names));
