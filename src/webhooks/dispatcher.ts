@@ -5,6 +5,7 @@
 // minute belongs to an instance that died and is taken again. Around a crash an event may therefore
 // arrive twice: receivers dedupe on webhook-id.
 import { createHmac } from "node:crypto";
+import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
 import { uuid } from "../ids";
@@ -12,7 +13,6 @@ import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
 import { MINUTE_MS } from "../time";
 import { webhookDeliveries, webhookEvents, type DeliveryOutcome } from "./schema";
-import { webhookSettings } from "./settings";
 
 export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
@@ -112,8 +112,8 @@ async function attempt(url: string, secret: string, event: WebhookEvent): Promis
 }
 
 async function deliver(event: WebhookEvent): Promise<void> {
-  const settings = await read(webhookSettings(event.agentId));
-  const target = settings?.webhookUrl && settings.webhookSecret ? { url: settings.webhookUrl, secret: settings.webhookSecret } : null;
+  const agent = await read(findAgent(event.agentId));
+  const target = agent?.webhookUrl && agent.webhookSecret ? { url: agent.webhookUrl, secret: agent.webhookSecret } : null;
   const started = performance.now();
   const result: Outcome = target ? await attempt(target.url, target.secret, event) : { outcome: "SKIPPED", httpStatus: null, error: "no webhook URL" };
   const durationMs = Math.round(performance.now() - started);

@@ -1,7 +1,8 @@
 // An agent's webhook settings and delivery record: the URL and its signing secret, every attempt, a
 // new secret on demand (the old one stops verifying at once), and a failed delivery sent again by hand
 // (SPEC: deliveries are not retried automatically; a person or the agent may ask for it).
-import { updateAgent } from "../agents/service";
+import { agents } from "../agents/schema";
+import { findAgent, updateAgent } from "../agents/service";
 import { iso } from "../clock";
 import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
@@ -10,14 +11,13 @@ import { assertCallable } from "../net/outbound";
 import { wakeDispatcher } from "./dispatcher";
 import { countResend } from "./resends";
 import { webhookDeliveries, webhookEvents } from "./schema";
-import { webhookSettings } from "./settings";
 
 /** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
 export async function setWebhook(agentId: string, url: string | null) {
   if (url !== null) await assertCallable(url, "webhookUrl");
   const created = webhookSecret();
   return write(function* () {
-    const current = (yield* webhookSettings(agentId, true))!;
+    const current = (yield* find(agents, agentId, true))!;
     const save = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
     if (url === null) {
       yield* save(null, current.webhookSecret);
@@ -31,7 +31,7 @@ export async function setWebhook(agentId: string, url: string | null) {
 
 /** A write op: a new signing secret, returned once; deliveries from now on are signed with it. */
 export function* rotateWebhookSecret(agentId: string) {
-  const current = (yield* webhookSettings(agentId, true))!;
+  const current = (yield* find(agents, agentId, true))!;
   if (!current.webhookUrl) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
   const secret = webhookSecret();
   yield* updateAgent(agentId, { webhookSecret: secret });
@@ -85,6 +85,6 @@ export function deliveriesOf(agentId: string, window: PageWindow) {
 }
 
 export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {
-  const row = (yield* webhookSettings(agentId))!;
+  const row = (yield* findAgent(agentId))!;
   return { url: row.webhookUrl, hasSecret: row.webhookSecret !== null };
 }
