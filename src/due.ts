@@ -7,8 +7,7 @@
 // loses nothing: what was applied committed, what was not is still due.
 import { clock } from "./clock";
 import { logLine } from "./http/log";
-import { read } from "./db/index";
-import { all, get } from "./db/query";
+import { all, get, read } from "./db";
 
 export type DueWork = {
   /** The job's name, in the run's log line. */
