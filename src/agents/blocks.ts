@@ -16,9 +16,12 @@ export function* isBlocked(blockerId: string, blockedId: string): Query<boolean>
 /** In the write op that blocks or unblocks: the cached answer for the pair is dropped. */
 export const blockChanged = (blockerId: string, blockedId: string) => forget(cacheKeys.block(blockerId, blockedId));
 
+/** The refusal of an act toward an agent that has blocked the actor. */
+export const blockedBy = () => forbidden("this agent has blocked you");
+
 /** 403 when `targetId` has blocked `actorId`. */
 export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {
-  if (yield* isBlocked(targetId, actorId)) throw forbidden("this agent has blocked you");
+  if (yield* isBlocked(targetId, actorId)) throw blockedBy();
 }
 
 /** A block with the blocked agent's name (the list joins it in). */

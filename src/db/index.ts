@@ -8,7 +8,7 @@ import { PostgresEngine } from "./postgres";
 import type { Query } from "./query";
 import { SqliteEngine } from "./sqlite";
 
-export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertId, remember, revise, run, runLater, SKIP_LOCKED, type Query } from "./query";
+export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertId, remember, revise, run, runLater, SKIP_LOCKED, together, type Query } from "./query";
 export { cacheKeys } from "./cache";
 export { countAdded, keptCount, type KeptList } from "./counts";
 export { DatabaseInUse } from "./sqlite";

@@ -68,31 +68,49 @@ export class PostgresEngine implements Engine {
     return text;
   }
 
+  /**
+   * Runs a statement. Bun's queries start when `then` is first called on them: called here at once, so
+   * statements reach the connection in the order the op yields them (an `await` would call it a
+   * microtask later, after a COMMIT started in the meantime).
+   */
   private executor(client: Client) {
-    return async (statement: Statement): Promise<unknown> => {
+    return (statement: Statement): Promise<unknown> => {
       const sql = statement.mode === "insertId" ? `${statement.sql} RETURNING id` : statement.sql;
-      const rows = await client.unsafe(this.text(sql), statement.params as never[]);
-      if (statement.mode === "all") return rows;
-      if (statement.mode === "get") return rows[0] ?? null;
-      if (statement.mode === "insertId") return (rows[0] as { id: bigint }).id;
-      return (rows as unknown as { count: number }).count;
+      return client.unsafe(this.text(sql), statement.params as never[]).then((rows: unknown[]) => {
+        if (statement.mode === "all") return rows;
+        if (statement.mode === "get") return rows[0] ?? null;
+        if (statement.mode === "insertId") return (rows[0] as { id: bigint }).id;
+        return (rows as unknown as { count: number }).count;
+      });
     };
   }
 
+  /**
+   * One transaction on a connection of the pool, opened and closed without round trips of their own:
+   * BEGIN goes out with the op's first statement and COMMIT behind its last writes (see Transaction in
+   * query.ts), where the client's begin() waited for each.
+   */
   async write<T>(op: () => Query<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const after: (() => void)[] = [];
       const cached = this.cache.view();
+      const connection = await this.sql.reserve();
+      let value: T;
       try {
-        const value = await this.sql.begin((tx) => stepAsync(op(), this.executor(tx), after, cached));
-        cached.commit();
-        runAfterCommit(after);
-        return value as T;
+        const transaction = { begun: connection.unsafe("BEGIN").then(), commit: () => connection.unsafe("COMMIT").then() };
+        value = await stepAsync(op(), this.executor(connection), after, cached, transaction);
       } catch (error) {
+        await connection.unsafe("ROLLBACK").catch(() => {}); // none open when COMMIT already rolled back
+        connection.release();
         const limit = ATTEMPTS[sqlState(error) as string] ?? 0;
         if (attempt >= limit) throw error;
         await Bun.sleep(Math.random() * Math.min(20, 2 ** attempt));
+        continue;
       }
+      connection.release();
+      cached.commit();
+      runAfterCommit(after);
+      return value;
     }
   }
 

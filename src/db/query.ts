@@ -35,7 +35,12 @@ export type Statement = { kind: "sql"; sql: string; params: unknown[]; mode: "al
  * `cache`: asks the engine for the cache view of this op's transaction (see remember). `actingKey`:
  * asks which restricted key the op acts for (see actingAs); the engines answer null.
  */
-export type Step = Statement | { kind: "after"; fn: () => void } | { kind: "cache" } | { kind: "actingKey" };
+export type Step =
+  | Statement
+  | { kind: "after"; fn: () => void }
+  | { kind: "cache" }
+  | { kind: "actingKey" }
+  | { kind: "together"; queries: Query<unknown>[] };
 export type Query<T> = Generator<Step, T, unknown>;
 
 /** Every row of a SELECT (or of a statement with RETURNING). */
@@ -71,6 +76,17 @@ export function* runLater(sql: string, ...params: unknown[]): Query<void> {
  */
 export function* insertId(sql: string, ...params: unknown[]): Query<bigint> {
   return (yield { kind: "sql", sql, params, mode: "insertId" }) as bigint;
+}
+
+/**
+ * Independent queries (reads, typically: none needs another's answer, and the op does not care in which
+ * order they run): PostgreSQL sends their statements together and waits once, one round trip for all
+ * (each query's later statements follow its own answers); SQLite runs them one after the other. Answers
+ * their results in order. If any fails, the first failure in argument order is thrown here (on
+ * PostgreSQL once every one of them has ended; on SQLite the ones after it do not run).
+ */
+export function* together<T extends unknown[]>(...queries: { [K in keyof T]: Query<T[K]> }): Query<T> {
+  return (yield { kind: "together", queries: queries as Query<unknown>[] }) as T;
 }
 
 /**
@@ -118,9 +134,10 @@ export function* actingAs<T>(keyId: string | null, query: Query<T>): Query<T> {
       next = query.next(keyId);
       continue;
     }
+    const step: Step = next.value.kind === "together" ? { kind: "together", queries: next.value.queries.map((inner) => actingAs(keyId, inner)) } : next.value;
     let result: unknown;
     try {
-      result = yield next.value;
+      result = yield step;
     } catch (error) {
       next = query.throw(error);
       continue;
@@ -130,8 +147,8 @@ export function* actingAs<T>(keyId: string | null, query: Query<T>): Query<T> {
   return next.value;
 }
 
-/** Answers a step that is not a statement: what the query receives back. */
-function bookkeeping(step: Exclude<Step, Statement>, cache: CacheView, after: (() => void)[]): CacheView | null | undefined {
+/** Answers a step that is neither a statement nor `together`: what the query receives back. */
+function bookkeeping(step: Exclude<Step, Statement | { kind: "together" }>, cache: CacheView, after: (() => void)[]): CacheView | null | undefined {
   if (step.kind === "cache") return cache;
   if (step.kind === "actingKey") return null;
   after.push(step.fn);
@@ -145,7 +162,9 @@ export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => 
     const step = next.value;
     let result: unknown;
     try {
-      result = step.kind === "sql" ? execute(step) : bookkeeping(step, cache, after);
+      if (step.kind === "sql") result = execute(step);
+      else if (step.kind === "together") result = step.queries.map((inner) => stepSync(inner, execute, after, cache));
+      else result = bookkeeping(step, cache, after);
     } catch (error) {
       next = query.throw(error);
       continue;
@@ -155,47 +174,79 @@ export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => 
   return next.value;
 }
 
+/** Waits for every promise; then throws the first failure in their order, if any. */
+async function allOrFirstFailure(promises: Promise<unknown>[]): Promise<unknown[]> {
+  const results = await Promise.allSettled(promises);
+  const failed = results.find((result) => result.status === "rejected");
+  if (failed) throw failed.reason;
+  return results.map((result) => (result as PromiseFulfilledResult<unknown>).value);
+}
+
+/** Keeps a promise waited for elsewhere from counting as an unhandled failure in the meantime. */
+function quiet<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/**
+ * The statements that open and close the op's transaction, sent by stepAsync without a round trip of
+ * their own: `begun` (BEGIN, already sent) is waited for with the op's first statement it waits for, as a
+ * runLater write is; `commit` is sent behind the op's last runLater writes and waited for with them (on
+ * a transaction a write failed in, PostgreSQL answers COMMIT by rolling back; the write's failure fails
+ * the op).
+ */
+export type Transaction = { begun: Promise<unknown>; commit: () => Promise<unknown> };
+
 /**
  * Drives a query whose statements are round trips (PostgreSQL). Writes sent with runLater are not
  * waited for until the next statement the op waits for has been sent behind them (the connection runs
- * them in order), or the op ends; one of them failing fails the op.
+ * them in order), or the op ends; one of them failing fails the op. The queries of `together` run at once
+ * on the same connection. Nothing the op sent is still running when this returns or throws, so the
+ * caller may roll back and give the connection back.
  */
-export async function stepAsync<T>(query: Query<T>, execute: (statement: Statement) => Promise<unknown>, after: (() => void)[], cache: CacheView): Promise<T> {
-  let sent: Promise<unknown>[] = [];
-  const settle = async () => {
+export async function stepAsync<T>(
+  query: Query<T>,
+  execute: (statement: Statement) => Promise<unknown>,
+  after: (() => void)[],
+  cache: CacheView,
+  transaction?: Transaction,
+): Promise<T> {
+  let sent: Promise<unknown>[] = transaction ? [quiet(transaction.begun)] : [];
+  let answer: Promise<unknown> | null = null;
+  const settle = () => {
     const writes = sent;
     sent = [];
-    for (const write of writes) await write;
+    return allOrFirstFailure(writes);
   };
   try {
     let next = query.next();
     while (!next.done) {
       const step = next.value;
       if (step.kind === "sql" && step.mode === "later") {
-        const write = execute(step);
-        write.catch(() => {}); // waited for by settle(); this only keeps an early failure from going unhandled
-        sent.push(write);
+        sent.push(quiet(execute(step)));
         next = query.next(undefined);
         continue;
       }
-      const answer = step.kind === "sql" ? execute(step) : null;
-      if (answer && sent.length > 0) {
-        answer.catch(() => {});
-        await settle(); // not inside the try below: a failed write fails the op, it is not thrown into it
-      }
+      answer = null;
+      if (step.kind === "sql") answer = quiet(execute(step));
+      else if (step.kind === "together") answer = quiet(allOrFirstFailure(step.queries.map((inner) => stepAsync(inner, execute, after, cache))));
+      // not inside the try below: a failed write fails the op, it is not thrown into it
+      if (answer && sent.length > 0) await settle();
       let result: unknown;
       try {
-        result = answer ? await answer : bookkeeping(step as Exclude<Step, Statement>, cache, after);
+        result = answer ? await answer : bookkeeping(step as Exclude<Step, Statement | { kind: "together" }>, cache, after);
       } catch (error) {
         next = query.throw(error);
         continue;
       }
       next = query.next(result);
     }
+    answer = null;
+    if (transaction) sent.push(quiet(transaction.commit()));
     await settle();
     return next.value;
   } catch (error) {
-    await Promise.allSettled(sent);
+    await Promise.allSettled(answer ? [...sent, answer] : sent);
     throw error;
   }
 }
