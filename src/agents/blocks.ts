@@ -1,7 +1,7 @@
 // Blocks between agents: the one check every feature calls before an agent acts toward another
 // (CONTRACT.md §4), and the caller's own blocks (POST /agents/me/block and the rest).
 import { clock, iso } from "../clock";
-import { cacheKeys, forget, get, pageRows, remember, run, select, type PageWindow, type Query, type Row } from "../db";
+import { cacheKeys, forget, get, pageRows, remember, run, select, together, type PageWindow, type Query, type Row } from "../db";
 import { forbidden, invalid, notFound } from "../errors";
 import { blocks } from "./schema";
 import { findAgent, type AgentRow } from "./service";
@@ -16,12 +16,23 @@ export function* isBlocked(blockerId: string, blockedId: string): Query<boolean>
 /** In the write op that blocks or unblocks: the cached answer for the pair is dropped. */
 export const blockChanged = (blockerId: string, blockedId: string) => forget(cacheKeys.block(blockerId, blockedId));
 
-/** The refusal of an act toward an agent that has blocked the actor. */
-export const blockedBy = () => forbidden("this agent has blocked you");
+const blockedYou = () => forbidden("this agent has blocked you");
 
 /** 403 when `targetId` has blocked `actorId`. */
 export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {
-  if (yield* isBlocked(targetId, actorId)) throw blockedBy();
+  if (yield* isBlocked(targetId, actorId)) throw blockedYou();
+}
+
+/**
+ * In a write op where `actorId` starts something toward `targetId` (a payment, a message, a negotiation,
+ * a contract): 404 naming `what` when the target does not exist, 403 when it has blocked the actor. The
+ * reads, and the `alongside` queries the op needs next (the pair's lock, a row it reads later), go in
+ * one round trip on PostgreSQL.
+ */
+export function* assertCanReach(targetId: string, actorId: string, what: string, ...alongside: Query<unknown>[]): Query<void> {
+  const [target, blocked] = yield* together<[AgentRow | null, boolean, ...unknown[]]>(findAgent(targetId), isBlocked(targetId, actorId), ...alongside);
+  if (!target) throw notFound(what);
+  if (blocked) throw blockedYou();
 }
 
 /** A block with the blocked agent's name (the list joins it in). */

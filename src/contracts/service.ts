@@ -1,7 +1,7 @@
 // Conditional contracts: the creator's escrow sits in its held account (ledger/escrow.ts) until every
 // condition is confirmed (paid to the counterparty) or the contract ends otherwise (returned).
 // Every function here but the deadline work and the reads runs inside a write op.
-import { assertNotBlockedBy } from "../agents/blocks";
+import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
@@ -80,8 +80,7 @@ export function* createContract(
   if (body.counterpartyId === creatorId) throw invalid("you cannot make a contract with yourself");
   if (new Set(body.conditions.map((condition) => condition.id)).size !== body.conditions.length) throw invalid("condition ids must be unique");
   const amount = toMinor(body.escrowAmount, body.currency, "escrowAmount");
-  if (!(yield* findAgent(body.counterpartyId))) throw notFound("counterparty agent");
-  yield* assertNotBlockedBy(body.counterpartyId, creatorId);
+  yield* assertCanReach(body.counterpartyId, creatorId, "counterparty agent", findAgent(creatorId));
   yield* authorizeOutflow({ agentId: creatorId, kind: "CONTRACT", amount, currency: body.currency, counterpartyId: body.counterpartyId, terms: body }, sanction);
   const now = clock.nowMs();
   const deadlineDays = body.deadlineDays ?? 30;

@@ -1,7 +1,7 @@
 // Direct messages and the inbox. Inbox items are direct messages (type "direct") and the system
 // messages emit() writes for every other event (senderId null, type = event name).
-import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent, lockAgents } from "../agents/service";
+import { assertCanReach } from "../agents/blocks";
+import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { find, get, newestFirst, type PageWindow, type Query } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
@@ -33,10 +33,8 @@ export function* sendMessage(
   input: { recipientId: string; subject: string; body: string; metadata?: Record<string, unknown> },
 ) {
   if (input.recipientId === senderId) throw invalid("you cannot message yourself");
-  if (!(yield* findAgent(input.recipientId))) throw notFound("recipient agent");
-  yield* assertNotBlockedBy(input.recipientId, senderId);
   // The hourly pair limit holds across instances: messages between the same two agents count one at a time.
-  yield* lockAgents([senderId, input.recipientId]);
+  yield* assertCanReach(input.recipientId, senderId, "recipient agent", lockAgents([senderId, input.recipientId]));
   const now = clock.nowMs();
   const window = (yield* get<{ n: bigint; oldest: bigint | null }>(
     `SELECT COUNT(*) AS n, MIN(created_at) AS oldest FROM messages

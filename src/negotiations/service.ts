@@ -3,11 +3,11 @@
 // → REJECTED; OPEN → EXPIRED at expiresAt (src/negotiations/expiry.ts). Only the party who did not
 // make the current offer may counter or accept; either may reject. The pair limits (open ones,
 // the counter cooldown) are counted from the database, so they hold across instances.
-import { assertNotBlockedBy } from "../agents/blocks";
-import { findAgent, lockAgents } from "../agents/service";
+import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
+import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { find, FOR_UPDATE, get, insert, newestFirst, read, select, type PageWindow, type Query } from "../db";
-import { ApiError, invalid, invalidState, notFound } from "../errors";
+import { ApiError, invalid, invalidState } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
@@ -34,12 +34,10 @@ export function* createNegotiation(
   body: { counterpartyId: string; subject: string; offer: Offer; relatedEntityType?: string; relatedEntityId?: string; expiresInHours?: number },
 ) {
   if (body.counterpartyId === initiatorId) throw invalid("you cannot negotiate with yourself");
-  if (!(yield* findAgent(body.counterpartyId))) throw notFound("counterparty agent");
-  yield* assertNotBlockedBy(body.counterpartyId, initiatorId);
+  // The pair's limit holds across instances: creations for the same two agents run one at a time.
+  yield* assertCanReach(body.counterpartyId, initiatorId, "counterparty agent", lockAgents([initiatorId, body.counterpartyId]));
   checkOffer(body.offer);
   const key = pairKey(initiatorId, body.counterpartyId);
-  // The pair's limit holds across instances: creations for the same two agents run one at a time.
-  yield* lockAgents([initiatorId, body.counterpartyId]);
   for (const live of yield* select(negotiations, `pair_key = ? AND status = 'OPEN' ${FOR_UPDATE}`, key)) yield* expireIfDue(live);
   const open = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM negotiations WHERE pair_key = ? AND status IN ${LIVE_IN}`, key, ...LIVE))!.n);
   if (open >= MAX_OPEN_PER_PAIR) throw new ApiError("PAIR_LIMIT_EXCEEDED", `at most ${MAX_OPEN_PER_PAIR} open negotiations between two agents`);

@@ -1,8 +1,8 @@
 // Payments between agents: pay() makes one, completed at once (a direct payment, a subscription charge,
 // a booking); the payment as each party sees it; the caller's tier limits.
 import { clock, iso } from "../clock";
-import { actingKey, find, insertOnly, together, type Query, type Row } from "../db";
-import { blockedBy, isBlocked } from "../agents/blocks";
+import { actingKey, find, insertOnly, type Query, type Row } from "../db";
+import { assertCanReach } from "../agents/blocks";
 import { findAgent, type AgentRow } from "../agents/service";
 import { TIERS, tierOf } from "../agents/tiers";
 import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
@@ -51,11 +51,8 @@ export function* pay(args: {
   sanction?: Sanction;
 }): Query<Payment> {
   if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
-  // One round trip on PostgreSQL for the three reads; the payer's row is read for the outflow check
-  // below, which finds it remembered by the op.
-  const [recipient, , blocked] = yield* together(findAgent(args.toAgentId), findAgent(args.fromAgentId), isBlocked(args.toAgentId, args.fromAgentId));
-  if (!recipient) throw notFound("recipient agent");
-  if (blocked) throw blockedBy();
+  // The payer's row, read alongside, is what the outflow check below reads (the op remembers it).
+  yield* assertCanReach(args.toAgentId, args.fromAgentId, "recipient agent", findAgent(args.fromAgentId));
   yield* authorizeOutflow(
     { agentId: args.fromAgentId, kind: args.outflow.kind, amount: args.amount, currency: args.currency, counterpartyId: args.toAgentId, terms: args.outflow.terms },
     args.sanction,
