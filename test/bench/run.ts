@@ -8,13 +8,16 @@
 // BENCH_POOL_SIZES (PostgreSQL pool sizes to compare, e.g. 8,16,32); BENCH_QUICK=1 is one 3 s round of
 // each (a smoke run). Asserts nothing
 // but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
-// payments, measured in the same rounds (before/after a change).
+// payments, measured in the same rounds (before/after a change); BENCH_BASELINE_ENGINE=postgres runs
+// that before/after on PostgreSQL, and BENCH_PG_DELAY_MS puts a delay on each direction between both
+// builds and PostgreSQL (delay-proxy.ts: a database on another host, where round trips count).
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SQL } from "bun";
 import { english, generateMnemonic } from "viem/accounts";
 import { startCluster } from "../postgres/cluster";
+import { startDelayProxy } from "./delay-proxy";
 import { referencesBench } from "./references";
 import { cpuMicros, spawnServer, type Server } from "./spawn";
 import { CONNECTIONS, ensureWrk, getScript, pairScript, printTable, QUICK, SECONDS, spread, wrk, type Agent, type Figure } from "./wrk";
@@ -122,19 +125,44 @@ async function sqliteBench(): Promise<void> {
   if (process.env.BENCH_BASELINE) await baselineBench(process.env.BENCH_BASELINE);
 }
 
-/** The same payments against another build, alternating rounds with this one, for a before/after. */
+/** A fresh database on the cluster for each build, reached through `port` (the cluster's, or a proxy's). */
+async function postgresDatabases(clusterUrl: string, port: number, names: string[]): Promise<Record<string, string>[]> {
+  const admin = new SQL(clusterUrl);
+  const envs = [];
+  for (const name of names) {
+    await admin.unsafe(`CREATE DATABASE ${name}`);
+    const url = new URL(clusterUrl);
+    url.pathname = `/${name}`;
+    url.port = String(port);
+    envs.push({ DATABASE_URL: url.toString(), MASTER_MNEMONIC: generateMnemonic(english) });
+  }
+  await admin.close();
+  return envs;
+}
+
+/**
+ * The same payments against another build, alternating rounds with this one, for a before/after: on
+ * SQLite, or on PostgreSQL (BENCH_BASELINE_ENGINE=postgres; BENCH_PG_DELAY_MS: through a delaying proxy).
+ */
 async function baselineBench(binary: string): Promise<void> {
+  const cluster = process.env.BENCH_BASELINE_ENGINE === "postgres" ? await startCluster() : null;
+  const delayMs = Number(process.env.BENCH_PG_DELAY_MS ?? 0);
+  const proxy = cluster && delayMs > 0 ? startDelayProxy(Number(new URL(cluster.url).port), delayMs) : null;
+  const engine = cluster ? `PostgreSQL${proxy ? `, ${delayMs} ms each way` : ""}` : "SQLite";
   const dirs = [mkdtempSync(join(tmpdir(), "agentbank-bench-now-")), mkdtempSync(join(tmpdir(), "agentbank-bench-base-"))];
-  const servers = [await startServer(dirs[0]!), await startServer(dirs[1]!, {}, binary)];
+  const servers: Server[] = [];
   try {
+    const envs = cluster ? await postgresDatabases(cluster.url, proxy?.port ?? Number(new URL(cluster.url).port), ["bench_now", "bench_base"]) : [{}, {}];
+    servers.push(await startServer(dirs[0]!, envs[0]), await startServer(dirs[1]!, envs[1], binary));
     const scripts = [];
     for (const [index, server] of servers.entries()) scripts.push(pairScript(dirs[index]!, "payments", await fundedAgents(server.url, AGENTS), "/payments/send", PAYMENT));
     const cpu: number[][] = [[], []];
+    const sides = [
+      ["baseline-now", `POST /payments/send, ${engine}, this build (beside the baseline)`],
+      ["baseline-base", `POST /payments/send, ${engine}, baseline ${binary}`],
+    ] as const;
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [index, key, what] of [
-        [0, "sqlite-now", "POST /payments/send, SQLite, this build (beside the baseline)"],
-        [1, "sqlite-base", `POST /payments/send, SQLite, baseline ${binary}`],
-      ] as const) {
+      for (const [index, [key, what]] of sides.entries()) {
         const pid = servers[index]!.child.pid;
         const before = cpuMicros(pid);
         const run = await wrk([servers[index]!.url], scripts[index]!);
@@ -142,10 +170,13 @@ async function baselineBench(binary: string): Promise<void> {
         add(key, what).runs.push(run);
       }
     }
-    for (const [index, key] of (["sqlite-now", "sqlite-base"] as const).entries()) add(key, "").note = `server CPU per payment ${spread(cpu[index]!, 0)} µs`;
+    for (const [index, [key]] of sides.entries()) add(key, "").note = `server CPU per payment ${spread(cpu[index]!, 0)} µs`;
+    for (const server of servers) console.log(`baseline: ${await ledgerCheck(server.url)}`);
   } finally {
     for (const server of servers) await server.stop();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+    proxy?.stop();
+    cluster?.stop();
   }
 }
 
