@@ -80,6 +80,30 @@ describe("a write op commits all it sent, or nothing", () => {
   });
 });
 
+describe("a failed op gives its connection back", () => {
+  test("more failed ops than the pool has connections (4), then one that commits", async () => {
+    await clear();
+    const failures = [
+      function* () {
+        yield* run("INSERT INTO engine_probe (id, note) VALUES (?, ?)", 50, "rolled back");
+        yield* runLater("INSERT INTO engine_probe (id, note) VALUES (?, ?)", 50, "the same key: fails");
+      },
+      function* () {
+        yield* get("SELECT note FROM engine_probe WHERE id = ?", 50);
+        throw new Error("refused by the op");
+      },
+      function* () {
+        yield* get("SELECT no_such_column FROM engine_probe");
+      },
+    ];
+    for (let round = 0; round < 4; round++) {
+      for (const op of failures) expect(await write(op).catch((error: unknown) => error)).toBeInstanceOf(Error);
+    }
+    await write(() => run("INSERT INTO engine_probe (id, note) VALUES (?, ?)", 51, "committed"));
+    expect(await notes()).toEqual([{ id: expect.anything(), note: "committed" }]);
+  });
+});
+
 describe("together()", () => {
   test("answers each query's result in order, each query's own statements in its order", async () => {
     await clear();
