@@ -20,7 +20,8 @@ test("rotating answers a new owner key once; the old key and its console session
 
   const rotated = await rotate(agent.ownerKey);
   expect(rotated.status).toBe(200);
-  expect(Object.keys(rotated.body)).toEqual(["ownerKey"]);
+  expect(Object.keys(rotated.body)).toEqual(["ownerKey", "revokedKeys"]);
+  expect(rotated.body.revokedKeys).toBe(0);
   const newKey: string = rotated.body.ownerKey;
   expect(newKey).toMatch(/^po_[A-Za-z0-9_-]{43,}$/);
 
@@ -66,6 +67,7 @@ test("the console replaces the owner key after a confirmation, shows it once and
   const confirm = await getPage(server, "/console/security/owner-key", session);
   const form = formsOf(confirm.html).find((candidate) => candidate.action === "/console/security/owner-key")!;
   expect(form.fields.map(([name]) => name)).toEqual(["csrf"]);
+  expect(confirm.html).toContain('name="keepRestrictedKeys"');
   expect((await policy(agent.ownerKey)).status).toBe(200);
   expect((await postForm(server, form.action, [["csrf", "wrong"]], session)).status).toBe(403);
   expect((await policy(agent.ownerKey)).status).toBe(200);

@@ -146,9 +146,17 @@ export const Registration = Model(
   },
 );
 
+/** The body of a key rotation (agent key or owner key): empty, or whether the restricted keys the old key made are kept. */
+export const RotationBody = t.Object(
+  { keepRestrictedKeys: t.Optional(t.Boolean({ description: "true: the restricted keys the old key made keep working; default false: they are revoked with it" })) },
+  { additionalProperties: false },
+);
+
+export const RevokedKeys = Int({ description: "how many restricted keys ended with the old key: those it made, and every key made from those" });
+
 export const RotatedKey = Model(
-  { apiKey: t.String({ description: "the new API key (pp_...); the old one no longer works. Shown only here." }) },
-  { description: "The agent's new API key", examples: [{ apiKey: "pp_Rt5y7U9i1O3p5A7s9D1f3G5h7J9k1L3z5X7c9V1b3N5" }] },
+  { apiKey: t.String({ description: "the new API key (pp_...); the old one no longer works. Shown only here." }), revokedKeys: RevokedKeys },
+  { description: "The agent's new API key", examples: [{ apiKey: "pp_Rt5y7U9i1O3p5A7s9D1f3G5h7J9k1L3z5X7c9V1b3N5", revokedKeys: 2 }] },
 );
 
 export const Reputation = Model(

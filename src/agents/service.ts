@@ -101,12 +101,14 @@ export function* findAgentByKeyHash(field: KeyField, hash: string): Query<AgentR
 /**
  * A write op: the agent's key in `field` becomes `newHash`; the old one stops working at once.
  * `presentedHash`, when given, must still be the key in force under the row lock (401 otherwise).
+ * Returns the old key's hash (what the restricted keys it made remember).
  */
-export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Query<void> {
+export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Query<string> {
   const old = (yield* find(agents, agentId, true))![field];
   if (presentedHash !== undefined && old !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
   yield* updateAgent(agentId, { [field]: newHash });
   yield* forget(cacheKeys.agentByKeyHash(field, old));
+  return old;
 }
 
 export function agentView(agent: AgentRow) {
@@ -165,10 +167,11 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  * concurrent rotations with one key the first replaces it and the others find it dead (401), as any
  * later request with it would. Without it (the owner, in the console) whichever key is current goes.
  */
-export function* rotateApiKey(agentId: string, presentedHash?: string): Query<string> {
+/** A write op: a new agent key (shown once), and the hash of the one it replaced. */
+export function* rotateApiKey(agentId: string, presentedHash?: string): Query<{ apiKey: string; replaced: string }> {
   const apiKey = secret("pp_");
-  yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);
-  return apiKey;
+  const replaced = yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);
+  return { apiKey, replaced };
 }
 
 export function* reputationView(agentId: string) {

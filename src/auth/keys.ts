@@ -44,6 +44,17 @@ async function keyHolder(key: string | null, wanted: KeyKind): Promise<AgentRow>
 /** Who calls with an agent's key: the agent, and the restricted key (pp_r_…) it used, null for the agent key itself. */
 export type AgentCaller = { agent: AgentRow; key: KeyRow | null };
 
+/**
+ * Every kind of credential a request can carry: each request's log line names its kind, and
+ * test/credentials.test.ts makes every commitment with each kind and ends it every way it can end.
+ */
+export const CREDENTIAL_KINDS = ["agent_key", "owner_key", "restricted_key", "oauth_token"] as const;
+export type CredentialKind = (typeof CREDENTIAL_KINDS)[number];
+
+/** The kind of credential a caller came with; `owner`: it sent the owner key. */
+export const credentialKind = (caller: AgentCaller, owner: boolean): CredentialKind =>
+  owner ? "owner_key" : caller.key === null ? "agent_key" : caller.key.purpose === "oauth_token" ? "oauth_token" : "restricted_key";
+
 const RESTRICTED_PREFIX = "pp_r_";
 
 /**

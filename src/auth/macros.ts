@@ -5,7 +5,8 @@
 // key of the other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
 import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
-import { agentFromHeader, bearer, ownerFromHeader, type AgentCaller } from "./keys";
+import { agentFromHeader, bearer, credentialKind, ownerFromHeader, type AgentCaller } from "./keys";
+import { noteCredential } from "../http/log";
 import { ApiError } from "../errors";
 import { keyScopes, type KeyScopes } from "../keys/service";
 import { openToEveryKey, scopeOfRoute } from "../keys/scopes";
@@ -40,7 +41,12 @@ async function agentCaller(authorization: string | undefined, request: Request, 
   const refused = scopeRefusal(keyScopes(found.key), request.method, route);
   if (refused) throw refused;
   if (!alreadyCounted.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
-  callers.set(request, found);
+  remember(request, found, false);
+}
+
+function remember(request: Request, caller: AgentCaller, owner: boolean): void {
+  callers.set(request, caller);
+  noteCredential(request, credentialKind(caller, owner), caller.key?.id ?? null);
 }
 
 export const auth = new Elysia({ name: "auth" }).macro({
@@ -50,14 +56,14 @@ export const auth = new Elysia({ name: "auth" }).macro({
   },
   owner: {
     async transform({ headers, request }) {
-      callers.set(request, { agent: await ownerFromHeader(headers.authorization), key: null });
+      remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
     },
     resolve: ({ request }): { owner: AgentRow } => ({ owner: caller(request).agent }),
   },
   agentOrOwner: {
     async transform({ headers, request, route, set }) {
       if (!bearer(headers.authorization)?.startsWith("po_")) return agentCaller(headers.authorization, request, route, set);
-      callers.set(request, { agent: await ownerFromHeader(headers.authorization), key: null });
+      remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
     },
     resolve: ({ request }) => caller(request),
   },

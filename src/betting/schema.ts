@@ -27,7 +27,11 @@ export const bets = table(
     winnerId: text().references(() => agents.columns.id),
     /** PARTIES (both reported the same outcome), ORACLE (an API or ORACLE_NET bet settled itself) or OPERATOR. */
     resolvedBy: text(),
+    /** Never later than the expiry of the creator's key that made it, and brought to the moment that key is revoked. */
     expiresAt: integer().notNull(),
+    /** The restricted keys that staked each side (null: the agent key): a stake was counted against its own chain. */
+    creatorKeyId: text(),
+    acceptorKeyId: text(),
     /** An API or ORACLE_NET bet's oracle.resolveAt (ms), for the oracle job's index; null for MANUAL. */
     resolveAt: integer(),
     matchedAt: integer(),
@@ -39,5 +43,6 @@ export const bets = table(
     index("bets_status_resolve_idx").on(t.status, t.resolveAt),
     index("bets_creator_id_idx").on(t.creatorId, t.createdAt),
     index("bets_acceptor_id_idx").on(t.acceptorId, t.createdAt),
+    index("bets_creator_key_idx").on(t.creatorKeyId),
   ],
 );

@@ -9,7 +9,9 @@ import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
+import { authorizeRelease } from "../outflows/budget";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
@@ -72,7 +74,9 @@ export function* createBet(
     oracleType,
     oracle: body.oracle === undefined ? null : JSON.stringify(body.oracle),
     status: "OPEN",
-    expiresAt: now + Math.round((body.expiresInHours ?? 24) * HOUR_MS),
+    // Made with a restricted key, it stays open no longer than the key does (keys/commitments.ts).
+    expiresAt: yield* untilCommittingKeyEnds(now + Math.round((body.expiresInHours ?? 24) * HOUR_MS)),
+    creatorKeyId: yield* committingKeyId(),
     resolveAt: body.oracle === undefined ? null : resolveAtOf(body.oracle),
     createdAt: now,
   });
@@ -91,7 +95,7 @@ export function* acceptBet(agentId: string, betId: string, sanction: Sanction = 
   const currency = bet.currency;
   yield* authorizeOutflow({ agentId, kind: "BET_ACCEPT", amount: bet.amount, currency, counterpartyId: bet.creatorId, terms: { betId } }, sanction);
   yield* hold({ agentId, amount: bet.amount, currency, purpose: "BET_STAKE", reference: reference(bet) });
-  const matched = yield* update(bets, bet.id, { acceptorId: agentId, status: "MATCHED", matchedAt: clock.nowMs() });
+  const matched = yield* update(bets, bet.id, { acceptorId: agentId, acceptorKeyId: yield* committingKeyId(), status: "MATCHED", matchedAt: clock.nowMs() });
   const stake = toMajor(bet.amount, currency);
   const data = { betId: bet.id, creatorId: bet.creatorId, acceptorId: agentId, amount: stake, currency };
   yield* notifyFinancial(bet.creatorId, "bet.accepted", data, `Your bet was accepted: ${stake} ${currency} held from each side`);
@@ -106,6 +110,10 @@ export function* reportOutcome(agentId: string, betId: string, outcome: Outcome)
   if (bet.status !== "MATCHED") throw invalidState(`outcomes are reported on a MATCHED bet; this one is ${bet.status}`);
   const byCreator = bet.creatorId === agentId;
   if ((byCreator ? bet.creatorOutcome : bet.acceptorOutcome) !== null) throw invalidState("you have already reported an outcome");
+  // Conceding decides that the reporter's stake goes to the other party: a release of it (outflows/budget.ts).
+  if (outcome === (byCreator ? "NOT_MET" : "MET")) {
+    yield* authorizeRelease({ amount: bet.amount, currency: bet.currency, counterpartyId: byCreator ? bet.acceptorId : bet.creatorId, madeBy: byCreator ? bet.creatorKeyId : bet.acceptorKeyId });
+  }
   const reported = yield* update(bets, bet.id, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
   const other = byCreator ? bet.acceptorOutcome : bet.creatorOutcome;
   if (other === null) return betView(reported);

@@ -115,6 +115,8 @@ export const x402Sales = table(
     gas: integer().notNull(),
     error: text(),
     creditedAt: integer(),
+    /** The seller's restricted key that settled it; null: the agent key. What comes in is credited whatever its state. */
+    keyId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },

@@ -116,7 +116,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the API key; the old key stops working at once */
+        /** Replace the API key; the old key stops working at once, and so does every restricted key it made (and every key made from those) unless keepRestrictedKeys is true */
         post: operations["postAgentsMeKeysRotate"];
         delete?: never;
         options?: never;
@@ -594,7 +594,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replace the owner key: the new key (po_…) is shown once; the old key and every console session signed in with it end at once */
+        /** Replace the owner key: the new key (po_…) is shown once; the old key, every console session signed in with it and, unless keepRestrictedKeys is true, every restricted key and MCP host grant it made end at once */
         post: operations["postOwnerKeyRotate"];
         delete?: never;
         options?: never;
@@ -1516,7 +1516,7 @@ export interface components {
              * @description A stable code: branch on it
              * @enum {string}
              */
-            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "KEY_BUDGET_EXCEEDED" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
+            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "KEY_BUDGET_EXCEEDED" | "KEY_INACTIVE" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE";
             /** @description What went wrong and what to change, for a person or a model */
             message: string;
             /** @description Per-field problems of a VALIDATION_ERROR, or the figures of an INSUFFICIENT_BALANCE */
@@ -2037,7 +2037,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: the restricted keys the old key made keep working; default false: they are revoked with it */
+                    keepRestrictedKeys?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The agent's new API key */
             200: {
@@ -2052,6 +2059,8 @@ export interface operations {
                     "application/json": {
                         /** @description the new API key (pp_...); the old one no longer works. Shown only here. */
                         apiKey: string;
+                        /** @description how many restricted keys ended with the old key: those it made, and every key made from those */
+                        revokedKeys: number;
                     };
                 };
             };
@@ -5851,7 +5860,7 @@ export interface operations {
                              */
                             kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                             /**
-                             * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                             * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h, or the restricted key that asked was revoked or expired first), FAILED (approved, but it could no longer be made: see reason)
                              * @enum {string}
                              */
                             status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
@@ -5997,7 +6006,7 @@ export interface operations {
                          */
                         kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
-                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h, or the restricted key that asked was revoked or expired first), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
                          */
                         status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
@@ -6147,7 +6156,7 @@ export interface operations {
                          */
                         kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
-                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h, or the restricted key that asked was revoked or expired first), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
                          */
                         status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
@@ -6270,7 +6279,14 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description true: the restricted keys the old key made keep working; default false: they are revoked with it */
+                    keepRestrictedKeys?: boolean;
+                };
+            };
+        };
         responses: {
             /** @description The owner's new key */
             200: {
@@ -6282,6 +6298,8 @@ export interface operations {
                     "application/json": {
                         /** @description the new owner key (po_...); the old one and its console sessions no longer work. Shown only here. */
                         ownerKey: string;
+                        /** @description how many restricted keys ended with the old key: those it made, and every key made from those */
+                        revokedKeys: number;
                     };
                 };
             };
@@ -6347,7 +6365,7 @@ export interface operations {
                          */
                         kind: "PAYMENT" | "X402" | "BET" | "BET_ACCEPT" | "LOAN_OFFER" | "LOAN_BORROW" | "CONTRACT" | "SUBSCRIPTION" | "BOOKING" | "WITHDRAWAL" | "NEGOTIATION";
                         /**
-                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)
+                         * @description PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h, or the restricted key that asked was revoked or expired first), FAILED (approved, but it could no longer be made: see reason)
                          * @enum {string}
                          */
                         status: "PENDING" | "APPROVED" | "DECLINED" | "EXPIRED" | "FAILED";
@@ -6571,7 +6589,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7326,7 +7344,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7845,7 +7863,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9043,7 +9061,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9370,7 +9388,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10058,7 +10076,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10804,7 +10822,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11242,7 +11260,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12310,7 +12328,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13711,7 +13729,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released. */
+            /** @description The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released. */
             202: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

@@ -11,7 +11,7 @@ import type { Scope } from "../keys/scopes";
 import { CURRENCIES, toMinor, type Currency } from "../money";
 import { AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
 import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
-import { action, field, Form, refused, render, signInPage } from "./routes";
+import { action, field, Form, refused, render, signInPage } from "./door";
 import { sessionOf } from "../owners/sessions";
 import { html, raw } from "./views";
 

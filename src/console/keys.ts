@@ -1,15 +1,16 @@
-// The Keys page: the agent's API key and the owner key (rotated after a confirmation), the restricted
-// keys (pp_r_…) with their budget left per currency, last use, expiry and status, each revoked after a
-// confirmation, and a form that makes one (shown once). Keys are made as the owner would with the API
-// (POST /agents/me/keys with the owner key), through the same service.
+// The Keys page: the agent's API key and the owner key (rotated after a confirmation), every restricted
+// key (pp_r_…), paged with the count, with its budget left per currency, last use, expiry and status,
+// each revoked after a confirmation (or all at once), and a form that makes one (shown once). Keys are
+// made as the owner would with the API (POST /agents/me/keys with the owner key), through the same service.
+import { findAgent } from "../agents/service";
 import { find, read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary, ownProperty } from "../json";
 import { CURRENCIES } from "../money";
-import { createKey, type NewKey } from "../keys/create";
+import { createKey, MAX_ACTIVE_KEYS, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
 import { SCOPES } from "../keys/scopes";
-import { keyView, listKeys, revokeKey, type KeyView } from "../keys/service";
+import { activeKeyCount, keyView, listKeys, revokeKey, type KeyView } from "../keys/service";
 import { DAY_MS } from "../time";
 import { allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
@@ -17,8 +18,8 @@ import { html, raw, table, type Writer } from "./views";
 
 type Fields = Record<string, string>;
 
-/** The most keys the page lists (newest first); older ones are in GET /agents/me/keys. */
-const LISTED = 100;
+/** Keys per page of the list (newest first); every key is on some page. */
+const LISTED = 50;
 const BUDGET_PARTS = [
   ["perTransaction", "Most per outflow"],
   ["total", "Most in all"],
@@ -66,7 +67,11 @@ export async function createKeyFromForm(agentId: string, body: Fields): Promise<
   const known = await read(knownCounterparties(agentId));
   try {
     const asked = keyFromForm(body, known);
-    const { row, apiKey } = await write(() => createKey(agentId, null, asked));
+    // Made as the owner key does: a console session lasts only while the owner key it signed in with does.
+    const { row, apiKey } = await write(function* () {
+      const agent = (yield* findAgent(agentId))!;
+      return yield* createKey(agentId, { madeWith: agent.ownerKeyHash }, asked);
+    });
     return { ok: true, apiKey, name: row.name };
   } catch (error) {
     if (error instanceof FieldError) return { ok: false, text: error.message, field: error.field, sent: body };
@@ -129,8 +134,9 @@ ${raw(allowBoxes(known, sent ? tickedIn(sent) : new Set()))}
 <div class="actions"><button type="submit">Make the key</button></div></section></form>`;
 }
 
-export async function keysPage(agentId: string, csrf: string, w: Writer, outcome?: KeyOutcome): Promise<string> {
-  const { data } = await read(listKeys(agentId, { limit: LISTED, offset: 0 }));
+export async function keysPage(agentId: string, csrf: string, w: Writer, pageNumber: number, outcome?: KeyOutcome): Promise<string> {
+  const { data, total, more } = await read(listKeys(agentId, { limit: LISTED, offset: (pageNumber - 1) * LISTED }));
+  const active = await read(activeKeyCount(agentId));
   const known = await read(knownCounterparties(agentId));
   const rows = data.map((key) => [
     raw(html`<strong class="key-name">${key.name}</strong>`),
@@ -147,14 +153,28 @@ export async function keysPage(agentId: string, csrf: string, w: Writer, outcome
       : outcome
         ? raw(html`<p class="error" id="key-message" role="status">Not made: ${outcome.text}</p>`)
         : "";
+  const last = Math.max(1, Math.ceil(total / LISTED));
+  const newer = pageNumber > 1 ? raw(html`<a href="/console/security?page=${pageNumber - 1}">← newer</a>`) : "";
+  const older = more ? raw(html`<a href="/console/security?page=${pageNumber + 1}">older →</a>`) : "";
+  const revokeAll = active > 0 ? raw(html`<div class="actions"><a class="button danger" href="/console/security/revoke-all">Revoke every restricted key…</a></div>`) : "";
   return html`${made}<section id="restricted-keys"><h2>Restricted keys</h2><p class="muted">Keys (pp_r_…) for sub-agents, scripts and dashboards: what each may do, spend and pay whom, until it expires.</p>
-${raw(table(["Name", "Scopes", "Budget left", "Last used", "Expires", "Status", ""], rows))}</section>
+<p id="key-count">${total === 1 ? "1 key" : `${total} keys`}, ${active} in force (at most ${MAX_ACTIVE_KEYS}).</p>
+${raw(table(["Name", "Scopes", "Budget left", "Last used", "Expires", "Status", ""], rows))}
+<p>Page ${pageNumber} of ${last} ${newer} ${older}</p>${revokeAll}</section>
 ${raw(connectedClients())}
 ${raw(newKeyForm(csrf, known, outcome))}
-<section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working. The new key is shown once. Restricted keys stay in force.</p>
+<section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working, and so does every restricted key it made (unless you keep them). The new key is shown once.</p>
 <div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>
-<section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, and every console session signed in with it, this one too. The new key is shown once; sign in with it.</p>
+<section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, every console session signed in with it (this one too) and every restricted key and connected MCP host it made (unless you keep them). The new key is shown once; sign in with it.</p>
 <div class="actions"><a class="button danger" href="/console/security/owner-key">Replace the owner key…</a></div></section>`;
+}
+
+/** The confirmation before every restricted key is revoked: how many stop. */
+export async function confirmRevokeAll(agentId: string, csrf: string): Promise<string> {
+  const active = await read(activeKeyCount(agentId));
+  return html`<section class="confirm danger"><p>Revoke every restricted key of this agent (${active} in force), and every key made from them? Sub-agents, scripts and connected MCP hosts using them stop at once; what they left waiting (open loan offers and bets, held approvals) is given back. The agent's own API key keeps working. This cannot be undone.</p>
+<form method="post" action="/console/security/revoke-all">${hidden(csrf)}
+<div class="actions"><button type="submit" class="danger">Yes, revoke every restricted key</button><a class="button plain" href="/console/security">Cancel</a></div></form></section>`;
 }
 
 /** The confirmation before a key is revoked: its name and what stops. */

@@ -196,29 +196,34 @@ export async function webhooksPage(agentId: string, csrf: string, w: Writer, sho
 <section><h2>Latest deliveries</h2><p class="muted">A failed delivery is not retried on its own; send it again here once the receiver is fixed.</p>${raw(table(["When", "Event", "Outcome", "Status", "Error", ""], rows))}</section>`;
 }
 
+const KEEP = "Keep the restricted keys the old key made (a thief who had it keeps them too)";
 const ROTATIONS = {
   key: {
     action: "/console/rotate",
-    text: "The agent's API key is replaced at once: the key it uses now stops working, and the new key is shown here once.",
+    text: "The agent's API key is replaced at once: the key it uses now stops working, and so does every restricted key it made. The new key is shown here once.",
     button: "Yes, replace the API key",
     cancel: "/console/security",
+    keep: KEEP,
   },
   "owner-key": {
     action: "/console/security/owner-key",
-    text: "Your owner key is replaced at once: the key you signed in with stops working, every console session signed in with it ends (this one too), and the new key is shown here once.",
+    text: "Your owner key is replaced at once: the key you signed in with stops working, every console session signed in with it ends (this one too), and so does every restricted key and MCP host it made. The new key is shown here once.",
     button: "Yes, replace the owner key",
     cancel: "/console/security",
+    keep: KEEP,
   },
   secret: {
     action: "/console/webhooks/rotate",
     text: "Deliveries are signed with a new secret from now on: the receiver must be given it, or it will reject them. It is shown here once.",
     button: "Yes, replace the signing secret",
     cancel: "/console/webhooks",
+    keep: null,
   },
 };
 
 export function confirmRotation(what: keyof typeof ROTATIONS, csrf: string): string {
-  const { action, text, button, cancel } = ROTATIONS[what];
-  return html`<section class="confirm danger"><p>${text}</p><form method="post" action="${action}">${hidden(csrf)}
+  const { action, text, button, cancel, keep } = ROTATIONS[what];
+  const keeping = keep ? raw(html`<label><input type="checkbox" name="keepRestrictedKeys" value="on"> ${keep}</label>`) : "";
+  return html`<section class="confirm danger"><p>${text}</p><form method="post" action="${action}">${hidden(csrf)}${keeping}
 <div class="actions"><button type="submit" class="danger">${button}</button><a class="button plain" href="${cancel}">Cancel</a></div></form></section>`;
 }

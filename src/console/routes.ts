@@ -1,94 +1,27 @@
 // /console: the human owner's side of an agent. Signs in with the owner key (po_…). Overview (balances,
 // history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
 // that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks (deliveries,
-// send a failed one again, rotate the signing secret), Keys (the restricted keys: make one, revoke one;
-// rotate the agent's API key or the owner key). Every action goes through the same services as the API; every form carries the session's CSRF
-// token. Form fields arrive in an object without a prototype and are read as its own properties; a
-// field named (or dotted/bracketed through) __proto__, constructor or prototype is refused with 400.
+// send a failed one again, rotate the signing secret), Keys (keys-routes.ts). Every action goes through
+// the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
-import { findAgent, findAgentByKeyHash, rotateApiKey } from "../agents/service";
+import { findAgentByKeyHash } from "../agents/service";
 import { read, write } from "../db";
-import { ApiError } from "../errors";
-import { secret, sha256Hex } from "../ids";
-import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
+import { sha256Hex } from "../ids";
 import { executeApproved } from "../owners/executors";
-import { approve, decline, getApproval, pendingCount, rotateOwnerKey } from "../owners/service";
+import { approve, decline, getApproval } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
-import { MOST_KNOWN } from "./counterparties";
 import { historyCsv, type CsvRequest } from "./csv";
-import { confirmRevoke, createKeyFromForm, keyOf, keysPage, revokeFromConsole } from "./keys";
+import { action, field, Form, Id, redirect, refused, refusedAs, render, reservedField, reservedMessage, signedIn, signInPage, type Fields } from "./door";
+import { keyRoutes } from "./keys-routes";
 import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "../owners/sessions";
-import { bare, html, layout, page, raw, writerFor } from "./views";
-
-/**
- * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
- * the largest form, a new key's: its name, 12 scopes, 10 budgets, the expiry, the allowlist box and a
- * checkbox per known counterparty (MOST_KNOWN).
- */
-export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 + MOST_KNOWN }));
-type Fields = Record<string, string>;
-export const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
-const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
-const reservedMessage = (name: string) => `The form field "${name}" is not accepted: no field of the console is named with ${[...RESERVED_KEYS].join(", ")}.`;
-const redirect = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, ...headers } });
-export const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
-const Id = t.Object({ id: t.String({ format: "uuid" }) });
-const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
+import { html, writerFor } from "./views";
 
 /** Where sign-in may send the browser back to (`next`): a console page of this service, nowhere else. */
 const consolePath = (next: string | undefined) => (next && /^\/console\/[A-Za-z0-9]/.test(next) ? next : "/console");
 
-/** `next`: the console page to go back to once signed in (the OAuth consent page). */
-export function signInPage(request: Request, error?: string, status = 200, next?: string) {
-  const csrf = secret("");
-  return page(
-    bare(
-      "Sign in",
-      html`<section><p>Sign in with your agent's <strong>owner key</strong> (po_…), shown once when the agent registered.</p>
-${error ? raw(html`<p class="error">${error}</p>`) : ""}
-<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${csrf}">${next ? raw(html`<input type="hidden" name="next" value="${next}">`) : ""}
-<label for="ownerKey">Owner key</label><input id="ownerKey" name="ownerKey" type="password" autocomplete="off" required>
-<button type="submit">Sign in</button></form></section>`,
-    ),
-    status,
-    { "set-cookie": cookie(LOGIN_CSRF_COOKIE, csrf, request, 600) },
-  );
-}
-
-/** The signed-in page: the agent's name and the count of what waits for the owner in the header. */
-export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
-  const agent = (await read(findAgent(session.agentId)))!;
-  const pending = await read(pendingCount(session.agentId));
-  return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current }, body), status);
-}
-
-/** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */
-async function refusedAs(session: Session, request: Request, title: string, current: string, act: () => Promise<Response>) {
-  try {
-    return await act();
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return render(session, request, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
-  }
-}
-
-type Handler = (session: Session, request: Request) => Promise<Response>;
-/** A page behind sign-in. */
-const signedIn = (handler: Handler) => async ({ request }: { request: Request }) => {
-  const session = await read(sessionOf(request));
-  return session ? handler(session, request) : signInPage(request);
-};
-/** A form post behind sign-in and its CSRF token. */
-export const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
-  const session = await read(sessionOf(request));
-  if (!session) return signInPage(request, "Sign in first.", 401);
-  if (!sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token. Reload the page and try again.");
-  const reserved = reservedField(body);
-  if (reserved !== null) return refused(reservedMessage(reserved), 400);
-  return handler(session, request, body);
-};
+const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
 
 const CsvQuery = t.Object({ from: t.Optional(t.String({ maxLength: 40 })), to: t.Optional(t.String({ maxLength: 40 })), currency: t.Optional(t.String({ maxLength: 40 })) });
 
@@ -219,72 +152,4 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .get("/security", signedIn(async (session, request) => render(session, request, "Keys", "/console/security", await keysPage(session.agentId, session.csrfToken, writerFor(request)))), {
-    detail: { hide: true },
-  })
-  .post(
-    "/security/keys",
-    action(async (session, request, body) => {
-      const outcome = await createKeyFromForm(session.agentId, (body ?? {}) as Fields);
-      const shown = await keysPage(session.agentId, session.csrfToken, writerFor(request), outcome);
-      return render(session, request, outcome.ok ? "New restricted key" : "Keys", "/console/security", shown, outcome.ok ? 200 : 400);
-    }),
-    { body: Form, detail: { hide: true } },
-  )
-  .get(
-    "/security/keys/:id/revoke",
-    ({ request, params }) =>
-      signedIn((session) =>
-        refusedAs(session, request, "Keys", "/console/security", async () =>
-          render(session, request, "Revoke a key", "/console/security", confirmRevoke(await keyOf(session.agentId, params.id), session.csrfToken)),
-        ),
-      )({ request }),
-    { params: Id, detail: { hide: true } },
-  )
-  .post(
-    "/security/keys/:id/revoke",
-    ({ request, params, body }) =>
-      action((session) =>
-        refusedAs(session, request, "Keys", "/console/security", async () => {
-          await revokeFromConsole(session.agentId, params.id);
-          return redirect("/console/security");
-        }),
-      )({ request, body }),
-    { params: Id, body: Form, detail: { hide: true } },
-  )
-  .get("/security/rotate", signedIn(async (session, request) => render(session, request, "Rotate the API key", "/console/security", confirmRotation("key", session.csrfToken))), {
-    detail: { hide: true },
-  })
-  .post(
-    "/rotate",
-    action(async (session, request) => {
-      const apiKey = await write(() => rotateApiKey(session.agentId));
-      const shown = html`<section><p class="ok">The API key was rotated. Store it now: it is not shown again.</p><p class="key" id="new-api-key">${apiKey}</p></section>`;
-      return render(session, request, "New API key", "/console/security", shown);
-    }),
-    { body: Form, detail: { hide: true } },
-  )
-  .get(
-    "/security/owner-key",
-    signedIn(async (session, request) => render(session, request, "Replace the owner key", "/console/security", confirmRotation("owner-key", session.csrfToken))),
-    { detail: { hide: true } },
-  )
-  .post(
-    "/security/owner-key",
-    action(async (session, request) => {
-      // The session is checked again once the agent's row is locked: of two rotations at once, one wins.
-      const stillSignedIn = function* () {
-        return (yield* sessionOf(request))?.agentId === session.agentId;
-      };
-      const ownerKey = await write(() => rotateOwnerKey(session.agentId, stillSignedIn)).catch((error) => {
-        if (error instanceof ApiError && error.code === "UNAUTHORIZED") return null;
-        throw error;
-      });
-      if (ownerKey === null) return signInPage(request, "Your session ended: the owner key was replaced meanwhile.", 401);
-      const shown = html`<section><p class="ok">The owner key was replaced. Store it now: it is not shown again.</p><p class="key" id="new-owner-key">${ownerKey}</p>
-<p>The old key no longer works, and every console session signed in with it has ended, this one too.</p>
-<div class="actions"><a class="button" href="/console">Sign in with the new key</a></div></section>`;
-      return page(bare("New owner key", shown), 200, { "set-cookie": cookie(SESSION_COOKIE, "", request, 0) });
-    }),
-    { body: Form, detail: { hide: true } },
-  );
+  .use(keyRoutes);

@@ -32,6 +32,8 @@ export const contracts = table(
     status: text().notNull(),
     signedAt: integer(),
     closedAt: integer(),
+    /** The creator's restricted key that made it (the escrow was counted against its chain); null: the agent key. */
+    keyId: text(),
     createdAt: integer().notNull(),
   },
   (t) => [

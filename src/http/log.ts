@@ -64,6 +64,9 @@ export function pathOf(url: string): string {
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const started = new WeakMap<Request, number>();
+/** What credential the request came with (src/auth), for its log line: the kind, and a restricted key's id. */
+const credentials = new WeakMap<Request, { kind: string; keyId: string | null }>();
+export const noteCredential = (request: Request, kind: string, keyId: string | null) => credentials.set(request, { kind, keyId });
 
 export const requestLog = new Elysia({ name: "request-log" })
   .onRequest(({ request, set }) => {
@@ -77,8 +80,10 @@ export const requestLog = new Elysia({ name: "request-log" })
     const status = typeof set.status === "number" ? set.status : 200;
     const ms = start === undefined ? "null" : String(Math.round((performance.now() - start) * 100) / 100);
     const agentId = (context as { agent?: { id: string } }).agent?.id;
+    const credential = credentials.get(request);
     pushLine(
       `{"level":"${status >= 500 ? "error" : "info"}","t":"${now()}","requestId":${JSON.stringify(set.headers["request-id"] ?? null)},"method":${JSON.stringify(request.method)},` +
-        `"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"agentId":${agentId === undefined ? "null" : JSON.stringify(agentId)}}`,
+        `"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"agentId":${agentId === undefined ? "null" : JSON.stringify(agentId)}` +
+        `,"credential":${credential ? `"${credential.kind}"` : "null"},"keyId":${credential?.keyId ? `"${credential.keyId}"` : "null"}}`,
     );
   });

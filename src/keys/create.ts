@@ -1,5 +1,8 @@
 // Making a restricted key (pp_r_…): by the agent key, the owner key or another restricted key, and then
-// never wider than the key that makes it — in its scopes, expiry, allowlist, budgets and depth.
+// never wider than the key that makes it — in its scopes, expiry, allowlist, budgets and depth. A key
+// remembers what made it (the restricted key, or the hash of the agent or owner key: rotating that key
+// revokes it), and an agent has at most MAX_ACTIVE_KEYS in force.
+import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { insert, type Query } from "../db";
 import { ApiError, invalid } from "../errors";
@@ -7,12 +10,23 @@ import { secret, sha256Hex, uuid } from "../ids";
 import { dictionary } from "../json";
 import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { DAY_MS } from "../time";
-import { agentKeys } from "./schema";
+import { agentKeys, type KeyPurpose } from "./schema";
 import type { Scope } from "./scopes";
-import { allowlistOf, budgetsOf, keyChain, MAX_KEY_DEPTH, scopesOf, spentByKey, type Budget, type Budgets, type KeyRow } from "./service";
+import { activeKeyCount, allowlistOf, budgetsOf, keyChain, MAX_KEY_DEPTH, scopesOf, spentByKey, type Budget, type Budgets, type KeyRow } from "./service";
 
 export const DEFAULT_KEY_LIFETIME_MS = 30 * DAY_MS;
 export const MAX_KEY_LIFETIME_MS = 365 * DAY_MS;
+/**
+ * Keys in force per agent (OAuth access tokens aside: each lasts an hour and counts against its grant):
+ * enough for a key per sub-agent, few enough that every one of them is seen on one console page.
+ */
+export const MAX_ACTIVE_KEYS = 100;
+
+/**
+ * What makes a key: a restricted key (`parent`), or the agent or owner key whose SHA-256 is `madeWith`
+ * (null: not known, so that either key's rotation ends it).
+ */
+export type Maker = { parent: KeyRow; madeWith?: never } | { parent?: never; madeWith: string | null };
 
 /** The body of POST /agents/me/keys, as validated by KeyBody (scopes from SCOPES, budgets by currency). */
 export type NewKey = {
@@ -62,8 +76,16 @@ function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allo
   }
 }
 
-/** Makes a key for `agentId`; `parent`: the restricted key that asks (null: the agent or owner key). Returns the row and the key, shown once. */
-export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey): Query<{ row: KeyRow; apiKey: string }> {
+/** Makes a key for `agentId`, by `maker`. Returns the row and the key, shown once. */
+export function* createKey(agentId: string, maker: Maker, body: NewKey, purpose: KeyPurpose = "key"): Query<{ row: KeyRow; apiKey: string }> {
+  const parent = maker.parent ?? null;
+  if (purpose !== "oauth_token") {
+    // The agent's row is locked first, so keys made at once (on any instance) are counted one after the other.
+    yield* lockAgents([agentId]);
+    if ((yield* activeKeyCount(agentId)) >= MAX_ACTIVE_KEYS) {
+      throw invalid(`this agent has ${MAX_ACTIVE_KEYS} restricted keys in force, the most it may have: revoke one first (GET /agents/me/keys lists them)`);
+    }
+  }
   const scopes = [...new Set(body.scopes)] as Scope[];
   const budgets = budgetsFrom(body);
   const allowlist = body.allowlist ? [...new Set(body.allowlist)] : null;
@@ -90,6 +112,8 @@ export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey)
     budgets: JSON.stringify(stored),
     allowlist: allowlist === null ? null : JSON.stringify(allowlist),
     parentKeyId: parent?.id ?? null,
+    madeWith: maker.madeWith ?? null,
+    purpose,
     createdAt: now,
     expiresAt,
   });

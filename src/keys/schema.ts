@@ -2,6 +2,8 @@ import { index, integer, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 
+export type KeyPurpose = "key" | "oauth_grant" | "oauth_token";
+
 /**
  * A restricted key (pp_r_…) of an agent: what it may do (scopes), spend (budgets) and pay whom
  * (allowlist), until it expires or is revoked. Stored hashed; keys/service.ts.
@@ -21,13 +23,20 @@ export const agentKeys = table(
     allowlist: text(),
     /** The restricted key that made it; null: the agent key or the owner key. */
     parentKeyId: text(),
+    /**
+     * For a key made by the agent key or the owner key: the SHA-256 of that key. Rotating it revokes this
+     * key (and every key made from it). Null on keys made before it was recorded: either rotation ends them.
+     */
+    madeWith: text(),
+    /** What it is for: a key made at /agents/me/keys, an MCP host's OAuth grant, or an access token minted from a grant. */
+    purpose: text<KeyPurpose>().notNull().default("'key'"),
     createdAt: integer().notNull(),
     expiresAt: integer().notNull(),
     revokedAt: integer(),
     /** When a request last came with it, to the minute (keys/service.ts touchKey): not a write per request. */
     lastUsedAt: integer(),
   },
-  (t) => [index("agent_keys_agent_idx").on(t.agentId, t.createdAt)],
+  (t) => [index("agent_keys_agent_idx").on(t.agentId, t.createdAt), index("agent_keys_parent_idx").on(t.parentKeyId)],
 );
 
 /** What a key's outflows add up to per currency over its life (held amounts included): its total budget's count. */

@@ -1,12 +1,14 @@
 // Restricted keys (pp_r_…) once made (keys/create.ts makes them): what a key allows, whether it is in
 // force along the chain of keys it was made from, finding it by its hash, its last use, its view with
-// what it has spent, the list, and revocation — at once, with every key made from it. A key's budgets
-// and allowlist are checked on each outflow (outflows/budget.ts).
+// what it has spent, the list, and revocation — at once, with every key made from it and what they left
+// in escrow (keys/commitments.ts). A key's budgets and allowlist are checked on each outflow
+// (outflows/budget.ts), with its chain in force.
 import { clock, iso, isoOrNull } from "../clock";
-import { cacheKeys, find, forget, newestFirst, remember, run, select, update, type PageWindow, type Query, type Row } from "../db";
-import { notFound } from "../errors";
+import { actingKey, cacheKeys, FOR_UPDATE, find, forget, get, newestFirst, remember, run, select, update, type PageWindow, type Query, type Row } from "../db";
+import { ApiError, notFound } from "../errors";
 import { dictionary } from "../json";
 import { CURRENCIES, toMajor, type Currency } from "../money";
+import { endCommitmentsOf } from "./commitments";
 import { agentKeys, keySpending } from "./schema";
 import type { Scope } from "./scopes";
 
@@ -54,6 +56,54 @@ export function* keyChain(id: string): Query<KeyRow[]> {
   return chain;
 }
 
+/**
+ * In the write that moves money for key `id`: its chain, nearest first, locked (ancestors first, as a
+ * revocation walks them) and every key of it in force — so a revocation either commits before this
+ * write, which then refuses, or waits for it. 403 KEY_INACTIVE names the key that ended and when.
+ */
+export function* chainInForce(id: string): Query<KeyRow[]> {
+  const ids = (yield* keyChain(id)).map((row) => row.id);
+  const locked = yield* select(agentKeys, `id IN (${ids.map(() => "?").join(", ")}) ORDER BY created_at ${FOR_UPDATE}`, ...ids);
+  const chain = ids.map((wanted) => locked.find((row) => row.id === wanted)!);
+  const now = clock.nowMs();
+  const ended = chain.find((row) => !inForce(row, now));
+  if (ended) {
+    const how = ended.revokedAt !== null ? `was revoked at ${iso(ended.revokedAt)}` : `expired at ${iso(ended.expiresAt)}`;
+    const whose = ended.id === id ? "" : ` (the key it was made from)`;
+    throw new ApiError("KEY_INACTIVE", `the restricted key "${ended.name}"${whose} ${how}: nothing moves on its behalf any more`, {
+      details: { keyId: ended.id, status: ended.revokedAt !== null ? "REVOKED" : "EXPIRED" },
+    });
+  }
+  return chain;
+}
+
+/**
+ * The key a commitment made with key `id` is recorded against: that key, or for an MCP host's access
+ * token (an hour long, renewed within its grant) the grant it was minted from, so that what the host
+ * commits to lasts as long as the owner's grant, not as long as one token.
+ */
+export function* committingKeyOf(id: string): Query<KeyRow> {
+  const key = (yield* find(agentKeys, id))!;
+  return key.purpose === "oauth_token" && key.parentKeyId !== null ? (yield* find(agentKeys, key.parentKeyId))! : key;
+}
+
+/** The key what the acting request commits to is recorded against (committingKeyOf); null for the agent key. */
+export function* committingKey(): Query<KeyRow | null> {
+  const keyId = yield* actingKey();
+  return keyId === null ? null : yield* committingKeyOf(keyId);
+}
+
+/** Its id, as a commitment's row records it. */
+export function* committingKeyId(): Query<string | null> {
+  return (yield* committingKey())?.id ?? null;
+}
+
+/** When something the acting request commits to must end at the latest: `endsAt`, or its key's expiry if sooner (a key never outlives the key it was made from). */
+export function* untilCommittingKeyEnds(endsAt: number): Query<number> {
+  const key = yield* committingKey();
+  return key === null ? endsAt : Math.min(endsAt, Number(key.expiresAt));
+}
+
 /** The key in force this hash is of, or null (unknown, revoked, expired, or made from one that is). */
 export function* restrictedKeyByHash(hash: string): Query<KeyRow | null> {
   const row = yield* remember(cacheKeys.restrictedKey(hash), "instance", function* () {
@@ -92,6 +142,29 @@ export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
 }
 
 /**
+ * Revokes `roots` and every key made from them, at once, and ends what they left in escrow
+ * (endCommitmentsOf); returns how many keys it revoked that were not revoked yet.
+ */
+function* revokeTrees(roots: KeyRow[]): Query<number> {
+  const now = clock.nowMs();
+  const revoked: string[] = [];
+  for (let level = roots; level.length; ) {
+    const next: KeyRow[] = [];
+    for (const key of level) {
+      if (key.revokedAt === null) {
+        yield* update(agentKeys, key.id, { revokedAt: now });
+        revoked.push(key.id);
+      }
+      yield* forget(cacheKeys.restrictedKey(key.keyHash));
+      next.push(...(yield* select(agentKeys, "parent_key_id = ?", key.id)));
+    }
+    level = next;
+  }
+  yield* endCommitmentsOf(revoked);
+  return revoked.length;
+}
+
+/**
  * Revokes a key of `agentId` and every key made from it, at once. A restricted key may revoke only
  * itself and the keys made from it (`by`); the agent and owner keys any of the agent's keys.
  */
@@ -99,17 +172,29 @@ export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Quer
   const row = yield* find(agentKeys, id, true);
   if (!row || row.agentId !== agentId) throw notFound("key");
   if (by && row.id !== by.id && !(yield* keyChain(row.id)).some((ancestor) => ancestor.id === by.id)) throw notFound("key");
-  const now = clock.nowMs();
-  for (let level = [row]; level.length; ) {
-    const next: KeyRow[] = [];
-    for (const key of level) {
-      if (key.revokedAt === null) yield* update(agentKeys, key.id, { revokedAt: now });
-      yield* forget(cacheKeys.restrictedKey(key.keyHash));
-      next.push(...(yield* select(agentKeys, "parent_key_id = ?", key.id)));
-    }
-    level = next;
-  }
+  yield* revokeTrees([row]);
   return (yield* find(agentKeys, id))!;
+}
+
+/**
+ * When the agent key or the owner key whose hash is `madeWith` is replaced: revokes every restricted
+ * key it made and every key made from those (keys made before this was recorded too: either rotation
+ * ends them); returns how many.
+ */
+export function* revokeKeysMadeWith(agentId: string, madeWith: string): Query<number> {
+  const roots = yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND (made_with = ? OR made_with IS NULL) AND revoked_at IS NULL ${FOR_UPDATE}`, agentId, madeWith);
+  return yield* revokeTrees(roots);
+}
+
+/** Every restricted key of the agent, and so every key made from one (MCP hosts' grants and their tokens too), revoked at once; returns how many. */
+export function* revokeAllKeys(agentId: string): Query<number> {
+  return yield* revokeTrees(yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND revoked_at IS NULL ${FOR_UPDATE}`, agentId));
+}
+
+/** How many of the agent's keys are in force, OAuth access tokens aside: what MAX_ACTIVE_KEYS bounds. */
+export function* activeKeyCount(agentId: string): Query<number> {
+  const row = yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM agent_keys WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ? AND purpose <> 'oauth_token'", agentId, clock.nowMs());
+  return Number(row!.n);
 }
 
 export function* keyView(row: KeyRow) {

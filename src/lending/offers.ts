@@ -7,6 +7,7 @@ import { find, insert, newestFirst, read, update, write, type PageWindow, type Q
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
+import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
@@ -75,7 +76,9 @@ export function* createOffer(
     durationDays: body.durationDays,
     collateralBps,
     status: "OPEN",
-    expiresAt: now + Math.round((body.expiresInHours ?? 168) * HOUR_MS),
+    // Made with a restricted key, it stays open no longer than the key does (keys/commitments.ts).
+    expiresAt: yield* untilCommittingKeyEnds(now + Math.round((body.expiresInHours ?? 168) * HOUR_MS)),
+    keyId: yield* committingKeyId(),
     createdAt: now,
     updatedAt: now,
   });

@@ -14,7 +14,10 @@ export const loanOffers = table(
     durationDays: integer().notNull(),
     collateralBps: integer().notNull(),
     status: text().notNull(),
+    /** Never later than the expiry of the key that made it, and brought to the moment that key is revoked. */
     expiresAt: integer().notNull(),
+    /** The restricted key (pp_r_…) that made it; null: the agent key. Its chain governs what it causes later (keys/commitments.ts). */
+    keyId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
@@ -22,6 +25,7 @@ export const loanOffers = table(
     index("loan_offers_status_created_idx").on(t.status, t.createdAt),
     index("loan_offers_lender_id_idx").on(t.lenderId),
     index("loan_offers_status_expires_idx").on(t.status, t.expiresAt),
+    index("loan_offers_key_idx").on(t.keyId),
   ],
 );
 
@@ -40,6 +44,8 @@ export const loans = table(
     collateral: integer().notNull(),
     dueAt: integer().notNull(),
     status: text().notNull(),
+    /** The borrower's restricted key that borrowed (its repayments were counted then); null: the agent key. */
+    keyId: text(),
     createdAt: integer().notNull(),
     closedAt: integer(),
   },

@@ -13,6 +13,8 @@ import { hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor } from "../money";
 import { adjustScore } from "../agents/score";
+import { committingKeyId } from "../keys/service";
+import { authorizeRelease } from "../outflows/budget";
 import { authorizeOutflow, type Sanction } from "../outflows/check";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -93,6 +95,7 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
     collateral,
     dueAt: now + Number(offer.durationDays) * DAY_MS,
     status: "ACTIVE",
+    keyId: yield* committingKeyId(),
     createdAt: now,
   });
   if (collateral > 0n) yield* hold({ agentId: borrowerId, amount: collateral, currency, purpose: "LOAN_COLLATERAL", reference: loanRef(row) });
@@ -104,7 +107,11 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
   return loanView(row);
 }
 
-/** Not checked again: it settles the borrow, checked (or approved) as LOAN_BORROW for the whole amount due. */
+/**
+ * Not checked again by the owner's policy: it settles the borrow, checked (or approved) as LOAN_BORROW
+ * for the whole amount due. A restricted key that repays and did not make the borrow pays it as its own
+ * outflow to the lender (authorizeRelease).
+ */
 export function* repay(borrowerId: string, loanId: string, amountMajor: number) {
   const found = yield* find(loans, loanId, true);
   if (!found || found.borrowerId !== borrowerId) throw notFound("loan");
@@ -114,6 +121,7 @@ export function* repay(borrowerId: string, loanId: string, amountMajor: number) 
   const amount = toMinor(amountMajor, currency);
   const outstanding = row.amountDue - row.amountRepaid;
   if (amount > outstanding) throw invalid(`the outstanding amount is ${toMajor(outstanding, currency)} ${currency}`);
+  yield* authorizeRelease({ amount, currency, counterpartyId: row.lenderId, madeBy: row.keyId });
   yield* transfer({ from: borrowerId, to: row.lenderId, amount, currency, reference: loanRef(row), entryType: "LOAN_REPAYMENT", sentAs: "LOAN_REPAYMENT", receivedAs: "LOAN_REPAYMENT" });
   const repaid = row.amountRepaid + amount;
   const full = repaid === row.amountDue;

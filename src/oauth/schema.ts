@@ -30,6 +30,8 @@ export const oauthCodes = table(
     budgets: text().notNull(),
     expiresAt: integer().notNull(),
     usedAt: integer(),
+    /** The SHA-256 of the owner key whose console session consented: rotating it revokes the grant (null: a code from before it was recorded). */
+    madeWith: text(),
     /** The grant its exchange made: a reused code revokes it (OAuth 2.1 §4.1.3). */
     grantKeyId: text(),
   },

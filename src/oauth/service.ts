@@ -3,6 +3,7 @@
 // register in oauth/clients.ts). A grant is a restricted key never shown (the owner's scopes and
 // budgets, 30 days); each access token is a one-hour key made from it, so every token's outflows count
 // against the grant's budget and revoking the grant key revokes them all.
+import { findAgent } from "../agents/service";
 import { clock } from "../clock";
 import { find, insert, run, select, type Query } from "../db";
 import { secret, sha256Hex } from "../ids";
@@ -27,6 +28,7 @@ export type Consent = { scopes: Scope[]; budgets: Partial<Record<Currency, numbe
 /** A write op: the code for an approved request (shown once, in the redirect). */
 export function* issueCode(agentId: string, request: AuthorizationRequest, consent: Consent): Query<string> {
   const code = secret("oc_");
+  const agent = (yield* findAgent(agentId))!;
   yield* insert(oauthCodes, {
     codeHash: sha256Hex(code),
     clientId: request.client.id,
@@ -36,6 +38,7 @@ export function* issueCode(agentId: string, request: AuthorizationRequest, conse
     resource: request.resource,
     scopes: JSON.stringify(consent.scopes),
     budgets: JSON.stringify(consent.budgets),
+    madeWith: agent.ownerKeyHash,
     expiresAt: clock.nowMs() + CODE_LIFETIME_MS,
   });
   return code;
@@ -59,7 +62,7 @@ function* mint(grantKey: KeyRow, clientName: string): Query<{ accessToken: strin
   }
   const left = Number(grantKey.expiresAt) - clock.nowMs();
   const expiresInSeconds = Math.max(60, Math.floor(Math.min(ACCESS_TOKEN_LIFETIME_MS, left) / 1000));
-  const { apiKey } = yield* createKey(grantKey.agentId, grantKey, { name: `${clientName} (access token)`, scopes: scopesOf(grantKey), budgets, expiresInSeconds });
+  const { apiKey } = yield* createKey(grantKey.agentId, { parent: grantKey }, { name: `${clientName} (access token)`, scopes: scopesOf(grantKey), budgets, expiresInSeconds }, "oauth_token");
   const refreshToken = secret("or_");
   yield* run("UPDATE oauth_grants SET refresh_token_hash = ? WHERE key_id = ?", sha256Hex(refreshToken), grantKey.id);
   return { accessToken: apiKey, refreshToken };
@@ -93,7 +96,8 @@ export function* exchangeCode(asked: CodeExchange): Query<Tokens | Refused> {
   const client = (yield* find(oauthClients, code.clientId))!;
   const budgets: NonNullable<NewKey["budgets"]> = Object.create(null);
   for (const [currency, total] of Object.entries(JSON.parse(code.budgets) as Record<string, number>)) budgets[currency] = { total };
-  const { row: grantKey } = yield* createKey(code.agentId, null, { name: `MCP host: ${client.name}`, scopes: JSON.parse(code.scopes), budgets });
+  // Made as the owner key that consented: rotating it revokes the grant and its tokens.
+  const { row: grantKey } = yield* createKey(code.agentId, { madeWith: code.madeWith }, { name: `MCP host: ${client.name}`, scopes: JSON.parse(code.scopes), budgets }, "oauth_grant");
   yield* insert(oauthGrants, { keyId: grantKey.id, clientId: client.id, resource: code.resource, refreshTokenHash: sha256Hex(secret("")), createdAt: clock.nowMs() });
   yield* run("UPDATE oauth_codes SET grant_key_id = ? WHERE code_hash = ?", grantKey.id, codeHash);
   return tokensOf(yield* mint(grantKey, client.name), grantKey);

@@ -5,11 +5,12 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { actingKey, afterCommit, find, insert, select, update, type Query, type Row } from "../db";
+import { afterCommit, find, insert, select, update, type Query, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
+import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { toMajor, type Currency } from "../money";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -83,6 +84,8 @@ export function* approvalsByIds(ids: string[]): Query<ApprovalRow[]> {
 export function* holdOutflow(outflow: Outflow) {
   const id = uuid();
   const now = clock.nowMs();
+  // Asked with a restricted key, it waits no longer than that key lasts (and ends when it is revoked).
+  const expiresAt = yield* untilCommittingKeyEnds(now + APPROVAL_TTL_MS);
   const bucket = currentBucket();
   const held = outflow.held ?? outflow.amount;
   if (held > 0n) yield* hold({ agentId: outflow.agentId, amount: held, currency: outflow.currency, purpose: "APPROVAL", reference: reference(id) });
@@ -99,9 +102,9 @@ export function* holdOutflow(outflow: Outflow) {
     terms: JSON.stringify(outflow.terms),
     termsHash: termsHashOf(outflow),
     usageBucket: bucket,
-    keyId: yield* actingKey(),
+    keyId: yield* committingKeyId(),
     createdAt: now,
-    expiresAt: now + APPROVAL_TTL_MS,
+    expiresAt,
   });
   const amount = toMajor(outflow.amount, outflow.currency);
   const what = held === outflow.amount ? "it is held" : `${toMajor(held, outflow.currency)} ${outflow.currency} of yours (its collateral) is held`;
@@ -111,8 +114,8 @@ export function* holdOutflow(outflow: Outflow) {
     kind: outflow.kind,
     amount,
     currency: outflow.currency,
-    expiresAt: iso(now + APPROVAL_TTL_MS),
-    message: `${amount} ${outflow.currency} is above your owner's approval amount: ${what} until your owner approves or declines it (within 24 h)`,
+    expiresAt: iso(expiresAt),
+    message: `${amount} ${outflow.currency} is above your owner's approval amount: ${what} until your owner approves or declines it (by ${iso(expiresAt)})`,
   };
 }
 
@@ -144,6 +147,6 @@ export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" 
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
   yield* update(approvals, row.id, { status, reason, decidedAt: clock.nowMs() });
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
-  const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) was not approved within 24 h`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
+  const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) expired: ${reason.slice(reason.indexOf(": ") + 2)}`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
   yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);
 }

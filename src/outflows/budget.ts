@@ -1,27 +1,39 @@
-// A restricted key's limits on an outflow, checked in authorizeOutflow beside the tier and the owner's
-// policy: the key's counterparty allowlist, its budget per transaction, and its total budget over its
-// life — for the key and every key it was made from. The total is counted by one conditional UPDATE per
-// key (`spent + amount <= total`), so concurrent outflows of one key, on either engine and any instance,
-// can never together pass it: each sees the others' counts or waits for their row lock.
+// A restricted key's limits on money going out, checked in authorizeOutflow beside the tier and the
+// owner's policy, and on a release (authorizeRelease): the key and every key it was made from in force
+// (keys/service.ts chainInForce, inside the write), each one's counterparty allowlist, its budget per
+// transaction, and its total budget over its life. A key with any budget spends only the currencies it
+// has a budget in (fails closed). The total is counted by one conditional UPDATE per key (`spent +
+// amount <= total`), so concurrent outflows of one key, on either engine and any instance, can never
+// together pass it: each sees the others' counts or waits for their row lock.
 import { actingKey, run, select, type Query } from "../db";
 import { ApiError } from "../errors";
-import { toMajor } from "../money";
+import { toMajor, type Currency } from "../money";
 import type { Outflow } from "./approvals";
 import { keySpending } from "../keys/schema";
-import { allowlistOf, budgetsOf, keyChain, type KeyRow } from "../keys/service";
+import { allowlistOf, budgetsOf, chainInForce, committingKeyOf, keyChain, type KeyRow } from "../keys/service";
 
-function assertAllowed(key: KeyRow, outflow: Outflow): void {
+/** What a key's limits look at in money going out: how much, in what, to whom (null: nobody named yet, or outside the service). */
+type Spend = { amount: bigint; currency: Currency; counterpartyId: string | null };
+
+function assertAllowed(key: KeyRow, spend: Spend): void {
   const allowlist = allowlistOf(key);
-  if (allowlist === null || (outflow.counterpartyId !== null && allowlist.includes(outflow.counterpartyId))) return;
-  throw new ApiError("KEY_SCOPE_DENIED", `this key pays only the agents on its allowlist; ${outflow.counterpartyId ?? "an outflow without a named counterparty"} is not on it`, {
-    details: { keyId: key.id, counterpartyId: outflow.counterpartyId, allowlist },
+  if (allowlist === null || (spend.counterpartyId !== null && allowlist.includes(spend.counterpartyId))) return;
+  throw new ApiError("KEY_SCOPE_DENIED", `this key pays only the agents on its allowlist; ${spend.counterpartyId ?? "an outflow without a named counterparty"} is not on it`, {
+    details: { keyId: key.id, counterpartyId: spend.counterpartyId, allowlist },
   });
 }
 
-/** Adds the outflow to the key's count; throws KEY_BUDGET_EXCEEDED, naming what is left, if it would pass a budget. */
-function* spend(key: KeyRow, outflow: Outflow): Query<void> {
-  const { currency, amount } = outflow;
-  const budget = budgetsOf(key)[currency];
+/** Adds the spend to the key's count; throws KEY_BUDGET_EXCEEDED, naming what is left, if it would pass a budget. */
+function* count(key: KeyRow, spend: Spend): Query<void> {
+  const { currency, amount } = spend;
+  const budgets = budgetsOf(key);
+  const budget = budgets[currency];
+  const budgeted = Object.keys(budgets);
+  if (!budget && budgeted.length > 0) {
+    throw new ApiError("KEY_BUDGET_EXCEEDED", `this key has a budget only in ${budgeted.join(", ")}: it may not spend ${currency}`, {
+      details: { keyId: key.id, currency, window: "currency", budgetCurrencies: budgeted },
+    });
+  }
   if (budget?.perTransaction !== undefined && amount > budget.perTransaction) {
     throw new ApiError("KEY_BUDGET_EXCEEDED", `${toMajor(amount, currency)} ${currency} is above this key's budget of ${toMajor(budget.perTransaction, currency)} ${currency} per transaction`, {
       details: { keyId: key.id, currency, window: "transaction", limit: toMajor(budget.perTransaction, currency), amount: toMajor(amount, currency) },
@@ -43,12 +55,38 @@ function* spend(key: KeyRow, outflow: Outflow): Query<void> {
   );
 }
 
-/** In authorizeOutflow, when the outflow is counted: nothing for the agent key, the key's limits for a restricted key. */
-export function* chargeActingKey(outflow: Outflow): Query<void> {
+/** Key `keyId`'s chain in force (403 KEY_INACTIVE), each key's allowlist, and, when `counted` is false, each key's budgets. */
+function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query<void> {
+  for (const key of yield* chainInForce(keyId)) {
+    assertAllowed(key, spend);
+    if (!counted) yield* count(key, spend);
+  }
+}
+
+/**
+ * In authorizeOutflow: nothing for the agent key; for the acting restricted key, its chain in force and
+ * its allowlist, and its budgets unless the outflow was `counted` when it was held for the owner.
+ */
+export function* chargeActingKey(outflow: Outflow, counted = false): Query<void> {
+  const keyId = yield* actingKey();
+  if (keyId !== null) yield* chargeKey(keyId, outflow, counted);
+}
+
+/** Money a commitment holds (or owes) that a request sends to its other party; `madeBy`: the restricted key that made the commitment. */
+export type Release = Spend & { madeBy: string | null };
+
+/**
+ * A restricted key's request that decides the agent's money goes to the other party of a commitment —
+ * the last condition of a contract confirmed, a bet's outcome conceded, a loan repaid — is that key's
+ * outflow: its chain in force, its allowlist, and its budgets, unless its own chain counted the money
+ * when it made the commitment (the key that made it, or one that key was made from). The agent key
+ * acts freely. Throws KEY_INACTIVE, KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED.
+ */
+export function* authorizeRelease(release: Release): Query<void> {
   const keyId = yield* actingKey();
   if (keyId === null) return;
-  for (const key of yield* keyChain(keyId)) {
-    assertAllowed(key, outflow);
-    yield* spend(key, outflow);
-  }
+  // An MCP host's token acts for its grant, which is what its commitments record.
+  const acting = (yield* committingKeyOf(keyId)).id;
+  const counted = release.madeBy !== null && (yield* keyChain(release.madeBy)).some((key) => key.id === acting);
+  yield* chargeKey(keyId, release, counted);
 }

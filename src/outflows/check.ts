@@ -90,7 +90,11 @@ const needsApproval = (policy: Policy, outflow: Outflow) => {
   return above !== undefined && outflow.amount > above;
 };
 
-/** The tier, the allowlist and the caps; `daily`: the 24 h cap too. Returns the policy (null: none). */
+/**
+ * The tier, the allowlist and the caps, and the acting key's chain (in force, allowlist); `daily`: the
+ * 24 h cap and the key's budgets too (not for a granted outflow: counted when it was held). Returns
+ * the policy (null: none).
+ */
 function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
   const agent = (yield* findAgent(outflow.agentId))!;
   assertWithinTier(Number(agent.score), outflow.amount, outflow.currency);
@@ -100,14 +104,15 @@ function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
     assertPerTransaction(policy, outflow);
     if (daily) yield* assertDaily(policy, outflow);
   }
-  if (daily) yield* chargeActingKey(outflow);
+  yield* chargeActingKey(outflow, !daily);
   return policy;
 }
 
 /**
  * In the write op of an outflow, before its money moves. Throws TIER_LIMIT_EXCEEDED,
- * COUNTERPARTY_NOT_ALLOWED or POLICY_LIMIT_EXCEEDED; throws Deferred (202, the outflow held for the
- * owner) above the approval amount; otherwise counts the outflow in the agent's 24 h usage.
+ * COUNTERPARTY_NOT_ALLOWED or POLICY_LIMIT_EXCEEDED, and for a restricted key KEY_INACTIVE,
+ * KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED; throws Deferred (202, the outflow held for the owner) above
+ * the approval amount; otherwise counts the outflow in the agent's 24 h usage.
  */
 export function* authorizeOutflow(outflow: Outflow, sanction: Sanction = NO_SANCTION): Query<void> {
   const grant = ownProperty(sanction, "grant");

@@ -17,7 +17,7 @@ export const Held = Model(
   },
   {
     description:
-      "The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h it expires (approval.expired) and the hold is released.",
+      "The outflow is above the owner's approval amount: the amount is held in escrow until the owner approves (it is then made exactly as asked, and you get notification.financial approval.approved) or declines (approval.declined); after 24 h (or when the restricted key that asked ends first) it expires (approval.expired) and the hold is released.",
     examples: [
       {
         status: "AWAITING_APPROVAL",
@@ -26,7 +26,7 @@ export const Held = Model(
         amount: 4800,
         currency: "USDC",
         expiresAt: "2025-06-02T12:00:00.000Z",
-        message: "4800 USDC is above your owner's approval amount: it is held until your owner approves or declines it (within 24 h)",
+        message: "4800 USDC is above your owner's approval amount: it is held until your owner approves or declines it (by 2025-06-02T12:00:00.000Z)",
       },
     ],
   },

@@ -28,12 +28,13 @@ export const approvals = table(
     /** What the approved outflow answered, as JSON. */
     result: text(),
     createdAt: integer().notNull(),
-    /** The restricted key that asked; null: the agent key. */
+    /** The restricted key that asked; null: the agent key. Its chain must still be in force when it runs. */
     keyId: text(),
+    /** Never later than the expiry of the key that asked, and brought to the moment that key is revoked. */
     expiresAt: integer().notNull(),
     decidedAt: integer(),
   },
-  (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt)],
+  (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt), index("approvals_key_idx").on(t.keyId)],
 );
 
 /**

@@ -6,15 +6,23 @@ import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
 import { approvals } from "../outflows/schema";
+import { inForce, keyChain } from "../keys/service";
 
 const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <= clock.nowMs();
+
+/** Why a due approval expires: its 24 h passed, or the restricted key that asked for it ended first (keys/commitments.ts). */
+function* expiry(row: ApprovalRow): Query<string> {
+  const chain = row.keyId === null ? [] : yield* keyChain(row.keyId);
+  if (chain.some((key) => !inForce(key))) return "KEY_INACTIVE: the restricted key that asked for it was revoked or expired";
+  return "APPROVAL_EXPIRED: not approved within 24 h";
+}
 
 /** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
 function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
   const row = yield* find(approvals, id, true);
   if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
   if (!isDue(row)) return row;
-  yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  yield* closeApproval(row, "EXPIRED", yield* expiry(row));
   return (yield* find(approvals, id))!;
 }
 
@@ -79,7 +87,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
 function* expireRowIfDue(id: string): Query<boolean> {
   const row = yield* find(approvals, id, true);
   if (!row || !isDue(row)) return false;
-  yield* closeApproval(row, "EXPIRED", "APPROVAL_EXPIRED: not approved within 24 h");
+  yield* closeApproval(row, "EXPIRED", yield* expiry(row));
   return true;
 }
 

@@ -1,9 +1,11 @@
 // What runs when the owner approves a held outflow: the request the agent made, again, exactly as it
-// was held, as the agent, with the owner's grant (which lets it past the approval amount, once).
+// was held, as the agent and as the restricted key that asked (its chain must still be in force: a
+// revoked or expired key's approval fails), with the owner's grant (which lets it past the approval
+// amount, once).
 import { acceptBet, createBet } from "../betting/service";
 import { requestWithdrawal } from "../chain/withdrawals";
 import { createContract } from "../contracts/service";
-import { write } from "../db";
+import { actingAs, write, type Query } from "../db";
 import { createOffer } from "../lending/offers";
 import { borrow } from "../lending/service";
 import { book } from "../marketplace/bookings";
@@ -14,24 +16,28 @@ import type { OutflowKind } from "../outflows/approvals";
 import type { Executor } from "./decisions";
 import type { Sanction } from "../outflows/check";
 
-type Rerun = (agentId: string, terms: any, sanction: Sanction) => Promise<unknown>;
+/** The held request's write op, as the feature that made it runs it. */
+type Rerun = (agentId: string, terms: any, sanction: Sanction) => Query<unknown>;
 
-const RERUN: Record<OutflowKind, Rerun> = {
-  PAYMENT: (agentId, terms, sanction) => write(() => sendPayment(agentId, terms, sanction)),
-  X402: async (agentId, terms, sanction) => {
-    // payTo was held with the terms (the grant holds only for that payee); the request is the rest.
-    const { payTo: _payTo, ...request } = terms as PayRequest & { payTo: string };
-    // What the resource answered is kept with the approval: the agent reads it at GET /approvals/{id}.
-    return (await payResource(agentId, request, { agentId, key: undefined, route: "POST /x402/pay", body: request }, sanction)).body;
-  },
-  BET: (agentId, terms, sanction) => write(() => createBet(agentId, terms, sanction)),
-  BET_ACCEPT: (agentId, terms, sanction) => write(() => acceptBet(agentId, terms.betId, sanction)),
-  LOAN_OFFER: (agentId, terms, sanction) => write(() => createOffer(agentId, terms, sanction)),
-  LOAN_BORROW: (agentId, terms, sanction) => write(() => borrow(agentId, terms, sanction)),
-  CONTRACT: (agentId, terms, sanction) => write(() => createContract(agentId, terms, sanction)),
-  SUBSCRIPTION: (agentId, terms, sanction) => write(() => createSubscription(agentId, terms, sanction)),
-  BOOKING: (agentId, terms, sanction) => write(() => book(agentId, terms, sanction)),
-  WITHDRAWAL: (agentId, terms, sanction) => write(() => requestWithdrawal(agentId, terms, sanction)),
+const RERUN: Record<Exclude<OutflowKind, "X402">, Rerun> = {
+  PAYMENT: (agentId, terms, sanction) => sendPayment(agentId, terms, sanction),
+  BET: (agentId, terms, sanction) => createBet(agentId, terms, sanction),
+  BET_ACCEPT: (agentId, terms, sanction) => acceptBet(agentId, terms.betId, sanction),
+  LOAN_OFFER: (agentId, terms, sanction) => createOffer(agentId, terms, sanction),
+  LOAN_BORROW: (agentId, terms, sanction) => borrow(agentId, terms, sanction),
+  CONTRACT: (agentId, terms, sanction) => createContract(agentId, terms, sanction),
+  SUBSCRIPTION: (agentId, terms, sanction) => createSubscription(agentId, terms, sanction),
+  BOOKING: (agentId, terms, sanction) => book(agentId, terms, sanction),
+  WITHDRAWAL: (agentId, terms, sanction) => requestWithdrawal(agentId, terms, sanction),
 };
 
-export const executeApproved: Executor = (row, grant) => RERUN[row.kind](row.agentId, JSON.parse(row.terms), { grant });
+export const executeApproved: Executor = async (row, grant) => {
+  const terms = JSON.parse(row.terms);
+  const sanction = { grant };
+  const kind = row.kind;
+  if (kind !== "X402") return write(() => actingAs(row.keyId, RERUN[kind](row.agentId, terms, sanction)));
+  // payTo was held with the terms (the grant holds only for that payee); the request is the rest.
+  const { payTo: _payTo, ...request } = terms as PayRequest & { payTo: string };
+  // What the resource answered is kept with the approval: the agent reads it at GET /approvals/{id}.
+  return (await payResource(row.agentId, request, { agentId: row.agentId, key: undefined, route: "POST /x402/pay", body: request }, sanction, row.keyId)).body;
+};

@@ -1,5 +1,5 @@
 import { t } from "elysia";
-import { AGENT_ID, OTHER_AGENT_ID } from "../agents/model";
+import { AGENT_ID, OTHER_AGENT_ID, RevokedKeys } from "../agents/model";
 import { Amount, PageQuery, Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, JsonObject, MaybeTimestamp, Model, Money, Nullable, Pagination, Timestamp } from "../http/responses";
 import { OUTFLOW_KINDS } from "../outflows/approvals";
@@ -70,7 +70,7 @@ export const Approval = Model(
     id: t.String({ description: "the approval's id; for a negotiation, the negotiation's id" }),
     kind: Enum([...OUTFLOW_KINDS, "NEGOTIATION"], { description: "what is waiting: an outflow of that kind, or an accepted negotiation above the threshold" }),
     status: Enum(APPROVAL_STATUSES, {
-      description: "PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h), FAILED (approved, but it could no longer be made: see reason)",
+      description: "PENDING (waiting for the owner), APPROVED (made), DECLINED, EXPIRED (not decided within 24 h, or the restricted key that asked was revoked or expired first), FAILED (approved, but it could no longer be made: see reason)",
     }),
     agentId: Uuid,
     agentName: t.String(),
@@ -141,6 +141,6 @@ export const DecisionBody = t.Optional(
 );
 
 export const RotatedOwnerKey = Model(
-  { ownerKey: t.String({ description: "the new owner key (po_...); the old one and its console sessions no longer work. Shown only here." }) },
-  { description: "The owner's new key", examples: [{ ownerKey: "po_Qw3e5R7t9Y1u3I5o7P9a1S3d5F7g9H1j3K5l7Z9x1C3" }] },
+  { ownerKey: t.String({ description: "the new owner key (po_...); the old one and its console sessions no longer work. Shown only here." }), revokedKeys: RevokedKeys },
+  { description: "The owner's new key", examples: [{ ownerKey: "po_Qw3e5R7t9Y1u3I5o7P9a1S3d5F7g9H1j3K5l7Z9x1C3", revokedKeys: 1 }] },
 );

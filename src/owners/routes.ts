@@ -1,7 +1,7 @@
 // /owner: the human owner's API (owner key po_…, so an agent cannot loosen its own limits): the
 // spending policy, approving or declining what waits, and replacing the owner key. /approvals/{id}: an agent reads one of its
 // held outflows (what it answered once approved).
-import { Elysia } from "elysia";
+import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
 import { read, write } from "../db";
 import { auth } from "../auth/macros";
@@ -9,6 +9,7 @@ import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";
 import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody, RotatedOwnerKey } from "./model";
+import { RotationBody } from "../agents/model";
 import { approve, decline, getApproval, listApprovals, ownerKeyInForce, policyView, rotateOwnerKey, setPolicy } from "./service";
 
 const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
@@ -55,14 +56,20 @@ export const ownerRoutes = new Elysia({ name: "owners" })
   .post(
     "/owner/key/rotate",
     // Not idempotent by key (like the agent key's rotation): a replay would have to store the new key.
-    async ({ owner, headers }) => {
+    async ({ owner, headers, body }) => {
       const presented = bearer(headers.authorization)!;
-      return { ownerKey: await write(() => rotateOwnerKey(owner.id, () => ownerKeyInForce(owner.id, presented))) };
+      return write(() => rotateOwnerKey(owner.id, () => ownerKeyInForce(owner.id, presented), body?.keepRestrictedKeys === true));
     },
     {
       owner: true,
+      body: t.Optional(RotationBody),
       ...answers(
-        docs("Owners", "Replace the owner key: the new key (po_…) is shown once; the old key and every console session signed in with it end at once", "owner", ["FORBIDDEN"]),
+        docs(
+          "Owners",
+          "Replace the owner key: the new key (po_…) is shown once; the old key, every console session signed in with it and, unless keepRestrictedKeys is true, every restricted key and MCP host grant it made end at once",
+          "owner",
+          ["FORBIDDEN"],
+        ),
         { 200: RotatedOwnerKey },
       ),
     },

@@ -8,7 +8,7 @@ import { find, get, pageRows, read, write, type PageWindow, type Query } from ".
 import { closeSessionsOf } from "./sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
-import { keyNamesOf } from "../keys/service";
+import { keyNamesOf, revokeKeysMadeWith } from "../keys/service";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, ownerQueueSelect } from "../negotiations/approvals";
 import { isParty, offerOf, type Negotiation } from "../negotiations/negotiation";
@@ -54,18 +54,21 @@ export async function setPolicy(agentId: string, input: PolicyInput) {
 }
 
 /**
- * A write op: a new owner key (returned once, stored hashed); the old key and every console session
- * signed in with it end in the same transaction. `stillSignedIn` re-checks the caller's credential
+ * A write op: a new owner key (returned once, stored hashed); the old key, every console session
+ * signed in with it and, unless `keepKeys`, every restricted key it made (MCP hosts' grants too) end in
+ * the same transaction. `stillSignedIn` re-checks the caller's credential
  * (the key it sent, or its console session) once the agent's row is locked, so of concurrent rotations
  * by one owner exactly one succeeds: the others find their credential ended (401).
  */
-export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<boolean>): Query<string> {
+export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<boolean>, keepKeys = false): Query<{ ownerKey: string; revokedKeys: number }> {
   yield* lockAgents([agentId]);
   if (!(yield* stillSignedIn())) throw new ApiError("UNAUTHORIZED", "invalid owner key: it was rotated");
   const ownerKey = secret("po_");
-  yield* replaceKeyHash(agentId, "ownerKeyHash", sha256Hex(ownerKey));
+  const replaced = yield* replaceKeyHash(agentId, "ownerKeyHash", sha256Hex(ownerKey));
   yield* closeSessionsOf(agentId);
-  return ownerKey;
+  // What the old key made (restricted keys, MCP hosts' grants) ends with it, unless the owner keeps it.
+  const revokedKeys = keepKeys ? 0 : yield* revokeKeysMadeWith(agentId, replaced);
+  return { ownerKey, revokedKeys };
 }
 
 /** For rotateOwnerKey: whether `ownerKey` is the agent's owner key in force. */

@@ -3,6 +3,8 @@
 import { Elysia } from "elysia";
 import { read, write } from "../db";
 import { auth } from "../auth/macros";
+import { bearer } from "../auth/keys";
+import { sha256Hex } from "../ids";
 import { docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { createKey } from "../keys/create";
@@ -21,9 +23,11 @@ export const keyRoutes = new Elysia({ prefix: "/agents/me/keys", name: "keys" })
   .post(
     "",
     // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
-    async ({ agent, key, body, set }) => {
+    async ({ agent, key, body, set, headers }) => {
+      // Made by a restricted key, it is that key's child; by the agent or owner key, rotating that key revokes it.
+      const maker = key ? { parent: key } : { madeWith: sha256Hex(bearer(headers.authorization)!) };
       const made = await write(function* () {
-        const { row, apiKey } = yield* createKey(agent.id, key, body);
+        const { row, apiKey } = yield* createKey(agent.id, maker, body);
         return { ...(yield* keyView(row)), apiKey };
       });
       set.status = 201;

@@ -8,8 +8,9 @@ import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";
 import { block, blocksOf, unblock } from "../agents/blocks";
-import { Agent, BlockPage, Blocked, Reputation, RotatedKey, Unblocked } from "../agents/model";
-import { agentView, reputationView, rotateApiKey } from "../agents/service";
+import { Agent, BlockPage, Blocked, Reputation, RotatedKey, RotationBody, Unblocked } from "../agents/model";
+import { agentView, reputationView } from "../agents/service";
+import { rotateAgentKey } from "./rotation";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
   .use(auth)
@@ -17,8 +18,15 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
   .post(
     "/me/keys/rotate",
     // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
-    async ({ agent, headers }) => ({ apiKey: await write(() => rotateApiKey(agent.id, sha256Hex(bearer(headers.authorization)!))) }),
-    { agent: true, ...answers(docs("Agents", "Replace the API key; the old key stops working at once", "agent"), { 200: RotatedKey }) },
+    ({ agent, headers, body }) => write(() => rotateAgentKey(agent.id, sha256Hex(bearer(headers.authorization)!), body?.keepRestrictedKeys === true)),
+    {
+      agent: true,
+      body: t.Optional(RotationBody),
+      ...answers(
+        docs("Agents", "Replace the API key; the old key stops working at once, and so does every restricted key it made (and every key made from those) unless keepRestrictedKeys is true", "agent"),
+        { 200: RotatedKey },
+      ),
+    },
   )
   .get("/:id/reputation", ({ params }) => read(reputationView(params.id)), {
     params: IdParam,

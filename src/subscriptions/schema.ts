@@ -27,6 +27,8 @@ export const subscriptions = table(
     lastError: text(),
     cancelledAt: integer(),
     cancelReason: text(),
+    /** The restricted key (pp_r_…) that made it; null: the agent key. Its chain governs what it causes later (keys/commitments.ts). */
+    keyId: text(),
     createdAt: integer().notNull(),
   },
   (t) => [

@@ -1,10 +1,14 @@
 // Recurring payments, each period charged exactly once: a charge is a payment plus a row keyed by
 // (subscription, period) under a unique index, written in one write op with the cursor move, so a
-// crash, a restart, overlapping job runs or a clock jump cannot charge a period twice.
+// crash, a restart, overlapping job runs or a clock jump cannot charge a period twice. A subscription
+// made with a restricted key is charged as that key: each charge counts against the key's budgets, and
+// once the key (or one it was made from) is revoked or expired the next charge is refused and the
+// subscription is cancelled (keys/commitments.ts).
+import { committingKeyId } from "../keys/service";
 import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
-import { find, insert, newestFirst, read, run, update, write, type PageWindow, type Query, type Row } from "../db";
+import { actingAs, find, insert, newestFirst, read, run, update, write, type PageWindow, type Query, type Row } from "../db";
 import { applyDue, type DueWork } from "../due";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
@@ -98,6 +102,7 @@ export function* createSubscription(payerId: string, body: { recipientId: string
     nextPeriod: 0,
     failedAttempts: 0,
     nextChargeAt: now,
+    keyId: yield* committingKeyId(),
     createdAt: now,
   });
   // The first charge is taken now; pay() refuses a block, the tier limit, the owner's policy and
@@ -133,12 +138,16 @@ function* cancel(agentId: string, id: string) {
   return subscriptionView(cancelled);
 }
 
-/** A write op: a failed charge moves the subscription to PAST_DUE, or CANCELLED after the third. */
+/**
+ * A write op: a failed charge moves the subscription to PAST_DUE, or CANCELLED after the third — at
+ * once when the key that made it is no longer in force (it never will be again).
+ */
 function* recordFailure(id: string, period: number, at: number, error: ApiError): Query<void> {
   const row = yield* find(subscriptions, id, true);
   if (!stillDue(row, period, at)) return;
   const failedAttempts = Number(row.failedAttempts) + 1;
-  const cancelled = failedAttempts >= MAX_FAILED_ATTEMPTS;
+  const keyEnded = error.code === "KEY_INACTIVE";
+  const cancelled = keyEnded || failedAttempts >= MAX_FAILED_ATTEMPTS;
   const retryAt = cancelled ? null : at + RETRY_MS;
   yield* update(subscriptions, id, {
     status: cancelled ? "CANCELLED" : "PAST_DUE",
@@ -146,13 +155,20 @@ function* recordFailure(id: string, period: number, at: number, error: ApiError)
     nextAttemptAt: retryAt,
     nextChargeAt: retryAt,
     lastError: `${error.code}: ${error.message}`,
-    ...(cancelled ? { cancelledAt: clock.nowMs(), cancelReason: `charge failed ${MAX_FAILED_ATTEMPTS} times` } : {}),
+    ...(cancelled ? { cancelledAt: clock.nowMs(), cancelReason: keyEnded ? "the restricted key that made it was revoked or expired" : `charge failed ${MAX_FAILED_ATTEMPTS} times` } : {}),
   });
   const kind = cancelled ? "subscription.cancelled" : "subscription.charge_failed";
   const data = { subscriptionId: id, period, failedAttempts, error: error.code };
-  const summary = cancelled ? `Subscription ${id} cancelled after ${failedAttempts} failed charges` : `Subscription charge failed (${error.code}); retried in 24 h`;
+  const why = keyEnded ? "the key that made it was revoked or expired" : `after ${failedAttempts} failed charges`;
+  const summary = cancelled ? `Subscription ${id} cancelled: ${why}` : `Subscription charge failed (${error.code}); retried in 24 h`;
   yield* notifyFinancial(row.payerId, kind, data, summary);
   yield* notifyFinancial(row.recipientId, kind, data, summary);
+}
+
+/** A write op: charges `period` unless another run has charged it or recorded this attempt meanwhile. */
+function* chargeIfStillDue(id: string, period: number, at: number): Query<void> {
+  const current = yield* find(subscriptions, id, true);
+  if (stillDue(current, period, at)) yield* charge(current, period);
 }
 
 /**
@@ -173,10 +189,8 @@ async function chargeDue(id: string): Promise<boolean> {
     attempted = true;
     const period = Number(row.nextPeriod);
     try {
-      await write(function* () {
-        const current = yield* find(subscriptions, id, true);
-        if (stillDue(current, period, at)) yield* charge(current, period);
-      });
+      // As the key that made it: its chain in force and its budgets, checked in the charge's own write.
+      await write(() => actingAs(row.keyId, chargeIfStillDue(id, period, at)));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       // The failed op rolled back; the failure is recorded in an op of its own.

@@ -9,6 +9,7 @@
 // another agent's deposit address, settling credits that agent in the ledger; when that agent's
 // resource settles through agentbank's own facilitator, the facilitator settles it in the ledger with
 // no chain transaction (settleAsSale).
+import { committingKeyId } from "../keys/service";
 import { getAddress } from "viem";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { agentIdAtAddress } from "../chain/addresses";
@@ -91,6 +92,7 @@ function* debit(agentId: string, request: PayRequest, method: string, chosen: Re
     status: "PENDING",
     authorizationNonce: signed.nonce.toLowerCase(),
     validBefore: signed.validBefore,
+    keyId: yield* committingKeyId(),
     createdAt: now,
     updatedAt: now,
   });

@@ -34,6 +34,8 @@ export const x402Payments = table(
     transaction: text(),
     resourceStatus: integer(),
     error: text(),
+    /** The restricted key (pp_r_…) that made it; null: the agent key. Its chain governs what it causes later (keys/commitments.ts). */
+    keyId: text(),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },

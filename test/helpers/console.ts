@@ -24,10 +24,14 @@ export async function postForm(server: TestServer, action: string, fields: [stri
   return { status: response.status, html: await response.text(), headers: response.headers };
 }
 
-/** Every <form method="post"> of a page with its inputs and textareas, each with the value the page gave it. */
+/**
+ * Every <form method="post"> of a page with its inputs and textareas, each with the value the page gave
+ * it; a checkbox only when the page ticked it, as a browser sends the form.
+ */
 export function formsOf(html: string): Form[] {
   return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(([, tag, inner]) => {
-    const inputs = [...inner!.matchAll(/<input\b[^>]*>/g)].map(([input]) => [attribute(input, "name"), attribute(input, "value") ?? ""] as const);
+    const sent = (input: string) => attribute(input, "type") !== "checkbox" || /\schecked\b/.test(input);
+    const inputs = [...inner!.matchAll(/<input\b[^>]*>/g)].filter(([input]) => sent(input)).map(([input]) => [attribute(input, "name"), attribute(input, "value") ?? ""] as const);
     const areas = [...inner!.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/g)].map(([, areaTag, text]) => [attribute(areaTag!, "name"), text!] as const);
     return { action: attribute(tag!, "action")!, fields: [...inputs, ...areas].filter((field): field is [string, string] => field[0] !== undefined) };
   });

@@ -24,7 +24,7 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
       { 200: VerifyAnswer },
     ),
   })
-  .post("/settle", ({ agent, body }) => settle(agent.id, body as FacilitatorRequest), {
+  .post("/settle", ({ agent, key, body }) => settle(agent.id, body as FacilitatorRequest, key?.id ?? null), {
     agent: true,
     body: FacilitatorRequestBody,
     ...answers(

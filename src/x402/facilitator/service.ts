@@ -50,10 +50,11 @@ function* failStaleClaims(agentId: string): Query<void> {
   );
 }
 
-/** The sale of `authorization` by `agentId`, as both claims write it. */
-const soldBy = (agentId: string, authorization: TransferAuthorization, resource: string | null, now: number) => ({
+/** The sale of `authorization` by `agentId` (with its restricted key `keyId`), as both claims write it. */
+const soldBy = (agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null, now: number) => ({
   id: uuid(),
   agentId,
+  keyId,
   payer: authorization.from,
   nonce: authorization.nonce,
   payTo: authorization.to,
@@ -64,7 +65,7 @@ const soldBy = (agentId: string, authorization: TransferAuthorization, resource:
 });
 
 /** A write op: the authorization is this seller's to settle, within its gas for the day; null if already claimed. */
-function* claim(agentId: string, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
+function* claim(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
   yield* failStaleClaims(agentId);
   const now = clock.nowMs();
   const dayStart = now - (now % DAY_MS);
@@ -72,7 +73,7 @@ function* claim(agentId: string, authorization: TransferAuthorization, resource:
   if (spent + SETTLE_GAS > BigInt(config.x402FacilitatorGasPerDay)) {
     return refuse("facilitator_gas_cap_reached", `the treasury's gas for your settlements today (X402_FACILITATOR_GAS_PER_DAY = ${config.x402FacilitatorGasPerDay}) is spent; retry after 00:00 UTC`);
   }
-  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, authorization, resource, now), status: "SUBMITTING", gas: SETTLE_GAS }, ["payer", "nonce"]);
+  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, now), status: "SUBMITTING", gas: SETTLE_GAS }, ["payer", "nonce"]);
   return sale?.id ?? null;
 }
 
@@ -80,9 +81,9 @@ function* claim(agentId: string, authorization: TransferAuthorization, resource:
  * A write op: an agentbank buyer's authorization, claimed and settled in the ledger at once (no gas, no
  * transaction); FAILED when its payment is no longer PENDING. Null if already claimed.
  */
-function* claimInLedger(agentId: string, authorization: TransferAuthorization, resource: string | null): Query<string | null> {
+function* claimInLedger(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Query<string | null> {
   const now = clock.nowMs();
-  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, authorization, resource, now), status: "SETTLED", gas: 0, creditedAt: now }, ["payer", "nonce"]);
+  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, now), status: "SETTLED", gas: 0, creditedAt: now }, ["payer", "nonce"]);
   if (!sale) return null;
   if (!(yield* settleAsSale(authorization.nonce, agentId, sale))) {
     yield* update(x402Sales, sale.id, { status: "FAILED", creditedAt: null, error: "the buyer's payment was already decided (expired or used on chain)" });
@@ -126,7 +127,8 @@ async function outcomeOf(saleId: string, network: string): Promise<SettleAnswer>
   }
 }
 
-export async function settle(agentId: string, request: FacilitatorRequest): Promise<SettleAnswer> {
+/** `keyId`: the seller's restricted key that asks (null: the agent key), recorded with the sale. */
+export async function settle(agentId: string, request: FacilitatorRequest, keyId: string | null): Promise<SettleAnswer> {
   chainSettings();
   const network = request.paymentRequirements.network;
   const payer = request.paymentPayload.payload.authorization.from;
@@ -143,7 +145,7 @@ export async function settle(agentId: string, request: FacilitatorRequest): Prom
   }
   const { authorization, signature, purchase } = checked;
   const resource = request.paymentPayload.resource?.url ?? null;
-  const claimed = await write(() => (purchase ? claimInLedger(agentId, authorization, resource) : claim(agentId, authorization, resource)));
+  const claimed = await write(() => (purchase ? claimInLedger(agentId, keyId, authorization, resource) : claim(agentId, keyId, authorization, resource)));
   if (claimed === null) {
     const claimant = (await earlier())!;
     if (claimant.agentId !== agentId) return { success: false, errorReason: "invalid_exact_evm_nonce_already_used", errorMessage: "this authorization's nonce has already been used", payer, transaction: "", network };

@@ -1,0 +1,15 @@
+ALTER TABLE `bets` ADD `creator_key_id` text;--> statement-breakpoint
+ALTER TABLE `bets` ADD `acceptor_key_id` text;--> statement-breakpoint
+CREATE INDEX `bets_creator_key_idx` ON `bets` (`creator_key_id`);--> statement-breakpoint
+ALTER TABLE `x402_sales` ADD `key_id` text;--> statement-breakpoint
+ALTER TABLE `contracts` ADD `key_id` text;--> statement-breakpoint
+ALTER TABLE `agent_keys` ADD `made_with` text;--> statement-breakpoint
+ALTER TABLE `agent_keys` ADD `purpose` text DEFAULT 'key' NOT NULL;--> statement-breakpoint
+CREATE INDEX `agent_keys_parent_idx` ON `agent_keys` (`parent_key_id`);--> statement-breakpoint
+ALTER TABLE `loan_offers` ADD `key_id` text;--> statement-breakpoint
+CREATE INDEX `loan_offers_key_idx` ON `loan_offers` (`key_id`);--> statement-breakpoint
+ALTER TABLE `loans` ADD `key_id` text;--> statement-breakpoint
+ALTER TABLE `oauth_codes` ADD `made_with` text;--> statement-breakpoint
+ALTER TABLE `subscriptions` ADD `key_id` text;--> statement-breakpoint
+ALTER TABLE `x402_payments` ADD `key_id` text;--> statement-breakpoint
+CREATE INDEX `approvals_key_idx` ON `approvals` (`key_id`);

@@ -1,0 +1,79 @@
+// The console's door: how every page and form of /console is reached. A page is behind sign-in
+// (signedIn), a form post behind sign-in and its CSRF token (action); form fields arrive in an object
+// without a prototype, read as its own properties, and a field named (or dotted/bracketed through)
+// __proto__, constructor or prototype is refused with 400. A service's refusal (ApiError) is shown on
+// the section's page at its status (refusedAs).
+import { t } from "elysia";
+import { findAgent } from "../agents/service";
+import { read } from "../db";
+import { ApiError } from "../errors";
+import { secret } from "../ids";
+import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
+import { pendingCount } from "../owners/service";
+import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, type Session } from "../owners/sessions";
+import { MOST_KNOWN } from "./counterparties";
+import { bare, html, layout, page, raw } from "./views";
+
+/**
+ * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
+ * the largest form, a new key's: its name, 12 scopes, 10 budgets, the expiry, the allowlist box and a
+ * checkbox per known counterparty (MOST_KNOWN).
+ */
+export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 + MOST_KNOWN }));
+export type Fields = Record<string, string>;
+export const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
+export const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;
+export const reservedMessage = (name: string) => `The form field "${name}" is not accepted: no field of the console is named with ${[...RESERVED_KEYS].join(", ")}.`;
+export const redirect = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, ...headers } });
+export const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
+export const Id = t.Object({ id: t.String({ format: "uuid" }) });
+
+/** `next`: the console page to go back to once signed in (the OAuth consent page). */
+export function signInPage(request: Request, error?: string, status = 200, next?: string) {
+  const csrf = secret("");
+  return page(
+    bare(
+      "Sign in",
+      html`<section><p>Sign in with your agent's <strong>owner key</strong> (po_…), shown once when the agent registered.</p>
+${error ? raw(html`<p class="error">${error}</p>`) : ""}
+<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${csrf}">${next ? raw(html`<input type="hidden" name="next" value="${next}">`) : ""}
+<label for="ownerKey">Owner key</label><input id="ownerKey" name="ownerKey" type="password" autocomplete="off" required>
+<button type="submit">Sign in</button></form></section>`,
+    ),
+    status,
+    { "set-cookie": cookie(LOGIN_CSRF_COOKIE, csrf, request, 600) },
+  );
+}
+
+/** The signed-in page: the agent's name and the count of what waits for the owner in the header. */
+export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
+  const agent = (await read(findAgent(session.agentId)))!;
+  const pending = await read(pendingCount(session.agentId));
+  return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current }, body), status);
+}
+
+/** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */
+export async function refusedAs(session: Session, request: Request, title: string, current: string, act: () => Promise<Response>) {
+  try {
+    return await act();
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return render(session, request, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
+  }
+}
+
+type Handler = (session: Session, request: Request) => Promise<Response>;
+/** A page behind sign-in. */
+export const signedIn = (handler: Handler) => async ({ request }: { request: Request }) => {
+  const session = await read(sessionOf(request));
+  return session ? handler(session, request) : signInPage(request);
+};
+/** A form post behind sign-in and its CSRF token. */
+export const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
+  const session = await read(sessionOf(request));
+  if (!session) return signInPage(request, "Sign in first.", 401);
+  if (!sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token. Reload the page and try again.");
+  const reserved = reservedField(body);
+  if (reserved !== null) return refused(reservedMessage(reserved), 400);
+  return handler(session, request, body);
+};
