@@ -62,8 +62,12 @@ function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allo
   }
 }
 
-/** Makes a key for `agentId`; `parent`: the restricted key that asks (null: the agent or owner key). Returns the row and the key, shown once. */
-export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey): Query<{ row: KeyRow; apiKey: string }> {
+/**
+ * Makes a key for `agentId`; `parent`: the restricted key that asks (null: the agent or owner key).
+ * `resource`: the one resource it works at (an OAuth grant's key); a key made from a key bound to a
+ * resource is bound to the same. Returns the row and the key, shown once.
+ */
+export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey, resource: string | null = null): Query<{ row: KeyRow; apiKey: string }> {
   const scopes = [...new Set(body.scopes)] as Scope[];
   const budgets = budgetsFrom(body);
   const allowlist = body.allowlist ? [...new Set(body.allowlist)] : null;
@@ -92,6 +96,7 @@ export function* createKey(agentId: string, parent: KeyRow | null, body: NewKey)
     parentKeyId: parent?.id ?? null,
     createdAt: now,
     expiresAt,
+    resource: parent?.resource ?? resource,
   });
   return { row, apiKey };
 }
