@@ -21,7 +21,7 @@ import { homeRoutes } from "./console/home";
 import { lifecycle } from "./http/lifecycle";
 import { assertMethodOfExactPath, learnRoutes } from "./http/methods";
 import { pathOf, requestLog } from "./http/log";
-import { consume, onBehalfOf } from "./auth/rate-limit";
+import { clientAddressOf, consume } from "./auth/rate-limit";
 import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
 import { mcpRoutes } from "./mcp/routes";
@@ -64,8 +64,7 @@ export function createApp() {
       const path = pathOf(request.url);
       assertMethodOfExactPath(request.method, path);
       if (PUBLIC_LIMITED.some(([method, pattern]) => method === request.method && pattern.test(path))) {
-        const address = onBehalfOf.get(request) ?? server?.requestIP(request)?.address ?? "unknown";
-        consume(`ip:${address}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
+        consume(`ip:${clientAddressOf(request, server)}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       }
     })
     // Instances sharing PostgreSQL share the test clock: take up another instance's advance (test only;

@@ -11,6 +11,8 @@ import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
 import { defaultDueLoans } from "./lending/service";
 import { expireDueApprovals } from "./owners/decisions";
+import { purgeUnusedClients } from "./oauth/clients";
+import { purgeRotatedRefreshTokens } from "./oauth/service";
 import { purgeOldUsage } from "./outflows/usage";
 import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
@@ -29,6 +31,8 @@ export function registerJobs(): void {
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   registerJob("approvals.expire", () => expireDueApprovals());
   registerJob("outflow-usage.purge", () => write(() => purgeOldUsage()));
+  registerJob("oauth.clients-purge", purgeUnusedClients);
+  registerJob("oauth.rotated-tokens-purge", () => write(() => purgeRotatedRefreshTokens()));
   if (config.chain.configured) {
     registerJob("chain.watch", watchChain);
     registerJob("chain.withdrawals", processWithdrawals);

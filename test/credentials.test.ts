@@ -14,7 +14,8 @@ import { COMMITMENTS, type CommitmentKind } from "../src/keys/commitments";
 import { SCOPES } from "../src/keys/scopes";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
-import { callTool, oauthGrant, refreshGrant, type OAuthGrant } from "./helpers/oauth";
+import { signIn } from "./helpers/console";
+import { grantOverHttp, refresh, registerClient, toolReply, type Host } from "./helpers/oauth";
 import { startServer, type Agent, type Reply, type TestServer } from "./helpers/server";
 import { PRICE_UNITS, signedPayment, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
 import { TOOLS } from "../src/mcp/tools";
@@ -167,10 +168,12 @@ const CREDENTIALS: CredentialRow[] = [
     kind: "oauth_token",
     endings: ["revoked", "expired", "rotated", "overspent", "token_expired"],
     async make({ a, b, budget }) {
-      let grant: OAuthGrant = await oauthGrant(server, a.ownerKey, [...SCOPES], { USDC: budget });
+      const host: Host = { clientId: "", redirectUri: "http://127.0.0.1:9/callback" };
+      host.clientId = ((await (await registerClient(server, [host.redirectUri], "credential test host")).json()) as { client_id: string }).client_id;
+      let tokens = await grantOverHttp(server, await signIn(server, a.ownerKey), host, [...SCOPES], { USDC: String(budget) });
       const call = (method: string, path: string, body: Record<string, unknown> = {}) => {
         const [tool, args] = toolFor(method, path, body);
-        return callTool(server, grant.accessToken, tool, args) as Promise<Reply>;
+        return toolReply(server, tokens.access_token, tool, args) as Promise<Reply>;
       };
       return {
         call,
@@ -185,7 +188,9 @@ const CREDENTIALS: CredentialRow[] = [
           if (ending === "token_expired") {
             // The token's hour passes; the host renews it within the grant, as hosts do.
             await server.advance(3_601);
-            grant = await refreshGrant(server, grant);
+            const renewed = await refresh(server, host, tokens.refresh_token);
+            expect(renewed.status).toBe(200);
+            tokens = (await renewed.json()) as typeof tokens;
           }
         },
         overspend: async (amount) => expect((await pay(call, b, amount)).status).toBe(200),
@@ -238,7 +243,7 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
     continues: stillInForce,
     async make({ b }, caller) {
       const made = await caller.call("POST", "/subscriptions", { recipientId: b.id, amount: AMOUNT, currency: USDC, frequency: "DAILY" });
-      expect(made.body.status).toBe("ACTIVE");
+      expect(made.body).toMatchObject({ status: "ACTIVE" });
       return made.body;
     },
     async later({ b }) {

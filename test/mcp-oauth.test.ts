@@ -2,7 +2,8 @@
 // authorization server from /mcp's 401, registers itself, sends the owner (headless Chromium) to the
 // consent page in the console, gets a code on a loopback redirect, and works with the token it gets: a
 // restricted key with the scopes and budget the owner chose. Codes are single-use and PKCE-bound;
-// tokens are bound to the resource.
+// tokens are bound to the resource, /mcp, and refused at every other route (issue 32). The bounds of
+// registration, refresh and the authorization request: test/mcp-oauth-bounds.test.ts.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -12,6 +13,7 @@ import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } fr
 import type { Browser } from "playwright-core";
 import { haveBrowser, launchBrowser } from "./helpers/browser";
 import { expectLedgerOk } from "./helpers/ledger";
+import { callTool, mcpRequest, pkceOf, tokenRequest } from "./helpers/oauth";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 setDefaultTimeout(120_000);
@@ -36,6 +38,7 @@ async function consent(authorizationUrl: string, scopes: string[], budget: strin
     await page.waitForSelector("form[action='/console/oauth/consent']");
     expect(await page.textContent("#redirect-uri")).toBe(redirectUrl);
     expect(await page.textContent("main")).toContain("Test MCP host");
+    expect(await page.textContent("#budget-rule")).toContain("it may spend only the currencies you give a budget");
     for (const scope of scopes) await page.check(`input[name=scope_${scope}]`);
     await page.fill("input[name=budget_USDC]", budget);
     await page.click("button[value=approve]");
@@ -73,15 +76,8 @@ class HostProvider implements OAuthClientProvider {
   }
 }
 
-const token = (form: Record<string, string>) =>
-  fetch(`${server.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
-const pkce = async (verifier: string) => Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString("base64url");
-const mcpList = (url: string, accessToken: string) =>
-  fetch(url, {
-    method: "POST",
-    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
-  });
+const token = (form: Record<string, string>) => tokenRequest(server, form);
+const mcpList = (url: string, accessToken: string) => mcpRequest(url, accessToken, "tools/list");
 
 (haveBrowser ? describe : describe.skip)("an MCP host connects with the owner's consent", () => {
   const host = new HostProvider();
@@ -138,7 +134,7 @@ const mcpList = (url: string, accessToken: string) =>
     expect(await server.balance(payee)).toMatchObject({ available: 6 });
   });
 
-  test("a refresh gives a new token within the grant; the refresh token works once", async () => {
+  test("a refresh gives a new token within the grant", async () => {
     const old = host.saved!;
     const refreshed = await token({ grant_type: "refresh_token", refresh_token: old.refresh_token!, client_id: host.client!.client_id, resource: `${server.url}/mcp` });
     expect(refreshed.status).toBe(200);
@@ -146,12 +142,35 @@ const mcpList = (url: string, accessToken: string) =>
     expect(tokens.refresh_token).not.toBe(old.refresh_token);
     expect((await mcpList(`${server.url}/mcp`, tokens.access_token)).status).toBe(200);
     // The budget is the grant's: 4 USDC left of 10, whichever token spends it.
-    const pay = await server.request("POST", "/payments/send", { key: tokens.access_token, body: { toAgentId: payee.id, amount: 5, currency: "USDC" } });
-    expect(pay.body).toMatchObject({ error: "KEY_BUDGET_EXCEEDED" });
-    const again = await token({ grant_type: "refresh_token", refresh_token: old.refresh_token!, client_id: host.client!.client_id });
-    expect(again.status).toBe(400);
-    expect(await again.json()).toMatchObject({ error: "invalid_grant" });
+    const paid = await callTool(server, tokens.access_token, "send_payment", { toAgentId: payee.id, amount: 5, currency: "USDC" });
+    expect(paid).toMatchObject({ isError: true });
+    expect(paid.text).toContain("KEY_BUDGET_EXCEEDED");
     host.saved = tokens;
+  });
+
+  test("the token works only at /mcp, the resource it was issued for: every other route answers 401 saying so, and nothing moves", async () => {
+    const { access_token } = host.saved!;
+    const read = await server.request("GET", "/wallets/balance", { key: access_token });
+    expect(read.status).toBe(401);
+    expect(read.body).toMatchObject({ error: "UNAUTHORIZED" });
+    expect(read.body.message).toContain(`issued to an MCP host for ${server.url}/mcp`);
+    expect(read.headers.get("www-authenticate")).toBe(`Bearer error="invalid_token", error_description="this token is for ${server.url}/mcp"`);
+    expect((await server.request("GET", "/agents/me/keys/current", { key: access_token })).status).toBe(401);
+    const before = await server.balance(payee);
+    const pay = await server.request("POST", "/payments/send", { key: access_token, body: { toAgentId: payee.id, amount: 1, currency: "USDC" } });
+    expect(pay.status).toBe(401);
+    expect(await server.balance(payee)).toEqual(before);
+    // At /mcp its tools call those same routes for it.
+    expect(await callTool(server, access_token, "get_balances", {})).toMatchObject({ isError: false });
+  });
+
+  // Budgets fail closed (src/outflows/budget.ts): a key with any budget refuses a currency it has none for.
+  test("a grant with a USDC budget cannot pay USD: the consent named USDC only", async () => {
+    await server.deposit(owner.id, 100, "USD");
+    const paid = await callTool(server, host.saved!.access_token, "send_payment", { toAgentId: payee.id, amount: 50, currency: "USD" });
+    expect(paid.isError).toBe(true);
+    expect(paid.text).toStartWith("KEY_BUDGET_EXCEEDED: this key has a budget only in USDC");
+    expect(await server.balance(payee, "USD")).toEqual({ available: 0, held: 0 });
   });
 
   test("a token is refused at /mcp under another resource (another name of the service)", async () => {
@@ -165,7 +184,7 @@ const mcpList = (url: string, accessToken: string) =>
   test("a wrong PKCE verifier and a reused code are refused; the reuse revokes what the code gave", async () => {
     const verifier = "v".repeat(50);
     const url = new URL(`${server.url}/oauth/authorize`);
-    const params = { response_type: "code", client_id: host.client!.client_id, redirect_uri: redirectUrl, code_challenge: await pkce(verifier), code_challenge_method: "S256", state: "s2", resource: `${server.url}/mcp`, scope: "read" };
+    const params = { response_type: "code", client_id: host.client!.client_id, redirect_uri: redirectUrl, code_challenge: await pkceOf(verifier), code_challenge_method: "S256", state: "s2", resource: `${server.url}/mcp`, scope: "read" };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const { code } = await consent(url.href, [], "1");
     const exchange = (codeVerifier: string) => token({ grant_type: "authorization_code", code, code_verifier: codeVerifier, redirect_uri: redirectUrl, client_id: host.client!.client_id, resource: `${server.url}/mcp` });
@@ -184,16 +203,14 @@ const mcpList = (url: string, accessToken: string) =>
     expect((await mcpList(`${server.url}/mcp`, access_token)).status).toBe(401);
   });
 
-  test("an authorization request for another resource goes back to the client as invalid_target", async () => {
+  test("an authorization request for another resource is refused on agentbank's own page, not sent to the client", async () => {
     const url = new URL(`${server.url}/oauth/authorize`);
-    const params = { response_type: "code", client_id: host.client!.client_id, redirect_uri: redirectUrl, code_challenge: await pkce("x".repeat(50)), code_challenge_method: "S256", state: "s3", resource: "https://elsewhere.example/mcp" };
+    const params = { response_type: "code", client_id: host.client!.client_id, redirect_uri: redirectUrl, code_challenge: await pkceOf("x".repeat(50)), code_challenge_method: "S256", state: "s3", resource: "https://elsewhere.example/mcp" };
     for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
     const answer = await fetch(url, { redirect: "manual" });
-    expect(answer.status).toBe(303);
-    const location = new URL(answer.headers.get("location")!);
-    expect(location.origin + location.pathname).toBe(redirectUrl);
-    expect(location.searchParams.get("error")).toBe("invalid_target");
-    expect(location.searchParams.get("state")).toBe("s3");
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get("location")).toBeNull();
+    expect(await answer.text()).toContain("invalid_target");
   });
 
   test("the ledger is consistent", async () => {

@@ -8,9 +8,9 @@ import type { AgentRow } from "../agents/service";
 import { agentFromHeader, bearer, credentialKind, ownerFromHeader, type AgentCaller } from "./keys";
 import { noteCredential } from "../http/log";
 import { ApiError } from "../errors";
-import { keyScopes, type KeyScopes } from "../keys/service";
+import { keyScopes, type KeyRow, type KeyScopes } from "../keys/service";
 import { openToEveryKey, scopeOfRoute } from "../keys/scopes";
-import { alreadyCounted, consumeAgent } from "./rate-limit";
+import { consumeAgent } from "./rate-limit";
 
 const callers = new WeakMap<Request, AgentCaller>();
 
@@ -36,11 +36,29 @@ export function scopeRefusal(key: KeyScopes | null, method: string, route: strin
   );
 }
 
+/**
+ * Requests the service makes to itself for a tool call at /mcp: the message was counted against the
+ * agent there (counting the API request too would charge it twice), and the key was checked there
+ * against the resource an OAuth grant bound it to.
+ */
+export const mcpToolCalls = new WeakSet<Request>();
+
+/**
+ * A key bound to a resource (an MCP host's OAuth token, issued for `/mcp`) is refused anywhere else:
+ * its audience is /mcp (RFC 8707), where its tools call the API for it.
+ */
+function resourceRefusal(key: KeyRow | null, request: Request, route: string, set: { headers: unknown }): ApiError | null {
+  if (!key?.resource || mcpToolCalls.has(request)) return null;
+  const headers = set.headers as Record<string, string>;
+  headers["www-authenticate"] = `Bearer error="invalid_token", error_description="this token is for ${key.resource.slice(0, 200)}"`;
+  return new ApiError("UNAUTHORIZED", `this token was issued to an MCP host for ${key.resource.slice(0, 200)}: it works there, through its tools, not at ${request.method} ${route}`);
+}
+
 async function agentCaller(authorization: string | undefined, request: Request, route: string, set: { headers: unknown }): Promise<void> {
   const found = await agentFromHeader(authorization);
-  const refused = scopeRefusal(keyScopes(found.key), request.method, route);
+  const refused = resourceRefusal(found.key, request, route, set) ?? scopeRefusal(keyScopes(found.key), request.method, route);
   if (refused) throw refused;
-  if (!alreadyCounted.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
+  if (!mcpToolCalls.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
   remember(request, found, false);
 }
 

@@ -49,8 +49,6 @@ export function consumeAgent(agent: AgentRow, headers: Headers, requests = 1): v
  */
 export const onBehalfOf = new WeakMap<Request, string>();
 
-/**
- * Requests the service makes to itself for a message already counted against the agent (a tool call
- * at /mcp): counting the API request too would charge one message twice.
- */
-export const alreadyCounted = new WeakSet<Request>();
+type Listener = { requestIP(request: Request): { address: string } | null } | null;
+/** The client's address: the one a request made on its behalf carries, else the socket's. */
+export const clientAddressOf = (request: Request, server: Listener | undefined): string => onBehalfOf.get(request) ?? server?.requestIP(request)?.address ?? "unknown";

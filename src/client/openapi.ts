@@ -65,7 +65,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Register an MCP host (dynamic client registration, RFC 7591): a public client, PKCE only; refusals are 400 with OAuth's error codes (invalid_redirect_uri, invalid_client_metadata) */
+        /** Register an MCP host (dynamic client registration, RFC 7591): a public client, PKCE only; refusals are 400 with OAuth's error codes (invalid_redirect_uri, invalid_client_metadata); at most 20 a day from one address (429), and a client that has no grant a day later is deleted */
         post: operations["postOauthRegister"];
         delete?: never;
         options?: never;

@@ -1,8 +1,10 @@
 // /console/oauth/consent: the owner decides what an MCP host may do as the agent (src/oauth). It shows
 // the client's name and redirect URI, the agent, the scopes asked for as checkboxes and a total budget
-// per currency; Approve sends the browser back with a code, Deny with error=access_denied. Signed out,
-// the owner signs in first and comes back here. The form carries the session's CSRF token like every
-// console form, and the request is checked again when it comes back.
+// per currency; Approve sends the browser back with a code, Deny with error=access_denied: the only
+// answers the redirect URI gets, once the owner has seen it here (a bad request is shown on our own
+// page, oauth/authorize.ts). Signed out, the owner signs in first and comes back here. The form
+// carries the session's CSRF token like every console form, and the request is checked again when it
+// comes back.
 import { Elysia } from "elysia";
 import { findAgent } from "../agents/service";
 import { read, write } from "../db";
@@ -41,11 +43,11 @@ function consentForm(asked: AuthorizationRequest, params: AuthorizationParams, a
   const budgets = CURRENCIES.map((currency) => raw(html`<label>${currency}<input type="number" name="budget_${currency}" min="0" step="any" inputmode="decimal"></label>`));
   return html`<section class="consent"><h2>“${asked.client.name}” asks to act as your agent ${agent.name}</h2>
 <p>Agent: <strong>${agent.name}</strong> <span class="muted">${agent.id}</span>. Resource: <code>${asked.resource}</code>.</p>
-<p>Once you decide, the browser goes back to <code id="redirect-uri">${asked.redirectUri}</code>.</p>
+<p>Approve or Deny, the browser then goes to <code id="redirect-uri">${asked.redirectUri}</code>: anyone may register an application, so go on only if you know that address as this application's.</p>
 ${error ? raw(html`<p class="error">${error}</p>`) : ""}
 <form method="post" action="/console/oauth/consent"><input type="hidden" name="csrf" value="${csrf}">${hidden}
 <fieldset><legend>What it may do</legend>${scopes}</fieldset>
-<fieldset><legend>Budget: the most it may spend in total, per currency (empty: no budget of its own; your policy and the tier still apply)</legend><div class="grid">${budgets}</div></fieldset>
+<fieldset><legend>Budget: the most it may spend in total, per currency</legend><p class="muted" id="budget-rule">With a budget in any currency it may spend only the currencies you give a budget, up to that amount; with none it has no budget of its own. Your policy and the tier apply either way.</p><div class="grid">${budgets}</div></fieldset>
 <p class="muted">It gets access tokens that last an hour, renewed within this grant for 30 days. Revoke the grant at any time: it is the key named “MCP host: ${asked.client.name}”.</p>
 <div class="actions"><button type="submit" name="decision" value="approve">Approve</button><button type="submit" name="decision" value="deny" class="danger">Deny</button></div></form></section>`;
 }
@@ -80,7 +82,6 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       if (!session) return signInPage(request, "Sign in to decide what the application may do.", 200, url.pathname + url.search);
       const checked = await checkAuthorization(query, baseUrlOf(request));
       if ("page" in checked) return render(session, request, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
-      if ("redirect" in checked) return checked.redirect;
       const agent = (await read(findAgent(session.agentId)))!;
       return render(session, request, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
     },
@@ -92,7 +93,6 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       const params = paramsOf(body);
       const checked = await checkAuthorization(params, baseUrlOf(request));
       if ("page" in checked) return refused(checked.page, 400);
-      if ("redirect" in checked) return checked.redirect;
       const asked = checked.ok;
       const decision = field(body, "decision");
       if (decision === "deny") return redirectTo(asked.redirectUri, asked.state, { error: "access_denied", error_description: "the owner denied the request" });

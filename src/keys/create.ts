@@ -76,8 +76,12 @@ function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allo
   }
 }
 
-/** Makes a key for `agentId`, by `maker`. Returns the row and the key, shown once. */
-export function* createKey(agentId: string, maker: Maker, body: NewKey, purpose: KeyPurpose = "key"): Query<{ row: KeyRow; apiKey: string }> {
+/**
+ * Makes a key for `agentId`, by `maker`, for `purpose`. `resource`: the one resource it works at (an
+ * OAuth grant's key); a key made from a key bound to a resource is bound to the same. Returns the row
+ * and the key, shown once.
+ */
+export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpose = "key", resource = null }: { purpose?: KeyPurpose; resource?: string | null } = {}): Query<{ row: KeyRow; apiKey: string }> {
   const parent = maker.parent ?? null;
   if (purpose !== "oauth_token") {
     // The agent's row is locked first, so keys made at once (on any instance) are counted one after the other.
@@ -116,6 +120,7 @@ export function* createKey(agentId: string, maker: Maker, body: NewKey, purpose:
     purpose,
     createdAt: now,
     expiresAt,
+    resource: parent?.resource ?? resource,
   });
   return { row, apiKey };
 }

@@ -35,6 +35,11 @@ export const agentKeys = table(
     revokedAt: integer(),
     /** When a request last came with it, to the minute (keys/service.ts touchKey): not a write per request. */
     lastUsedAt: integer(),
+    /**
+     * The one resource it works at (RFC 8707), or null: any route. An OAuth grant's key and every key
+     * made from it carry the resource the grant was issued for (`<base>/mcp`).
+     */
+    resource: text(),
   },
   (t) => [index("agent_keys_agent_idx").on(t.agentId, t.createdAt), index("agent_keys_parent_idx").on(t.parentKeyId)],
 );

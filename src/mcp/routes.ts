@@ -6,12 +6,11 @@
 import { Elysia } from "elysia";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { agentFromHeader } from "../auth/keys";
+import { mcpToolCalls } from "../auth/macros";
+import { consumeAgent, onBehalfOf } from "../auth/rate-limit";
 import { config } from "../config";
-import { read } from "../db";
 import { ApiError } from "../errors";
 import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
-import { resourceOfKey } from "../oauth/service";
-import { alreadyCounted, consumeAgent, onBehalfOf } from "../auth/rate-limit";
 import { keyScopes } from "../keys/service";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
@@ -25,13 +24,14 @@ const MAX_BATCH_MESSAGES = 20;
 
 /**
  * The API as one agent, called in-process through the whole request pipeline (auth, limits, logs).
- * `counted`: the message that makes each call was already counted against the agent (at /mcp).
+ * `atMcp`: the calls are a tool call received at /mcp, whose message was counted and whose key was
+ * checked there (an OAuth token works only for /mcp's tools).
  */
-export function inProcessApi(app: App, authorization: string, clientAddress: string, counted: boolean): ApiCall {
+export function inProcessApi(app: App, authorization: string, clientAddress: string, atMcp: boolean): ApiCall {
   return async (call) => {
     const request = new Request(`http://localhost${call.path}`, apiRequestInit(call, authorization));
     onBehalfOf.set(request, clientAddress);
-    if (counted) alreadyCounted.add(request);
+    if (atMcp) mcpToolCalls.add(request);
     return apiReply(await app.handle(request));
   };
 }
@@ -53,7 +53,7 @@ async function mcpCaller(request: Request, set: Context["set"]) {
   const base = baseUrlOf(request);
   try {
     const caller = await agentFromHeader(request.headers.get("authorization") ?? undefined);
-    const resource = caller.key ? await read(resourceOfKey(caller.key)) : null;
+    const resource = caller.key?.resource ?? null;
     if (resource !== null && resource !== mcpResourceOf(base)) {
       set.headers["www-authenticate"] = `Bearer error="invalid_token", resource_metadata="${base}/.well-known/oauth-protected-resource"`;
       throw new ApiError("UNAUTHORIZED", `this token was issued for ${resource.slice(0, 200)}, not for ${mcpResourceOf(base)}`);

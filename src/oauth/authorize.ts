@@ -1,10 +1,11 @@
 // The authorization request (GET /oauth/authorize, then the consent page in the owner console): checked
-// the same way at each step. Until the client and its redirect URI are known, a problem is shown on a
-// page (never sent to an unverified address); after that it goes back to the client as a redirect with
-// `error` and `state` (RFC 6749 §4.1.2.1).
+// the same way at each step. Any problem with it is shown on agentbank's own page and never sent to the
+// redirect URI, even a registered one (RFC 9700 §4.11.2): anyone may register a client, so a redirect
+// URI is not trusted before the owner has seen, on the consent page, where the browser goes next. The
+// browser goes there only with the owner's decision: a code, or `error=access_denied`.
 import { t } from "elysia";
 import { find, read } from "../db";
-import { redirectUrisOf } from "./clients";
+import { applyClientDue, redirectUrisOf } from "./clients";
 import { oauthClients } from "./schema";
 import { requestedScopes, type AuthorizationRequest } from "./service";
 
@@ -33,7 +34,7 @@ export function baseUrlOf(request: Request): string {
 /** The one protected resource: the MCP endpoint. */
 export const mcpResourceOf = (base: string) => `${base}/mcp`;
 
-/** Where the owner's answer (or a problem) goes: the client's redirect URI with `params` and the request's state. */
+/** Where the owner's decision goes: the client's redirect URI with `params` and the request's state. */
 export function redirectTo(redirectUri: string, state: string | null | undefined, params: Record<string, string>): Response {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries(params)) url.searchParams.set(name, value);
@@ -41,20 +42,22 @@ export function redirectTo(redirectUri: string, state: string | null | undefined
   return new Response(null, { status: 303, headers: { location: url.href, "cache-control": "no-store" } });
 }
 
-export type Checked = { ok: AuthorizationRequest } | { page: string } | { redirect: Response };
+/** The checked request, or why it is refused (the text of agentbank's own error page). */
+export type Checked = { ok: AuthorizationRequest } | { page: string };
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 export async function checkAuthorization(params: AuthorizationParams, base: string): Promise<Checked> {
+  if (params.client_id) await applyClientDue(params.client_id);
   const client = params.client_id ? await read(find(oauthClients, params.client_id)).catch(() => null) : null;
   if (!client) return { page: "Unknown client_id: the application must register first (POST /oauth/register)." };
   if (!params.redirect_uri || !redirectUrisOf(client).includes(params.redirect_uri)) return { page: "redirect_uri is not one the application registered." };
-  const back = (error: string, description: string) => ({ redirect: redirectTo(params.redirect_uri!, params.state, { error, error_description: description }) });
-  if (params.response_type !== "code") return back("unsupported_response_type", "response_type must be code");
-  if (params.code_challenge_method !== "S256" || !S256_CHALLENGE.test(params.code_challenge ?? "")) return back("invalid_request", "PKCE is required: code_challenge (S256, 43 characters) and code_challenge_method=S256");
+  const refused = (error: string, description: string) => ({ page: `The application's request is refused (${error}: ${description}). Nothing was sent back to it; tell its maker.` });
+  if (params.response_type !== "code") return refused("unsupported_response_type", "response_type must be code");
+  if (params.code_challenge_method !== "S256" || !S256_CHALLENGE.test(params.code_challenge ?? "")) return refused("invalid_request", "PKCE is required: code_challenge (S256, 43 characters) and code_challenge_method=S256");
   const resource = mcpResourceOf(base);
-  if (params.resource !== resource) return back("invalid_target", `resource must be ${resource}, the MCP endpoint (RFC 8707)`);
+  if (params.resource !== resource) return refused("invalid_target", `resource must be ${resource}, the MCP endpoint (RFC 8707)`);
   const scopes = requestedScopes(params.scope);
-  if (!scopes) return back("invalid_scope", "scope names a scope this service does not have");
+  if (!scopes) return refused("invalid_scope", "scope names a scope this service does not have");
   return { ok: { client, redirectUri: params.redirect_uri, codeChallenge: params.code_challenge!, state: params.state ?? null, resource, scopes } };
 }

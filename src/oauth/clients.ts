@@ -1,9 +1,14 @@
 // MCP hosts registered by dynamic client registration (RFC 7591): public clients, PKCE only, no secret,
-// each with the exact redirect URIs it may use. Registration is open to anyone, so it is bounded in
-// count and size, and refuses metadata this server cannot honour.
+// each with the exact redirect URIs it may use. Registration is open to anyone, so it is bounded (per
+// address per day, and in all), clients nobody granted anything within a day are deleted, and it
+// refuses metadata this server cannot honour.
+import ipaddr from "ipaddr.js";
 import { clock } from "../clock";
-import { get, insert, type Query, type Row } from "../db";
+import { find, get, insert, run, write, type Query, type Row } from "../db";
+import { applyDue, applyIfDue, type DueWork } from "../due";
+import { ApiError } from "../errors";
 import { uuid } from "../ids";
+import { DAY_MS } from "../time";
 import { oauthClients } from "./schema";
 
 /** A refusal in OAuth's own terms (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is OAuth's code. */
@@ -20,8 +25,16 @@ export class OAuthError extends Error {
 export type ClientRow = Row<typeof oauthClients>;
 export const redirectUrisOf = (client: ClientRow): string[] => JSON.parse(client.redirectUris);
 
-/** Registration is open to anyone: bounded in count (besides the per-address rate limit) and in size. */
-export const CLIENT_LIMITS = { clients: 10_000, redirectUris: 5, uriLength: 500, nameLength: 80 } as const;
+/**
+ * Registration is open to anyone: bounded in size, in live clients (registered in the last day, or
+ * with a grant), and per registrant in a day (besides the per-address rate limit of public routes).
+ * *Decision:* 20 a day is more than a machine's hosts need (each registers once and keeps its
+ * client_id; a host that lost it registers again) and leaves room for a few people behind one NAT,
+ * while filling the 10,000 takes 500 addresses (IPv6: /64 networks) within one day.
+ */
+export const CLIENT_LIMITS = { clients: 10_000, perRegistrantPerDay: 20, redirectUris: 5, uriLength: 500, nameLength: 80 } as const;
+/** A client without a grant this long after registering is deleted. */
+const UNUSED_CLIENT_LIFETIME_MS = DAY_MS;
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 const RESPONSE_TYPES = ["code"];
 
@@ -47,8 +60,29 @@ const unsupported = (field: string, values: string[] | undefined, allowed: strin
   return extra.length ? new OAuthError("invalid_client_metadata", `${field}: only ${allowed.join(", ")} (not ${extra.join(", ")})`) : null;
 };
 
-/** A write op: registers a public client (RFC 7591). */
-export function* registerClient(metadata: ClientMetadata): Query<ClientRow> {
+/**
+ * Who registers, as the per-registrant bound counts: an IPv4 address, or an IPv6 address's /64 (one
+ * network, as an ISP hands out; its 2^64 addresses cost nothing more than one).
+ */
+export function registrantOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === "ipv4") return parsed.toString();
+  return `${(parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16)).join(":")}::/64`;
+}
+
+/** Refuses a registrant's registration past its day's bound, saying when the oldest of them leaves the window. */
+function* assertRegistrantWithinDay(registrant: string, now: number): Query<void> {
+  const since = now - DAY_MS;
+  const counted = (yield* get<{ count: bigint; oldest: bigint | null }>("SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM oauth_clients WHERE registered_from = ? AND created_at > ?", registrant, since))!;
+  if (counted.count < BigInt(CLIENT_LIMITS.perRegistrantPerDay)) return;
+  throw new ApiError("RATE_LIMIT_EXCEEDED", `at most ${CLIENT_LIMITS.perRegistrantPerDay} clients are registered from one address (an IPv6 /64) in a day`, {
+    retryAfterSeconds: Math.max(1, Math.ceil((Number(counted.oldest) - since) / 1000)),
+  });
+}
+
+/** A write op: registers a public client (RFC 7591) for `registrant` (registrantOf the caller's address). */
+export function* registerClient(metadata: ClientMetadata, registrant: string): Query<ClientRow> {
   if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== "none") {
     throw new OAuthError("invalid_client_metadata", "token_endpoint_auth_method: only none (public clients with PKCE)");
   }
@@ -61,11 +95,43 @@ export function* registerClient(metadata: ClientMetadata): Query<ClientRow> {
     const problem = redirectUriProblem(uri);
     if (problem) throw new OAuthError("invalid_redirect_uri", problem);
   }
-  const count = (yield* get<{ count: bigint }>("SELECT COUNT(*) AS count FROM oauth_clients"))!.count;
-  if (count >= BigInt(CLIENT_LIMITS.clients)) throw new OAuthError("temporarily_unavailable", "this service has registered as many clients as it takes; ask its operator", 503);
+  const now = clock.nowMs();
+  yield* assertRegistrantWithinDay(registrant, now);
+  // Live clients: those not yet due for deletion (a client due, and not yet deleted by the job, is not counted).
+  const live = (yield* get<{ count: bigint }>("SELECT COUNT(*) AS count FROM oauth_clients WHERE expires_at IS NULL OR expires_at > ?", now))!.count;
+  if (live >= BigInt(CLIENT_LIMITS.clients)) throw new OAuthError("temporarily_unavailable", "this service has registered as many clients as it takes; ask its operator", 503);
   const name = (metadata.client_name ?? "").trim() || "unnamed MCP host";
-  return yield* insert(oauthClients, { id: uuid(), name, redirectUris: JSON.stringify(uris), createdAt: clock.nowMs() });
+  return yield* insert(oauthClients, { id: uuid(), name, redirectUris: JSON.stringify(uris), createdAt: now, registeredFrom: registrant, expiresAt: now + UNUSED_CLIENT_LIFETIME_MS });
 }
+
+/**
+ * A write op: deletes a client that is due (no grant a day after registering) with its codes, unless
+ * a code of it may still be exchanged (it waits until that code expires).
+ */
+function* deleteClientIfUnused(id: string): Query<boolean> {
+  const client = yield* find(oauthClients, id, true);
+  const now = clock.nowMs();
+  if (!client || client.expiresAt === null || client.expiresAt > now) return false;
+  if (yield* get("SELECT 1 AS live FROM oauth_codes WHERE client_id = ? AND expires_at > ?", id, now)) return false;
+  yield* run("DELETE FROM oauth_codes WHERE client_id = ?", id);
+  yield* run("DELETE FROM oauth_clients WHERE id = ?", id);
+  return true;
+}
+
+const unusedClients: DueWork = {
+  name: "oauth.clients-purge",
+  table: "oauth_clients",
+  // expires_at is null once the client has a grant (the code exchange clears it).
+  where: "expires_at IS NOT NULL",
+  dueColumn: "expires_at",
+  apply: (id) => write(() => deleteClientIfUnused(id)),
+};
+
+/** Before a client is acted on: deleted now if it is due, so it answers as unknown. */
+export const applyClientDue = (id: string) => applyIfDue(unusedClients, id);
+
+/** The job: every client due is deleted. */
+export const purgeUnusedClients = () => applyDue(unusedClients);
 
 /** The registered client as RFC 7591 §3.2.1 answers it. */
 export const registeredClientView = (client: ClientRow) => ({

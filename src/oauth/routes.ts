@@ -4,13 +4,14 @@
 // hidden from the OpenAPI document, which describes JSON bodies only). Their refusals are OAuth's own
 // error codes (`error`, `error_description`), with `message` as on every other route.
 import { Elysia, t } from "elysia";
+import { clientAddressOf } from "../auth/rate-limit";
 import { write } from "../db";
 import { docs } from "../http/models";
 import { answers, Model } from "../http/responses";
 import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
 import { AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
-import { OAuthError, registerClient, registeredClientView } from "./clients";
+import { OAuthError, registerClient, registeredClientView, registrantOf } from "./clients";
 import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
 const oauthError = (error: OAuthError) =>
@@ -119,9 +120,10 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .post(
     "/oauth/register",
-    async ({ body, set }) => {
+    async ({ body, request, server, set }) => {
       try {
-        const client = await write(() => registerClient(body));
+        const registrant = registrantOf(clientAddressOf(request, server));
+        const client = await write(() => registerClient(body, registrant));
         set.status = 201;
         set.headers["cache-control"] = "no-store";
         return registeredClientView(client);
@@ -133,7 +135,7 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
     {
       body: ClientMetadataBody,
       ...answers(
-        docs("OAuth", "Register an MCP host (dynamic client registration, RFC 7591): a public client, PKCE only; refusals are 400 with OAuth's error codes (invalid_redirect_uri, invalid_client_metadata)", "public", ["RATE_LIMIT_EXCEEDED"]),
+        docs("OAuth", "Register an MCP host (dynamic client registration, RFC 7591): a public client, PKCE only; refusals are 400 with OAuth's error codes (invalid_redirect_uri, invalid_client_metadata); at most 20 a day from one address (429), and a client that has no grant a day later is deleted", "public", ["RATE_LIMIT_EXCEEDED"]),
         { 201: RegisteredClient },
       ),
     },
@@ -143,7 +145,6 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
     async ({ request, query }) => {
       const checked = await checkAuthorization(query, baseUrlOf(request));
       if ("page" in checked) return page(checked.page);
-      if ("redirect" in checked) return checked.redirect;
       // The console's session cookie is scoped to /console: consent is asked there.
       return new Response(null, { status: 303, headers: { location: `/console/oauth/consent${new URL(request.url).search}`, "cache-control": "no-store" } });
     },

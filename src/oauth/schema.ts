@@ -2,14 +2,25 @@ import { index, integer, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import { agentKeys } from "../keys/schema";
 
-/** An MCP host registered by dynamic client registration (RFC 7591): a public client, PKCE only, no secret. */
-export const oauthClients = table("oauth_clients", {
-  id: text().primaryKey(),
-  name: text().notNull(),
-  /** JSON array of the exact redirect URIs it may use. */
-  redirectUris: text().notNull(),
-  createdAt: integer().notNull(),
-});
+/**
+ * An MCP host registered by dynamic client registration (RFC 7591): a public client, PKCE only, no
+ * secret. One that has no grant a day after registering is deleted (oauth/clients.ts).
+ */
+export const oauthClients = table(
+  "oauth_clients",
+  {
+    id: text().primaryKey(),
+    name: text().notNull(),
+    /** JSON array of the exact redirect URIs it may use. */
+    redirectUris: text().notNull(),
+    createdAt: integer().notNull(),
+    /** Who registered it (oauth/clients.ts registrantOf): the per-address bound counts by it; null before it was kept. */
+    registeredFrom: text(),
+    /** When it is deleted unless it has a grant by then (a day after registering); null once it has one. */
+    expiresAt: integer(),
+  },
+  (t) => [index("oauth_clients_registered_from_idx").on(t.registeredFrom, t.createdAt), index("oauth_clients_expires_idx").on(t.expiresAt)],
+);
 
 /**
  * An authorization code, stored as its SHA-256: single use, short-lived, bound to the client, redirect
@@ -54,4 +65,21 @@ export const oauthGrants = table(
     createdAt: integer().notNull(),
   },
   (t) => [index("oauth_grants_client_idx").on(t.clientId)],
+);
+
+/**
+ * The refresh tokens a grant rotated out, stored as their SHA-256: one sent again is a reuse (a copy
+ * in someone else's hands), which revokes the grant (RFC 9700 §4.14.2). The newest
+ * ROTATED_TOKENS_KEPT of a grant are kept until its key expires (oauth/service.ts).
+ */
+export const oauthRotatedRefreshTokens = table(
+  "oauth_rotated_refresh_tokens",
+  {
+    tokenHash: text().primaryKey(),
+    grantKeyId: text().notNull().references(() => oauthGrants.columns.keyId),
+    rotatedAt: integer().notNull(),
+    /** The grant key's expiry: past it, a reuse has nothing left to revoke and the row is deleted. */
+    expiresAt: integer().notNull(),
+  },
+  (t) => [index("oauth_rotated_refresh_tokens_grant_idx").on(t.grantKeyId, t.rotatedAt), index("oauth_rotated_refresh_tokens_expires_idx").on(t.expiresAt)],
 );

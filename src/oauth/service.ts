@@ -5,16 +5,16 @@
 // against the grant's budget and revoking the grant key revokes them all.
 import { findAgent } from "../agents/service";
 import { clock } from "../clock";
-import { find, insert, run, select, type Query } from "../db";
+import { find, insert, insertOnly, run, runLater, select, update, type Query } from "../db";
 import { secret, sha256Hex } from "../ids";
 import { createKey, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
 import { SCOPES, type Scope } from "../keys/scopes";
-import { keyChain, keyView, revokeKey, scopesOf, type KeyRow } from "../keys/service";
+import { inForce, keyView, revokeKey, scopesOf, type KeyRow } from "../keys/service";
 import { toMajor, type Currency } from "../money";
 import { HOUR_MS, MINUTE_MS } from "../time";
 import { OAuthError, type ClientRow } from "./clients";
-import { oauthClients, oauthCodes, oauthGrants } from "./schema";
+import { oauthClients, oauthCodes, oauthGrants, oauthRotatedRefreshTokens } from "./schema";
 
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR_MS;
 const CODE_LIFETIME_MS = 2 * MINUTE_MS;
@@ -52,8 +52,8 @@ const invalidGrant = (description: string) => new OAuthError("invalid_grant", de
 const pkceOf = (verifier: string) => new Bun.CryptoHasher("sha256").update(verifier).digest("base64url");
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
-/** An access token (and a new refresh token) for the grant whose key this is. */
-function* mint(grantKey: KeyRow, clientName: string): Query<{ accessToken: string; refreshToken: string }> {
+/** An access token for the grant whose key this is. */
+function* mintAccessToken(grantKey: KeyRow, clientName: string): Query<string> {
   // The token's own budget is what the grant has left (the smallest unit once it is spent: a budget
   // is positive); the grant key above it counts every outflow anyway.
   const budgets: NonNullable<NewKey["budgets"]> = Object.create(null);
@@ -62,13 +62,10 @@ function* mint(grantKey: KeyRow, clientName: string): Query<{ accessToken: strin
   }
   const left = Number(grantKey.expiresAt) - clock.nowMs();
   const expiresInSeconds = Math.max(60, Math.floor(Math.min(ACCESS_TOKEN_LIFETIME_MS, left) / 1000));
-  const { apiKey } = yield* createKey(grantKey.agentId, { parent: grantKey }, { name: `${clientName} (access token)`, scopes: scopesOf(grantKey), budgets, expiresInSeconds }, "oauth_token");
-  const refreshToken = secret("or_");
-  yield* run("UPDATE oauth_grants SET refresh_token_hash = ? WHERE key_id = ?", sha256Hex(refreshToken), grantKey.id);
-  return { accessToken: apiKey, refreshToken };
+  return (yield* createKey(grantKey.agentId, { parent: grantKey }, { name: `${clientName} (access token)`, scopes: scopesOf(grantKey), budgets, expiresInSeconds }, { purpose: "oauth_token" })).apiKey;
 }
 
-const tokensOf = ({ accessToken, refreshToken }: { accessToken: string; refreshToken: string }, grantKey: KeyRow): Tokens => ({
+const tokensOf = (accessToken: string, refreshToken: string, grantKey: KeyRow): Tokens => ({
   access_token: accessToken,
   token_type: "Bearer",
   expires_in: Math.floor(ACCESS_TOKEN_LIFETIME_MS / 1000),
@@ -93,32 +90,65 @@ export function* exchangeCode(asked: CodeExchange): Query<Tokens | Refused> {
   if (!PKCE_VERIFIER.test(asked.codeVerifier) || pkceOf(asked.codeVerifier) !== code.codeChallenge) return { refused: invalidGrant("code_verifier does not match the code_challenge") };
   // Claimed only if no concurrent exchange claimed it first.
   if ((yield* run("UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL", clock.nowMs(), codeHash)) === 0) return { refused: invalidGrant("this code was already used") };
-  const client = (yield* find(oauthClients, code.clientId))!;
+  // A client with a grant is kept (clients.ts deletes those without one a day after registering).
+  const client = yield* update(oauthClients, code.clientId, { expiresAt: null });
   const budgets: NonNullable<NewKey["budgets"]> = Object.create(null);
   for (const [currency, total] of Object.entries(JSON.parse(code.budgets) as Record<string, number>)) budgets[currency] = { total };
   // Made as the owner key that consented: rotating it revokes the grant and its tokens.
-  const { row: grantKey } = yield* createKey(code.agentId, { madeWith: code.madeWith }, { name: `MCP host: ${client.name}`, scopes: JSON.parse(code.scopes), budgets }, "oauth_grant");
-  yield* insert(oauthGrants, { keyId: grantKey.id, clientId: client.id, resource: code.resource, refreshTokenHash: sha256Hex(secret("")), createdAt: clock.nowMs() });
+  const { row: grantKey } = yield* createKey(code.agentId, { madeWith: code.madeWith }, { name: `MCP host: ${client.name}`, scopes: JSON.parse(code.scopes), budgets }, { purpose: "oauth_grant", resource: code.resource });
+  const refreshToken = secret("or_");
+  yield* insert(oauthGrants, { keyId: grantKey.id, clientId: client.id, resource: code.resource, refreshTokenHash: sha256Hex(refreshToken), createdAt: clock.nowMs() });
   yield* run("UPDATE oauth_codes SET grant_key_id = ? WHERE code_hash = ?", grantKey.id, codeHash);
-  return tokensOf(yield* mint(grantKey, client.name), grantKey);
+  return tokensOf(yield* mintAccessToken(grantKey, client.name), refreshToken, grantKey);
 }
 
-/** A write op: the refresh_token grant, within the grant (its scopes, budget and lifetime); the refresh token is rotated. */
+/** The rotated-out refresh tokens kept per grant, newest first: an older one sent again is unknown rather than a reuse. */
+export const ROTATED_TOKENS_KEPT = 100;
+
+/** A refresh token sent a second time: the server cannot tell the client from whoever else has a copy, so the grant ends (RFC 9700 §4.14.2). */
+function* refuseReuse(grantKeyId: string): Query<Refused> {
+  const grantKey = (yield* find(agentKeys, grantKeyId))!;
+  yield* revokeKey(grantKey.agentId, grantKey.id, null);
+  return { refused: invalidGrant("this refresh token was already used: the grant and every token it gave are revoked; authorize again") };
+}
+
+/**
+ * A write op: the refresh_token grant, within the grant (its scopes, budget and lifetime). The refresh
+ * token is rotated by a compare-and-set, so of two requests with one token only one gets tokens; a
+ * token sent again after its rotation (or the loser of that race) revokes the grant.
+ */
 export function* refreshGrant(asked: { clientId: string; refreshToken: string; resource: string | undefined }): Query<Tokens | Refused> {
-  const [grant] = yield* select(oauthGrants, "refresh_token_hash = ?", sha256Hex(asked.refreshToken));
-  if (!grant || grant.clientId !== asked.clientId) return { refused: invalidGrant("unknown refresh token (refresh tokens work once), or one of another client") };
+  const tokenHash = sha256Hex(asked.refreshToken);
+  const [grant] = yield* select(oauthGrants, "refresh_token_hash = ?", tokenHash);
+  if (!grant) {
+    const [rotated] = yield* select(oauthRotatedRefreshTokens, "token_hash = ?", tokenHash);
+    if (rotated) return yield* refuseReuse(rotated.grantKeyId);
+    return { refused: invalidGrant("unknown refresh token") };
+  }
+  if (grant.clientId !== asked.clientId) return { refused: invalidGrant("a refresh token of another client") };
   if (asked.resource !== undefined && asked.resource !== grant.resource) return { refused: new OAuthError("invalid_target", "resource is not the one the owner authorized") };
   const grantKey = (yield* find(agentKeys, grant.keyId))!;
-  if (grantKey.revokedAt !== null || grantKey.expiresAt <= clock.nowMs()) return { refused: invalidGrant("the grant was revoked or expired; authorize again") };
+  if (!inForce(grantKey)) return { refused: invalidGrant("the grant was revoked or expired; authorize again") };
+  const refreshToken = secret("or_");
+  // Rotated only if no concurrent refresh with the same token rotated it first (on PostgreSQL the
+  // UPDATE waits for that one's commit and then finds the token changed).
+  if ((yield* run("UPDATE oauth_grants SET refresh_token_hash = ? WHERE key_id = ? AND refresh_token_hash = ?", sha256Hex(refreshToken), grant.keyId, tokenHash)) === 0) {
+    return yield* refuseReuse(grant.keyId);
+  }
+  yield* insertOnly(oauthRotatedRefreshTokens, { tokenHash, grantKeyId: grant.keyId, rotatedAt: clock.nowMs(), expiresAt: grantKey.expiresAt });
+  yield* runLater(
+    "DELETE FROM oauth_rotated_refresh_tokens WHERE grant_key_id = ? AND rotated_at < (SELECT rotated_at FROM oauth_rotated_refresh_tokens WHERE grant_key_id = ? ORDER BY rotated_at DESC LIMIT 1 OFFSET ?)",
+    grant.keyId,
+    grant.keyId,
+    ROTATED_TOKENS_KEPT - 1,
+  );
   const client = (yield* find(oauthClients, grant.clientId))!;
-  return tokensOf(yield* mint(grantKey, client.name), grantKey);
+  return tokensOf(yield* mintAccessToken(grantKey, client.name), refreshToken, grantKey);
 }
 
-/** The resource a restricted key was issued for through OAuth, or null: a key made at /agents/me/keys (any resource). */
-export function* resourceOfKey(key: KeyRow): Query<string | null> {
-  const ids = (yield* keyChain(key.id)).map((row) => row.id);
-  const grants = yield* select(oauthGrants, `key_id IN (${ids.map(() => "?").join(", ")})`, ...ids);
-  return grants[0]?.resource ?? null;
+/** A write op for the job: forgets rotated-out refresh tokens of grants that expired (a reuse has nothing left to revoke). */
+export function* purgeRotatedRefreshTokens(): Query<void> {
+  yield* run("DELETE FROM oauth_rotated_refresh_tokens WHERE expires_at <= ?", clock.nowMs());
 }
 
 /** The scopes an authorization request names (space-separated), all of them when it names none; null: one is unknown. */

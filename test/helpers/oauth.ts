@@ -1,59 +1,95 @@
-// An MCP host's OAuth grant over plain HTTP (no browser): register the client, send the owner through
-// /oauth/authorize to the console's consent form (signed in with the owner key), approve it with the
-// scopes and budgets given, exchange the code; tools called over /mcp with the access token.
-import { formsOf, getPage, postForm, signIn } from "./console";
+// An MCP host's side of agentbank's OAuth over plain HTTP: register, send the owner to the consent page
+// (here the console over HTTP with a session cookie, test/helpers/console.ts; test/mcp-oauth.test.ts
+// drives Chromium instead), exchange the code, refresh, and call /mcp with the token.
+import { formsOf, getPage, postForm } from "./console";
 import type { TestServer } from "./server";
 
-export type OAuthGrant = { accessToken: string; refreshToken: string; clientId: string };
+export const pkceOf = async (verifier: string) => Buffer.from(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(verifier))).toString("base64url");
 
-const REDIRECT = "http://127.0.0.1:9/callback";
+/** POST /oauth/token with a form. */
+export const tokenRequest = (server: TestServer, form: Record<string, string>) =>
+  fetch(`${server.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(form) });
 
-const pkce = () => {
-  const verifier = Buffer.from(crypto.getRandomValues(new Uint8Array(32))).toString("base64url");
-  return { verifier, challenge: new Bun.CryptoHasher("sha256").update(verifier).digest("base64url") };
-};
+/** POST /oauth/register; the answer as fetch gives it. */
+export const registerClient = (server: TestServer, redirectUris: string[], name = "HTTP host") =>
+  fetch(`${server.url}/oauth/register`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }) });
 
-async function token(server: TestServer, fields: Record<string, string>): Promise<OAuthGrant & Record<string, unknown>> {
-  const response = await fetch(`${server.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams(fields).toString() });
-  const body = (await response.json()) as Record<string, string>;
-  if (response.status !== 200) throw new Error(`token: ${response.status} ${JSON.stringify(body)}`);
-  return { accessToken: body.access_token!, refreshToken: body.refresh_token!, clientId: fields.client_id! };
+export type Host = { clientId: string; redirectUri: string };
+export type AuthorizationParams = Record<string, string>;
+
+/** The parameters of a sound authorization request of `host` (PKCE with `verifier`), with `changes` (a value undefined: left out). */
+export async function authorizationParams(server: TestServer, host: Host, verifier: string, changes: Record<string, string | undefined> = {}): Promise<AuthorizationParams> {
+  const params: Record<string, string | undefined> = {
+    response_type: "code",
+    client_id: host.clientId,
+    redirect_uri: host.redirectUri,
+    code_challenge: await pkceOf(verifier),
+    code_challenge_method: "S256",
+    state: "state-7",
+    resource: `${server.url}/mcp`,
+    scope: "read pay",
+    ...changes,
+  };
+  return Object.fromEntries(Object.entries(params).filter((entry): entry is [string, string] => entry[1] !== undefined));
 }
 
-/** The owner of `ownerKey` grants an MCP host `scopes` with a total `budgets` per currency (major units); its first tokens. */
-export async function oauthGrant(server: TestServer, ownerKey: string, scopes: string[], budgets: Record<string, number>): Promise<OAuthGrant> {
-  const registered = await server.request("POST", "/oauth/register", { body: { client_name: "credential test host", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" } });
-  if (registered.status !== 201) throw new Error(`register: ${registered.status} ${JSON.stringify(registered.body)}`);
-  const clientId: string = registered.body.client_id;
-  const { verifier, challenge } = pkce();
-  const resource = `${server.url}/mcp`;
-  const query = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: REDIRECT, code_challenge: challenge, code_challenge_method: "S256", state: "s", scope: scopes.join(" "), resource });
-  const authorize = await fetch(`${server.url}/oauth/authorize?${query}`, { redirect: "manual" });
-  const consentPath = authorize.headers.get("location")!.replace(server.url, "");
-  const session = await signIn(server, ownerKey);
-  const form = formsOf((await getPage(server, consentPath, session)).html).find((candidate) => candidate.action === "/console/oauth/consent")!;
-  const ticked: [string, string][] = [...form.fields, ...scopes.map((scope): [string, string] => [`scope_${scope}`, "1"]), ...Object.entries(budgets).map(([currency, total]): [string, string] => [`budget_${currency}`, String(total)]), ["decision", "approve"]];
-  const decided = await postForm(server, "/console/oauth/consent", ticked, session);
-  const code = new URL(decided.headers.get("location")!).searchParams.get("code");
-  if (!code) throw new Error(`consent: ${decided.status} ${decided.headers.get("location")}`);
-  return token(server, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: REDIRECT, client_id: clientId, resource });
+export const query = (params: AuthorizationParams) => new URLSearchParams(params).toString();
+
+/**
+ * The owner's decision on the consent page of `params` (signed in: `cookie`), as the browser would send
+ * it: `approve` with the ticked scopes and budgets, or `deny`. The answer, not followed.
+ */
+export async function decide(server: TestServer, cookie: string, params: AuthorizationParams, decision: "approve" | "deny", scopes: string[] = ["read"], budgets: Record<string, string> = {}) {
+  const page = await getPage(server, `/console/oauth/consent?${query(params)}`, cookie);
+  const form = formsOf(page.html).find((candidate) => candidate.action === "/console/oauth/consent");
+  if (!form) throw new Error(`no consent form: ${page.status} ${page.html.slice(0, 500)}`);
+  // The boxes as the owner ticks them: the page ticks only read.
+  const fields = form.fields
+    .filter(([name]) => !name.startsWith("scope_"))
+    .map(([name, value]): [string, string] => [name, name.startsWith("budget_") ? (budgets[name.slice("budget_".length)] ?? "") : value]);
+  const ticked = scopes.filter((scope) => page.html.includes(`name="scope_${scope}"`)).map((scope): [string, string] => [`scope_${scope}`, "1"]);
+  return postForm(server, "/console/oauth/consent", [...fields, ...ticked, ["decision", decision]], cookie);
 }
 
-/** A new pair of tokens for the grant (the refresh token is rotated). */
-export const refreshGrant = (server: TestServer, grant: OAuthGrant) =>
-  token(server, { grant_type: "refresh_token", refresh_token: grant.refreshToken, client_id: grant.clientId, resource: `${server.url}/mcp` });
+export type TokenPair = { access_token: string; refresh_token: string; scope: string };
 
-/** A tool call over /mcp with `bearer`: a 2xx-like reply with the tool's structured answer, or the tool error's code. */
-export async function callTool(server: TestServer, bearer: string, name: string, args: Record<string, unknown>): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${server.url}/mcp`, {
+/** A grant for `host` with the owner's approval (`scopes`, `budgets`): the first token pair. */
+export async function grantOverHttp(server: TestServer, cookie: string, host: Host, scopes: string[] = ["read"], budgets: Record<string, string> = {}): Promise<TokenPair> {
+  const verifier = crypto.randomUUID() + crypto.randomUUID();
+  const params = await authorizationParams(server, host, verifier, { scope: scopes.join(" ") });
+  const answer = await decide(server, cookie, params, "approve", scopes, budgets);
+  const code = new URL(answer.headers.get("location")!).searchParams.get("code");
+  if (!code) throw new Error(`no code: ${answer.status} ${answer.headers.get("location")}`);
+  const exchanged = await tokenRequest(server, { grant_type: "authorization_code", code, code_verifier: verifier, redirect_uri: host.redirectUri, client_id: host.clientId, resource: `${server.url}/mcp` });
+  if (exchanged.status !== 200) throw new Error(`exchange failed: ${exchanged.status} ${await exchanged.text()}`);
+  return (await exchanged.json()) as TokenPair;
+}
+
+/** A refresh of `host`'s grant with `refreshToken`, at `server` (an instance). */
+export const refresh = (server: TestServer, host: Host, refreshToken: string) => tokenRequest(server, { grant_type: "refresh_token", refresh_token: refreshToken, client_id: host.clientId });
+
+/** One JSON-RPC request to /mcp at `url` with the token. */
+export const mcpRequest = (url: string, accessToken: string, method: string, params?: unknown) =>
+  fetch(url, {
     method: "POST",
-    headers: { authorization: `Bearer ${bearer}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }),
+    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }),
   });
-  if (response.status !== 200) return { status: response.status, body: { error: response.status === 401 ? "UNAUTHORIZED" : `HTTP_${response.status}` } };
-  const reply = (await response.json()) as { result?: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] }; error?: { message: string } };
-  if (!reply.result) return { status: 400, body: { error: "JSONRPC_ERROR", message: reply.error?.message } };
-  if (!reply.result.isError) return { status: 200, body: reply.result.structuredContent };
-  const [code, ...rest] = reply.result.content[0]!.text.split(": ");
-  return { status: 400, body: { error: code, message: rest.join(": ") } };
+
+/** A tool call at `server`'s /mcp: its result (`isError`, the text of its content). */
+export async function callTool(server: TestServer, accessToken: string, name: string, args: Record<string, unknown>): Promise<{ isError: boolean; text: string }> {
+  const answer = await mcpRequest(`${server.url}/mcp`, accessToken, "tools/call", { name, arguments: args });
+  if (answer.status !== 200) throw new Error(`tools/call answered ${answer.status}: ${await answer.text()}`);
+  const { result } = (await answer.json()) as { result: { isError?: boolean; content: { text: string }[] } };
+  return { isError: result.isError === true, text: result.content.map((part) => part.text).join("\n") };
+}
+
+/** A tool call at `server`'s /mcp as the API answered it: 200 with the tool's structured answer, or the tool error's code and message. */
+export async function toolReply(server: TestServer, accessToken: string, name: string, args: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  const answer = await mcpRequest(`${server.url}/mcp`, accessToken, "tools/call", { name, arguments: args });
+  if (answer.status !== 200) return { status: answer.status, body: { error: answer.status === 401 ? "UNAUTHORIZED" : `HTTP_${answer.status}` } };
+  const { result } = (await answer.json()) as { result: { isError?: boolean; structuredContent?: unknown; content: { text: string }[] } };
+  if (!result.isError) return { status: 200, body: result.structuredContent };
+  const [code, ...message] = result.content[0]!.text.split(": ");
+  return { status: 400, body: { error: code, message: message.join(": ") } };
 }
