@@ -18,6 +18,7 @@ import sqlite14 from "../../migrations/sqlite/0014_key_last_used.sql" with { typ
 import sqlite15 from "../../migrations/sqlite/0015_service_x402_url.sql" with { type: "text" };
 import sqlite16 from "../../migrations/sqlite/0016_inbox_type_idx.sql" with { type: "text" };
 import sqlite17 from "../../migrations/sqlite/0017_list_counts.sql" with { type: "text" };
+import sqlite18 from "../../migrations/sqlite/0018_idempotency_acting_key.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -33,6 +34,7 @@ import pg11 from "../../migrations/pg/0011_key_last_used.sql" with { type: "text
 import pg12 from "../../migrations/pg/0012_service_x402_url.sql" with { type: "text" };
 import pg13 from "../../migrations/pg/0013_inbox_type_idx.sql" with { type: "text" };
 import pg14 from "../../migrations/pg/0014_list_counts.sql" with { type: "text" };
+import pg15 from "../../migrations/pg/0015_idempotency_acting_key.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -53,6 +55,7 @@ export const sqliteMigrations = [
   { tag: "0015_service_x402_url", when: 1795566181889, breakpoints: true, sql: sqlite15 },
   { tag: "0016_inbox_type_idx", when: 1795572275763, breakpoints: true, sql: sqlite16 },
   { tag: "0017_list_counts", when: 1795575971156, breakpoints: true, sql: sqlite17 },
+  { tag: "0018_idempotency_acting_key", when: 1795821207080, breakpoints: true, sql: sqlite18 },
 ];
 
 export const pgMigrations = [
@@ -71,4 +74,5 @@ export const pgMigrations = [
   { tag: "0012_service_x402_url", when: 1795566184820, breakpoints: true, sql: pg12 },
   { tag: "0013_inbox_type_idx", when: 1795572277276, breakpoints: true, sql: pg13 },
   { tag: "0014_list_counts", when: 1795575972072, breakpoints: true, sql: pg14 },
+  { tag: "0015_idempotency_acting_key", when: 1795821214547, breakpoints: true, sql: pg15 },
 ];

@@ -22,7 +22,7 @@ const RERUN: Record<OutflowKind, Rerun> = {
     // payTo was held with the terms (the grant holds only for that payee); the request is the rest.
     const { payTo: _payTo, ...request } = terms as PayRequest & { payTo: string };
     // What the resource answered is kept with the approval: the agent reads it at GET /approvals/{id}.
-    return (await payResource(agentId, request, { agentId, key: undefined, route: "POST /x402/pay", body: request }, sanction)).body;
+    return (await payResource(agentId, request, { agentId, keyId: null, key: undefined, route: "POST /x402/pay", body: request }, sanction)).body;
   },
   BET: (agentId, terms, sanction) => write(() => createBet(agentId, terms, sanction)),
   BET_ACCEPT: (agentId, terms, sanction) => write(() => acceptBet(agentId, terms.betId, sanction)),

@@ -18,7 +18,7 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
     async ({ agent, key: restricted, body, headers, set }) => {
       const key = headers["idempotency-key"];
       validateKey(key);
-      const outcome = await payResource(agent.id, body, { agentId: agent.id, key, route: "POST /x402/pay", body }, NO_SANCTION, restricted?.id ?? null);
+      const outcome = await payResource(agent.id, body, { agentId: agent.id, keyId: restricted?.id ?? null, key, route: "POST /x402/pay", body }, NO_SANCTION);
       set.status = outcome.status;
       if (outcome.replayed) set.headers["idempotent-replayed"] = "true";
       // payResource answers { payment, resource } (fresh or replayed); Elysia checks it against X402Result.
