@@ -39,7 +39,7 @@ async function agentCaller(authorization: string | undefined, request: Request, 
   const found = await agentFromHeader(authorization);
   const refused = scopeRefusal(keyScopes(found.key), request.method, route);
   if (refused) throw refused;
-  if (!alreadyCounted.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
+  if (!alreadyCounted.has(request)) consumeAgent(found.agent, found.key?.id ?? null, set.headers as Record<string, string | number>);
   callers.set(request, found);
 }
 

@@ -78,7 +78,7 @@ export function mcpRoutes(app: App) {
     assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
     const { agent, key } = await mcpCaller(request, set);
-    consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
+    consumeAgent(agent, key?.id ?? null, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
     const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), routeRefusal(keyScopes(key)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
