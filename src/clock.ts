@@ -3,7 +3,7 @@
 // instance sharing a PostgreSQL database reads the same time (refreshTestClock, per request).
 import { read } from "./db";
 import { afterCommit, type Query } from "./db/query";
-import { getSetting, setSetting } from "./db/settings";
+import { addToSetting, getSetting } from "./db/settings";
 
 const OFFSET_KEY = "test_clock_offset_ms";
 let offsetMs = 0;
@@ -12,10 +12,12 @@ export const clock = {
   nowMs(): number {
     return Date.now() + offsetMs;
   },
-  /** A write op: moves the test clock forward by `seconds`, from the offset the database holds. */
+  /**
+   * A write op: moves the test clock forward by `seconds`: one atomic increment of the offset the
+   * database holds, so moves made at once on any instances all count.
+   */
   *advance(seconds: number): Query<void> {
-    const next = Number((yield* getSetting(OFFSET_KEY, true)) ?? 0) + Math.round(seconds * 1000);
-    yield* setSetting(OFFSET_KEY, String(next));
+    const next = Number(yield* addToSetting(OFFSET_KEY, BigInt(Math.round(seconds * 1000))));
     yield* afterCommit(() => (offsetMs = Math.max(offsetMs, next)));
   },
 };

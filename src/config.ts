@@ -18,7 +18,7 @@ export const VARIABLES = {
   DATABASE_URL: { default: "", meaning: "postgres://user:password@host:5432/db: run on PostgreSQL instead of the file (several instances may share it; then MASTER_MNEMONIC is required)" },
   DB_POOL_SIZE: { default: "16", meaning: "PostgreSQL connections per instance" },
   ADMIN_API_KEY: { default: "", meaning: "operator key (Authorization: Bearer <key> on /admin/..., e.g. POST /admin/deposits); unset: every /admin route answers 404" },
-  RATE_LIMIT_DEFAULT: { default: "100", meaning: "requests per window per agent (per instance)" },
+  RATE_LIMIT_DEFAULT: { default: "100", meaning: "requests per window per agent key (per instance); each restricted key gets half, all of an agent's restricted keys together as much again" },
   RATE_LIMIT_WINDOW_SECONDS: { default: "60", meaning: "rate-limit window length" },
   RATE_LIMIT_PUBLIC: { default: "300", meaning: "requests per window per client address on public routes (not /health, not the docs)" },
   MCP_ALLOWED_HOSTS: { default: "", meaning: "names /mcp answers to besides its own (bound host and loopback names): host[:port],... for a public deployment (DNS-rebinding guard)" },

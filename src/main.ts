@@ -7,12 +7,9 @@
 // Only what help and version need is imported up front; a command loads the service when it runs, so
 // `agentbank --help` answers at once.
 import { parseArgs } from "node:util";
-import { COMMANDS, commandHelp, generalHelp, isCommand, parseOptions, type CommandName } from "./cli/commands";
+import { COMMANDS, commandHelp, generalHelp, isCommand, parseOptions, UsageError, type CommandName } from "./cli/commands";
 import { config } from "./config";
 import { VERSION } from "./version";
-
-/** Wrong usage of the command line: exit status 2. */
-class UsageError extends Error {}
 
 async function backupCommand(command: "backup" | "restore", file: string): Promise<void> {
   const [{ boot, loadConfig }, { closeDatabase, read }, { backupSqlite, restoreSqlite }, { checkLedger }] = await Promise.all([
@@ -52,7 +49,7 @@ async function run(name: CommandName, args: string[]): Promise<void> {
       return;
     }
     case "dev":
-      return (await import("./cli/dev")).dev({ fresh: values.fresh === true });
+      return (await import("./cli/dev")).dev({ fresh: values.fresh === true, public: values.public === true });
     case "mcp":
       return (await import("./cli/mcp-stdio")).runMcpStdio(args);
     case "backup":

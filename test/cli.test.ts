@@ -4,12 +4,13 @@
 // `agentbank dev`: its demo agents, the curl lines it prints and the README's "First five minutes",
 // run as printed. (test/binary.test.ts runs the same help and version checks on the built binary.)
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { VARIABLES } from "../src/config";
 import { COMMANDS } from "../src/cli/commands";
+import { isLoopbackHost } from "../src/net/addresses";
 import { startServer } from "./helpers/server";
 
 setDefaultTimeout(60_000);
@@ -24,9 +25,9 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-/** Runs the command line to its end, in `cwd`, with only the environment given (and PATH). */
+/** Runs the command line to its end (killed after 20 s: a command that should have stopped but serves), in `cwd`, with only the environment given (and PATH). */
 function cli(args: string[], env: Record<string, string> = {}, cwd = work) {
-  const result = Bun.spawnSync(["bun", "run", MAIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe" });
+  const result = Bun.spawnSync(["bun", "run", MAIN, ...args], { cwd, env: { PATH: process.env.PATH ?? "", ...env }, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
@@ -249,6 +250,38 @@ describe.skipIf(!haveCurl)("agentbank dev", () => {
       expect(banner).toContain("./data/dev/agentbank.db (new)");
     } finally {
       await stop();
+    }
+  });
+});
+
+describe("agentbank dev listens on loopback only, unless --public", () => {
+  test("a HOST that is not loopback, from the environment or a .env, stops it before anything starts: one line, exit 2", () => {
+    const fromEnv = mkdtempSync(join(work, "dev-host-"));
+    const refused = cli(["dev"], { HOST: "0.0.0.0", PORT: "0" }, fromEnv);
+    expectOneLine(refused, 2, "HOST is 0.0.0.0, not a loopback address");
+    expect(refused.stderr).toContain("--public");
+    expect(existsSync(join(fromEnv, "data/dev/agentbank.db"))).toBe(false);
+
+    const fromDotEnv = mkdtempSync(join(work, "dev-dotenv-"));
+    writeFileSync(join(fromDotEnv, ".env"), "HOST=192.168.1.20\n");
+    expectOneLine(cli(["dev", "--fresh"], { PORT: "0" }, fromDotEnv), 2, "HOST is 192.168.1.20, not a loopback address");
+    expect(existsSync(join(fromDotEnv, "data/dev/agentbank.db"))).toBe(false);
+  });
+
+  test("loopback is 127.0.0.0/8, ::1 and localhost; every other address or name is not", () => {
+    for (const host of ["127.0.0.1", "127.8.9.10", "::1", "[::1]", "localhost", "LocalHost", "::ffff:127.0.0.1"]) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: true });
+    for (const host of ["0.0.0.0", "::", "10.0.0.1", "192.168.1.20", "8.8.8.8", "2001:db8::1", "example.com", "localhost.example.com", ""]) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
+  });
+
+  test("--public starts there, with a warning line on stderr", async () => {
+    const cwd = mkdtempSync(join(work, "dev-public-"));
+    const child = Bun.spawn(["bun", "run", MAIN, "dev", "--public"], { cwd, env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "0.0.0.0" }, stdout: "pipe", stderr: "pipe" });
+    try {
+      expect(await readUntil(child.stderr, /\n/)).toBe("agentbank dev: warning: listening on HOST 0.0.0.0 (--public): the operator routes and the test clock are reachable from other machines\n");
+      expect(await readUntil(child.stdout, /API reference: \S+\/swagger\n/)).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+\n/);
+    } finally {
+      child.kill("SIGTERM");
+      expect(await child.exited).toBe(0);
     }
   });
 });

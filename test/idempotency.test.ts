@@ -2,6 +2,7 @@
 // the stored row still exists. A request reusing the key then is a new request: it runs, and its answer
 // replaces the old one (before, the insert collided with the old row and answered 500).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -83,4 +84,66 @@ describe("an Idempotency-Key past its 24 h, before the purge job", () => {
     expect(await server.balance(from)).toEqual({ available: 8, held: 0 });
     await expectLedgerOk(server);
   }, TIMEOUT_MS);
+});
+
+describe("an Idempotency-Key belongs to the key that sent it", () => {
+  /** A restricted key of `agent` that may pay only `to`. */
+  async function payingOnly(agent: Agent, to: Agent): Promise<{ id: string; apiKey: string }> {
+    const made = await server.request("POST", "/agents/me/keys", { key: agent.apiKey, body: { name: `pays ${to.id}`, scopes: ["pay"], allowlist: [to.id] } });
+    expect(made.status).toBe(201);
+    return made.body;
+  }
+  const sendWith = (apiKey: string, body: Record<string, unknown>, key: string) => server.request("POST", "/payments/send", { key: apiKey, body, headers: { "idempotency-key": key } });
+
+  test("another key of the agent with the same Idempotency-Key makes its own request, checked against its own limits; none replays another's", async () => {
+    const [agent, x] = await payer(20);
+    const y = await server.register();
+    const [a, b] = [await payingOnly(agent, x), await payingOnly(agent, y)];
+    const toX = { toAgentId: x.id, amount: 1, currency: "USDC" };
+
+    const byA = await sendWith(a.apiKey, toX, "K");
+    expect(byA.status).toBe(201);
+    expect(byA.body.keyId).toBe(a.id);
+    // B may not pay X: refused by its own allowlist, not A's answer replayed (with A's id in it).
+    const byB = await sendWith(b.apiKey, toX, "K");
+    expect({ status: byB.status, error: byB.body.error, replayed: byB.headers.get("idempotent-replayed") }).toEqual({ status: 403, error: "KEY_SCOPE_DENIED", replayed: null });
+    // The agent's own key: its own new payment.
+    const byAgent = await sendWith(agent.apiKey, toX, "K");
+    expect({ status: byAgent.status, replayed: byAgent.headers.get("idempotent-replayed"), keyId: byAgent.body.keyId }).toEqual({ status: 201, replayed: null, keyId: null });
+    expect(byAgent.body.id).not.toBe(byA.body.id);
+    // B's own request with K, to the agent it may pay, is B's.
+    const toY = { toAgentId: y.id, amount: 2, currency: "USDC" };
+    const byBToY = await sendWith(b.apiKey, toY, "K");
+    expect({ status: byBToY.status, keyId: byBToY.body.keyId }).toEqual({ status: 201, keyId: b.id });
+
+    // Each key's retry replays its own answer, and only its own.
+    for (const [apiKey, body, first] of [[a.apiKey, toX, byA], [agent.apiKey, toX, byAgent], [b.apiKey, toY, byBToY]] as const) {
+      const retry = await sendWith(apiKey, body, "K");
+      expect({ status: retry.status, replayed: retry.headers.get("idempotent-replayed"), body: retry.body }).toEqual({ status: 201, replayed: "true", body: first.body });
+    }
+    expect((await sendWith(a.apiKey, { ...toX, amount: 3 }, "K")).status).toBe(409);
+    expect(await server.balance(agent)).toEqual({ available: 16, held: 0 });
+    await expectLedgerOk(server);
+  });
+
+  test("a key stored before keys were told apart (acting key 'any') is still replayed to any key of the agent", async () => {
+    const [agent, x] = await payer(10);
+    const a = await payingOnly(agent, x);
+    const body = { toAgentId: x.id, amount: 1, currency: "USDC" };
+    const first = await sendWith(a.apiKey, body, "from-before");
+    expect(first.status).toBe(201);
+    // As the migration leaves a row stored before it.
+    const db = directDatabase(server);
+    try {
+      await db.execute(`UPDATE idempotency_keys SET acting_key = 'any' WHERE agent_id = '${agent.id}' AND key = 'from-before'`);
+    } finally {
+      db.close();
+    }
+    for (const apiKey of [a.apiKey, agent.apiKey]) {
+      const retry = await sendWith(apiKey, body, "from-before");
+      expect({ replayed: retry.headers.get("idempotent-replayed"), id: retry.body.id }).toEqual({ replayed: "true", id: first.body.id });
+    }
+    expect(await server.balance(agent)).toEqual({ available: 9, held: 0 });
+    await expectLedgerOk(server);
+  });
 });

@@ -85,6 +85,34 @@ describe("Streamable HTTP at /mcp", () => {
     await expectLedgerOk(server);
   });
 
+  test("a restricted key lists and reads only the resources its scopes open; another is as unknown as a made-up one", async () => {
+    const agent = await funded(3);
+    const keyWith = async (scopes: string[]) => {
+      const made = await server.request("POST", "/agents/me/keys", { key: agent.apiKey, body: { name: `mcp ${scopes.join(" ")}`, scopes } });
+      expect(made.status).toBe(201);
+      return made.body.apiKey as string;
+    };
+    /** The error reading `uri` is, with the URI itself left out of its message. */
+    const readError = async (client: Client, uri: string) => {
+      const error = await client.readResource({ uri }).then(() => null, (caught: { code?: number; message: string }) => caught);
+      return error && { code: error.code, message: error.message.replace(uri, "<uri>") };
+    };
+    const everything = ["agentbank://messages/inbox", "agentbank://wallet/balances"];
+    const agentKey = await overHttp(agent);
+    expect((await agentKey.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(everything);
+
+    const reader = await overHttp(agent, await keyWith(["read"]));
+    expect((await reader.listResources()).resources.map((resource) => resource.uri).sort()).toEqual(everything);
+    const balances = await reader.readResource({ uri: "agentbank://wallet/balances" });
+    expect(JSON.parse((balances.contents[0] as { text: string }).text).balances[0].available).toBe(3);
+
+    const payer = await overHttp(agent, await keyWith(["pay"]));
+    expect((await payer.listResources()).resources).toEqual([]);
+    const unknown = await readError(payer, "agentbank://no/such/thing");
+    expect(unknown).not.toBeNull();
+    for (const uri of everything) expect({ uri, error: await readError(payer, uri) }).toEqual({ uri, error: unknown });
+  });
+
   test("errors are tool errors with the code and a message the model can act on", async () => {
     const poor = await funded(1);
     const other = await funded(0);

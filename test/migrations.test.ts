@@ -140,6 +140,30 @@ describe("data steps", () => {
       );
     });
 
+    test(`${engine}: idempotency_acting_key keeps every stored key, as any key's of its agent`, async () => {
+      await fromStepBefore(
+        engine,
+        "idempotency_acting_key",
+        async (run) => {
+          for (const [agent, key] of [["a", "k1"], ["a", "k2"], ["b", "k1"]]) {
+            await run("INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES (?, ?, 'h', 201, '{}', 1)", agent, key);
+          }
+        },
+        async (run) => {
+          const rows = await run("SELECT agent_id AS agent, key, acting_key AS actingKey FROM idempotency_keys ORDER BY agent_id, key");
+          expect(rows).toEqual([
+            { agent: "a", key: "k1", actingKey: "any" },
+            { agent: "a", key: "k2", actingKey: "any" },
+            { agent: "b", key: "k1", actingKey: "any" },
+          ]);
+          // The same key of the agent, for another acting key, is another row; for the same one, a collision.
+          await run("INSERT INTO idempotency_keys (agent_id, key, acting_key, request_hash, status, body, created_at) VALUES ('a', 'k1', 'agent', 'h', 201, '{}', 2)");
+          await expect(run("INSERT INTO idempotency_keys (agent_id, key, acting_key, request_hash, status, body, created_at) VALUES ('a', 'k1', 'agent', 'h', 201, '{}', 3)")).rejects.toThrow();
+          await expect(run("INSERT INTO idempotency_keys (agent_id, key, request_hash, status, body, created_at) VALUES ('a', 'k3', 'h', 201, '{}', 3)")).rejects.toThrow();
+        },
+      );
+    });
+
     test(`${engine}: list_counts starts from the webhook deliveries and x402 payments already there`, async () => {
       await fromStepBefore(
         engine,

@@ -20,8 +20,15 @@ function caller(request: Request): AgentCaller {
   return found;
 }
 
-/** The restricted key this request came with, or null: what its write op acts for (mutation()). */
-export const actingKeyOf = (request: Request): string | null => callers.get(request)?.key?.id ?? null;
+/**
+ * The restricted key this request came with (null: the agent key), what its write op acts for, and the
+ * key whose Idempotency-Keys it shares: an MCP host's token shares its grant's, since a host retries
+ * with a renewed token (idempotency.ts).
+ */
+export function actingKeysOf(request: Request): { keyId: string | null; scopeKeyId: string | null } {
+  const key = callers.get(request)?.key ?? null;
+  return { keyId: key?.id ?? null, scopeKeyId: key === null ? null : key.purpose === "oauth_token" ? key.parentKeyId : key.id };
+}
 
 /** Why a restricted key may not call a route (one outside its scopes: keys/scopes.ts), or null. The filter of MCP's tools too. */
 export function scopeRefusal(key: KeyScopes | null, method: string, route: string): ApiError | null {
@@ -58,7 +65,7 @@ async function agentCaller(authorization: string | undefined, request: Request, 
   const found = await agentFromHeader(authorization);
   const refused = resourceRefusal(found.key, request, route, set) ?? scopeRefusal(keyScopes(found.key), request.method, route);
   if (refused) throw refused;
-  if (!mcpToolCalls.has(request)) consumeAgent(found.agent, set.headers as Record<string, string | number>);
+  if (!mcpToolCalls.has(request)) consumeAgent(found.agent, found.key?.id ?? null, set.headers as Record<string, string | number>);
   remember(request, found, false);
 }
 

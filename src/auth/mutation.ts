@@ -3,7 +3,7 @@
 // Deferred (an outflow held for the owner's approval) is replaced by its other op, under the same key.
 import { actingAs, write, type Query } from "../db";
 import { once, validateKey, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
-import { actingKeyOf } from "./macros";
+import { actingKeysOf } from "./macros";
 import { pathOf } from "../http/log";
 
 /**
@@ -29,15 +29,15 @@ type Request = {
 };
 
 /**
- * Runs `effect` once per Idempotency-Key, for the restricted key `keyId` (null: the agent key); a
- * Deferred effect runs its replacement instead.
+ * Runs `effect` once per Idempotency-Key of the acting key (`scope.keyId`, the restricted key; null:
+ * the agent key), acting for that key; a Deferred effect runs its replacement instead.
  */
-export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Query<unknown>, keyId: string | null): Promise<Outcome> {
+export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Query<unknown>): Promise<Outcome> {
   try {
-    return await write(() => actingAs(keyId, once(scope, status, effect)));
+    return await write(() => actingAs(scope.keyId, once(scope, status, effect)));
   } catch (error) {
     if (!(error instanceof Deferred)) throw error;
-    return write(() => actingAs(keyId, once(scope, error.status, error.instead)));
+    return write(() => actingAs(scope.keyId, once(scope, error.status, error.instead)));
   }
 }
 
@@ -45,7 +45,7 @@ export async function mutation<T>(req: Request, status: number, effect: () => Qu
   const key = req.headers["idempotency-key"];
   validateKey(key);
   const route = `${req.request.method} ${pathOf(req.request.url)}`;
-  const outcome = await applyOnce({ agentId: req.agentId, key, route, body: req.body }, status, effect, actingKeyOf(req.request));
+  const outcome = await applyOnce({ agentId: req.agentId, ...actingKeysOf(req.request), key, route, body: req.body }, status, effect);
   req.set.status = outcome.status;
   if (outcome.replayed) req.set.headers["idempotent-replayed"] = "true";
   return outcome.body as T;

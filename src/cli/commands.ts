@@ -5,6 +5,9 @@
 import { VARIABLES, type Variable } from "../config";
 import { VERSION } from "../version";
 
+/** Wrong usage of the command line: exit status 2. */
+export class UsageError extends Error {}
+
 type Option = { type: "string" | "boolean"; short?: string; value?: string; help: string };
 type Command = {
   usage: string;
@@ -36,15 +39,20 @@ export const COMMANDS = {
     variables: ALL,
   },
   dev: {
-    usage: "agentbank dev [--fresh]",
+    usage: "agentbank dev [--fresh] [--public]",
     summary: "a development start: test clock, a generated operator key and two funded demo agents, printed once",
     about: [
       "Runs on its own SQLite file ./data/dev/agentbank.db (created, or kept from an earlier `agentbank dev`), never on",
       "the production database: DATABASE_PATH, DATABASE_URL, ADMIN_API_KEY and TEST_CLOCK are set by this command. Each start",
       "prints a new operator key, registers two demo agents with 100 USDC each (operator deposits) and prints their keys, curl",
       "lines for register, fund, pay and history, and the MCP configuration. Never for production.",
+      "It listens only on a loopback HOST (127.0.0.0/8, ::1, localhost): any other HOST, from the environment or .env, stops",
+      "the start (exit status 2) unless --public is given, since the operator routes and the test clock would be reachable.",
     ],
-    options: { fresh: { type: "boolean", help: "delete the development database first and start from nothing" } },
+    options: {
+      fresh: { type: "boolean", help: "delete the development database first and start from nothing" },
+      public: { type: "boolean", help: "listen on a HOST that is not loopback anyway (with a warning): the operator routes and test clock are open to it" },
+    },
     positionals: 0,
     variables: ALL.filter((name) => !SET_BY_DEV.includes(name)),
   },

@@ -2,10 +2,14 @@
 // database, whatever the environment says), the test clock, an operator key generated for this start,
 // and two demo agents funded through the operator route, their keys printed once with curl lines and
 // the MCP configuration. The same values go to ./data/dev/demo.env (0600) for scripts and the README.
+// It listens on a loopback HOST only, unless --public: with the operator routes and the test clock on,
+// a HOST=0.0.0.0 left in the environment or a .env would open them to the network.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
-import { boot } from "../boot";
+import { boot, loadConfig } from "../boot";
 import { flushLog } from "../http/log";
 import { secret } from "../ids";
+import { isLoopbackHost } from "../net/addresses";
+import { UsageError } from "./commands";
 import { serve } from "./serve";
 
 const DIRECTORY = "./data/dev";
@@ -80,11 +84,22 @@ function demoEnv(url: string, adminKey: string, [alice, bob]: DemoAgent[]): stri
   return `# written by \`agentbank dev\` at its last start: . ${DEMO_ENV}\n${Object.entries(lines).map(([name, value]) => `export ${name}='${value}'`).join("\n")}\n`;
 }
 
-export async function dev(options: { fresh?: boolean }): Promise<void> {
+/** Refuses (usage error) a HOST that is not loopback unless `--public`; with it, says on stderr what is open. */
+function checkHost(host: string, allowPublic: boolean): void {
+  if (isLoopbackHost(host)) return;
+  if (!allowPublic) {
+    throw new UsageError(`HOST is ${host}, not a loopback address (127.0.0.0/8, ::1, localhost): agentbank dev turns the operator routes and the test clock on; unset HOST, or pass --public to listen there anyway`);
+  }
+  console.error(`agentbank dev: warning: listening on HOST ${host} (--public): the operator routes and the test clock are reachable from other machines`);
+}
+
+export async function dev(options: { fresh?: boolean; public?: boolean }): Promise<void> {
+  const adminKey = secret("dev_admin_");
+  const env = { ...process.env, DATABASE_PATH: DATABASE, DATABASE_URL: "", ADMIN_API_KEY: adminKey, TEST_CLOCK: "true" };
+  checkHost(loadConfig(env).host, options.public === true);
   if (options.fresh) for (const file of [DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, DEMO_ENV]) rmSync(file, { force: true });
   const existed = existsSync(DATABASE);
-  const adminKey = secret("dev_admin_");
-  const config = await boot({ ...process.env, DATABASE_PATH: DATABASE, DATABASE_URL: "", ADMIN_API_KEY: adminKey, TEST_CLOCK: "true" });
+  const config = await boot(env);
   const { app, url } = await serve(config);
   const agents = await createDemo((request) => app.handle(request), url, adminKey);
   writeFileSync(DEMO_ENV, demoEnv(url, adminKey, agents), { mode: 0o600 });

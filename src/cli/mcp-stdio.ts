@@ -11,7 +11,7 @@ import { logToStderr } from "../http/log";
 import { buildCatalogue } from "../mcp/catalogue";
 import { inProcessApi } from "../mcp/routes";
 import type { KeyScopes } from "../keys/service";
-import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "../mcp/server";
+import { apiReply, apiRequestInit, createMcpServer, routeRefusal, type ApiCall } from "../mcp/server";
 import { TOOLS } from "../mcp/tools";
 
 function overHttp(base: string, authorization: string): ApiCall {
@@ -45,6 +45,6 @@ export async function runMcpStdio(argv: string[]): Promise<void> {
   const me = await call({ method: "GET", path: "/agents/me/keys/current", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
   if (me.status !== 200) stop(`the key was refused: ${(me.body as { message?: string })?.message ?? me.status}`);
   const { key: restricted } = me.body as { key: KeyScopes | null };
-  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call, toolRefusal(restricted));
+  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call, routeRefusal(restricted));
   await server.connect(new StdioServerTransport());
 }

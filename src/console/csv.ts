@@ -1,6 +1,7 @@
 // The history as CSV for the owner's spreadsheet: one row per operation (as the Overview shows it),
 // over a bounded range of UTC days and a bounded number of rows. RFC 4180 (CRLF, quotes doubled); a
-// text cell that a spreadsheet would take for a formula (= + - @, tab, CR) starts with ' instead.
+// text cell that a spreadsheet would take for a formula starts with ' instead (OWASP "CSV injection").
+// Amounts are written by the service as plain numbers ("-30.500000") and stay numbers.
 import { namesOf } from "../agents/service";
 import { read } from "../db";
 import { invalid } from "../errors";
@@ -35,9 +36,17 @@ export function csvRange(request: CsvRequest): { fromMs: number; toMs: number; c
   return { fromMs, toMs, currency };
 }
 
-/** A text cell: a formula's first character defused, then quoted as RFC 4180 asks. */
+/**
+ * What a spreadsheet may read as the start of a formula (OWASP): = + - @ as the first character after
+ * any whitespace (spreadsheets skip leading blanks and line breaks), in their ASCII, fullwidth
+ * (＝ ＋ － ＠, which East Asian input and some importers turn into ASCII) and small (﹦ ﹢ ﹣ ﹫) forms;
+ * or a tab, CR or LF as the very first character.
+ */
+const FORMULA_START = /^(?:[\t\r\n]|\s*[=+\-@\uFF1D\uFF0B\uFF0D\uFF20\uFE66\uFE62\uFE63\uFE6B])/u;
+
+/** A text cell: a formula's start defused with a leading ', then quoted as RFC 4180 asks. */
 export function textCell(value: string): string {
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  const safe = FORMULA_START.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 

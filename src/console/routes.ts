@@ -18,8 +18,13 @@ import { policyPage, savePolicy } from "./policy";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "../owners/sessions";
 import { html, writerFor } from "./views";
 
-/** Where sign-in may send the browser back to (`next`): a console page of this service, nowhere else. */
-const consolePath = (next: string | undefined) => (next && /^\/console\/[A-Za-z0-9]/.test(next) ? next : "/console");
+/**
+ * Where sign-in may send the browser back to (`next`): a console page of this service, spelled as a
+ * URL's path and query are (printable ASCII: the consent page's own URL, percent-encoded). A control
+ * character, a line separator or anything else is refused before anything is written: it could not
+ * be sent in the Location header.
+ */
+const CONSOLE_PATH = /^\/console\/[A-Za-z0-9][\x21-\x7e]*$/;
 
 const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
 
@@ -50,12 +55,14 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       if (!sameToken(readCookie(request, LOGIN_CSRF_COOKIE), field(body, "csrf"))) return refused("The form expired or did not come from this console. Reload and try again.");
       const reserved = reservedField(body);
       if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
+      const next = field(body, "next") || undefined;
+      if (next !== undefined && !CONSOLE_PATH.test(next)) return refused("The page to go back to after signing in is not a console page of this service. Sign in from /console.", 400);
       const ownerKey = field(body, "ownerKey") ?? "";
-      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401, field(body, "next"));
+      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401, next);
       const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey))) : null;
-      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401, field(body, "next"));
+      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401, next);
       const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
-      return redirect(consolePath(field(body, "next")), { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
+      return redirect(next ?? "/console", { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
     },
     { body: Form, detail: { hide: true } },
   )

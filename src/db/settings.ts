@@ -10,3 +10,17 @@ export function* getSetting(key: string, lock = false): Query<string | null> {
 export function* setSetting(key: string, value: string): Query<void> {
   yield* run("INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value", key, value);
 }
+
+/**
+ * Inside a write op: adds `amount` to a whole-number value (absent: 0) in one statement and answers
+ * the sum. One atomic upsert, so concurrent additions all count, the first ones too: a locking read
+ * of a row that does not exist yet locks nothing.
+ */
+export function* addToSetting(key: string, amount: bigint): Query<bigint> {
+  const row = yield* get<{ value: string }>(
+    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = CAST(CAST(settings.value AS BIGINT) + CAST(excluded.value AS BIGINT) AS TEXT) RETURNING value",
+    key,
+    String(amount),
+  );
+  return BigInt(row!.value);
+}

@@ -1,5 +1,8 @@
 // Idempotency-Key (CONTRACT.md §4): the key and the stored answer are written in the same write op as
-// the effect, so a retry after a crash or a timeout can never apply it twice.
+// the effect, so a retry after a crash or a timeout can never apply it twice. A key belongs to the
+// acting key (CONTRACT.md §12): the same Idempotency-Key sent with two keys of one agent (a restricted
+// key and another, or the agent's own) is two requests, each checked against its own key's limits,
+// and neither replays the other's answer.
 import { clock } from "../clock";
 import { insertOnly, run, select, type Query, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
@@ -17,6 +20,13 @@ export type Outcome = { status: number; body: unknown; replayed: boolean };
 
 export type IdempotencyScope = {
   agentId: string;
+  /** The restricted key the request came with, null for the agent's own key (and the owner acting as it). */
+  keyId: string | null;
+  /**
+   * The key whose Idempotency-Keys these are: the restricted key, or for an MCP host's token the grant
+   * it was minted from (a host retries with a renewed token: the same request); null: the agent key.
+   */
+  scopeKeyId: string | null;
   key: string | undefined;
   /** Method and path: the same key on another route is another request. */
   route: string;
@@ -37,10 +47,19 @@ const requestHashOf = (scope: IdempotencyScope) => sha256Hex(`${scope.route}\n${
 
 type StoredKey = Row<typeof idempotencyKeys>;
 
-/** The row of this key, expired or not, or null. */
+/** The acting_key of the agent's own key; a restricted key's is its id. */
+const AGENT_KEY = "agent";
+/**
+ * The acting_key of rows stored before keys were told apart (migration sqlite 0018, pg 0015): they do
+ * not say which key made them, so any key of the agent replays them, as it did; they expire within 24 h.
+ */
+const ANY_KEY = "any";
+const actingKeyOf = (scope: IdempotencyScope) => scope.scopeKeyId ?? AGENT_KEY;
+
+/** The row of this key for this acting key (or from before keys were told apart), expired or not, or null. */
 function* storedKey(scope: IdempotencyScope & { key: string }): Query<StoredKey | null> {
-  const [stored] = yield* select(idempotencyKeys, "agent_id = ? AND key = ?", scope.agentId, scope.key);
-  return stored ?? null;
+  const rows = yield* select(idempotencyKeys, "agent_id = ? AND key = ? AND acting_key IN (?, ?)", scope.agentId, scope.key, actingKeyOf(scope), ANY_KEY);
+  return rows.find((row) => row.actingKey !== ANY_KEY) ?? rows[0] ?? null;
 }
 
 /** The answer `stored` holds for this request, or null (none, or expired); a key used with another request is 409. */
@@ -69,17 +88,21 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  * not expired: the insert collides with it as above).
  */
 export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown, maybeExpired = true): Query<void> {
-  if (maybeExpired) yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND created_at <= ?", scope.agentId, scope.key, clock.nowMs() - TTL_MS);
-  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
+  const actingKey = actingKeyOf(scope);
+  if (maybeExpired) {
+    const cutoff = clock.nowMs() - TTL_MS;
+    yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND acting_key IN (?, ?) AND created_at <= ?", scope.agentId, scope.key, actingKey, ANY_KEY, cutoff);
+  }
+  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, actingKey, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
 }
 
 /** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */
 export function* replaceOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
-  yield* run("UPDATE idempotency_keys SET status = ?, body = ? WHERE agent_id = ? AND key = ?", status, JSON.stringify(body), scope.agentId, scope.key);
+  yield* run("UPDATE idempotency_keys SET status = ?, body = ? WHERE agent_id = ? AND key = ? AND acting_key = ?", status, JSON.stringify(body), scope.agentId, scope.key, actingKeyOf(scope));
 }
 
 /**
- * A write op that runs `effect` once per (agent, key). The key is unique in the database, so two
+ * A write op that runs `effect` once per (agent, acting key, key). The key is unique in the database, so two
  * instances receiving the same key at once apply it once: the second transaction conflicts, is run
  * again, and then finds the first one's answer.
  */

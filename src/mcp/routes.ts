@@ -14,7 +14,7 @@ import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
 import { keyScopes } from "../keys/service";
 import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
-import { apiReply, apiRequestInit, createMcpServer, toolRefusal, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, routeRefusal, type ApiCall } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
@@ -78,9 +78,9 @@ export function mcpRoutes(app: App) {
     assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
     const { agent, key } = await mcpCaller(request, set);
-    consumeAgent(agent, set.headers as Record<string, string | number>, messageCount(body));
+    consumeAgent(agent, key?.id ?? null, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), toolRefusal(keyScopes(key)));
+    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), routeRefusal(keyScopes(key)));
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await mcp.connect(transport);
     try {

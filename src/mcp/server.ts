@@ -1,5 +1,6 @@
 // The MCP server (official @modelcontextprotocol/sdk): the tools of the catalogue and two resources,
-// each answered by calling the agentbank HTTP API as the agent — in-process at /mcp, or over HTTP
+// each answered by calling the agentbank HTTP API as the agent (a restricted key sees only the tools
+// and resources whose routes its scopes open) — in-process at /mcp, or over HTTP
 // from `agentbank mcp` — so authentication, limits, idempotency and errors are the API's own.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -43,9 +44,10 @@ Retries: every tool that moves money or creates something takes an idempotencyKe
 Errors come back as tool errors "CODE: message"; the message says what to change (a field's allowed values, the balance you have, the limit you hit).
 Read get_balances before paying, list_inbox to see what happened to you (payments received, negotiation turns, ...).`;
 
+/** Each resource is a GET of an API route (`path`, as the router declares it) with its `query`. */
 const RESOURCES = [
-  { uri: "agentbank://wallet/balances", name: "balances", title: "Your balances", description: "Available and held balance in every currency", path: "/wallets/balance" },
-  { uri: "agentbank://messages/inbox", name: "inbox", title: "Your inbox", description: "The latest 50 messages and event notices you received", path: "/messages/inbox?limit=50" },
+  { uri: "agentbank://wallet/balances", name: "balances", title: "Your balances", description: "Available and held balance in every currency", path: "/wallets/balance", query: "" },
+  { uri: "agentbank://messages/inbox", name: "inbox", title: "Your inbox", description: "The latest 50 messages and event notices you received", path: "/messages/inbox", query: "?limit=50" },
 ];
 
 const text = (value: unknown) => JSON.stringify(value, null, 1);
@@ -60,19 +62,26 @@ function toolResult(status: number, body: unknown): CallToolResult {
   return { isError: true, content: [{ type: "text", text: error.details ? `${summary}\n${text(error.details)}` : summary }] };
 }
 
-/** Why the caller may not call a tool (a restricted key outside its scopes), or null. */
-export type Refusal = (tool: Tool) => ApiError | null;
+/** Why the caller may not call a tool's or a resource's route (a restricted key outside its scopes), or null. */
+export type Refusal = (route: { method: string; path: string }) => ApiError | null;
 
-/** The one filter of tools, at /mcp and in `agentbank mcp`: a restricted key's tools are those of its scopes' routes. */
-export const toolRefusal =
+/**
+ * The one filter of tools and resources, at /mcp and in `agentbank mcp`: a restricted key's tools and
+ * resources are those of its scopes' routes.
+ */
+export const routeRefusal =
   (key: KeyScopes | null): Refusal =>
-  (tool) =>
-    scopeRefusal(key, tool.method, tool.path);
+  (route) =>
+    scopeRefusal(key, route.method, route.path);
 
-/** `refusal`: tools it refuses are left out of tools/list, and a call of one is that tool error. */
+/**
+ * `refusal`: tools it refuses are left out of tools/list, and a call of one is that tool error;
+ * resources it refuses are left out of resources/list, and reading one is the error of an unknown one.
+ */
 export function createMcpServer(tools: Tool[], call: ApiCall, refusal: Refusal = () => null): Server {
   const server = new Server({ name: "agentbank", title: "agentbank", version: VERSION }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  const resources = RESOURCES.filter((resource) => refusal({ method: "GET", path: resource.path }) === null);
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
     tools: tools.filter((tool) => refusal(tool) === null).map((tool) => ({
@@ -101,13 +110,13 @@ export function createMcpServer(tools: Tool[], call: ApiCall, refusal: Refusal =
   });
 
   server.setRequestHandler(ListResourcesRequestSchema, () => ({
-    resources: RESOURCES.map(({ path: _, ...resource }) => ({ ...resource, mimeType: "application/json" })),
+    resources: resources.map(({ path: _, query: __, ...resource }) => ({ ...resource, mimeType: "application/json" })),
   }));
 
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
-    const resource = RESOURCES.find((candidate) => candidate.uri === request.params.uri);
+    const resource = resources.find((candidate) => candidate.uri === request.params.uri);
     if (!resource) throw new Error(`no resource ${request.params.uri}`);
-    const { status, body } = await call({ method: "GET", path: resource.path, headers: {} });
+    const { status, body } = await call({ method: "GET", path: resource.path + resource.query, headers: {} });
     if (status !== 200) throw new Error(`${(body as { error?: string })?.error ?? status}: ${(body as { message?: string })?.message ?? "refused"}`);
     return { contents: [{ uri: resource.uri, mimeType: "application/json", text: text(body) }] };
   });

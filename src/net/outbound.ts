@@ -1,37 +1,17 @@
 // The one way the service calls a URL an agent gave it (webhooks, x402 resources, bet oracles).
-// SSRF guard: the host is resolved once, every address must be global unicast (ipaddr.js ranges,
-// with IPv4 embedded in IPv6 unwrapped first), and the connection is made to the address that was
-// checked, with the original Host header and TLS name, so DNS cannot answer differently at connect
-// time. WEBHOOK_ALLOW_PRIVATE_NETWORKS=true skips the range check (never the pinning).
+// SSRF guard: the host is resolved once, every address must be global unicast (isPublicAddress in
+// addresses.ts: ipaddr.js ranges, with IPv4 embedded in IPv6 unwrapped first), and the connection is
+// made to the address that was checked, with the original Host header and TLS name, so DNS cannot
+// answer differently at connect time. WEBHOOK_ALLOW_PRIVATE_NETWORKS=true skips the range check (never the pinning).
 import { lookup } from "node:dns/promises";
 import ipaddr from "ipaddr.js";
+import { isPublicAddress } from "./addresses";
 import { config } from "../config";
 import { invalid } from "../errors";
 
 export class OutboundRefused extends Error {}
 
 const DNS_TIMEOUT_MS = 5_000;
-
-/** The IPv4 address an IPv6 form carries (mapped, compatible, NAT64, 6to4), or the address itself. */
-function unwrap(address: ipaddr.IPv4 | ipaddr.IPv6): ipaddr.IPv4 | ipaddr.IPv6 {
-  if (address.kind() === "ipv4") return address;
-  const v6 = address as ipaddr.IPv6;
-  const parts = v6.parts;
-  const embedded = (high: number, low: number) => ipaddr.IPv4.parse(`${high >> 8}.${high & 255}.${low >> 8}.${low & 255}`);
-  if (v6.isIPv4MappedAddress()) return v6.toIPv4Address();
-  // ::a.b.c.d (IPv4-compatible, deprecated) — ipaddr.js calls the hex spelling ::7f00:1 "unicast".
-  if (parts.slice(0, 6).every((part) => part === 0) && (parts[6] !== 0 || parts[7]! > 1)) return embedded(parts[6]!, parts[7]!);
-  const range = v6.range();
-  if (range === "rfc6052") return embedded(parts[6]!, parts[7]!); // NAT64 64:ff9b::/96
-  if (range === "6to4") return embedded(parts[1]!, parts[2]!); // 2002:AABB:CCDD::/48
-  return v6;
-}
-
-/** Only global unicast addresses may be called: no loopback, private, link-local, metadata, multicast, reserved. */
-export function isPublicAddress(text: string): boolean {
-  if (!ipaddr.isValid(text)) return false;
-  return unwrap(ipaddr.process(text)).range() === "unicast";
-}
 
 type Target = { url: URL; address: string };
 

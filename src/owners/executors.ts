@@ -39,5 +39,5 @@ export const executeApproved: Executor = async (row, grant) => {
   // payTo was held with the terms (the grant holds only for that payee); the request is the rest.
   const { payTo: _payTo, ...request } = terms as PayRequest & { payTo: string };
   // What the resource answered is kept with the approval: the agent reads it at GET /approvals/{id}.
-  return (await payResource(row.agentId, request, { agentId: row.agentId, key: undefined, route: "POST /x402/pay", body: request }, sanction, row.keyId)).body;
+  return (await payResource(row.agentId, request, { agentId: row.agentId, keyId: row.keyId, scopeKeyId: row.keyId, key: undefined, route: "POST /x402/pay", body: request }, sanction)).body;
 };

@@ -102,8 +102,9 @@ function* debit(agentId: string, request: PayRequest, method: string, chosen: Re
   return row;
 }
 
-/** `keyId`: the restricted key the agent called with (its scope and budget apply), null for the agent key. */
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION, keyId: string | null = null): Promise<Outcome> {
+/** `idempotency.keyId`: the restricted key the agent called with (its scope and budget apply), null for the agent key. */
+export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
+  const { keyId } = idempotency;
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();
   const maxAmount = toMinor(request.maxAmount, USDC, "maxAmount");

@@ -1,6 +1,6 @@
 import { Elysia, t, type Static } from "elysia";
 import { read } from "../db";
-import { auth } from "../auth/macros";
+import { actingKeysOf, auth } from "../auth/macros";
 import { Amount, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { validateKey } from "../idempotency/idempotency";
 import { payResource } from "./pay";
@@ -15,10 +15,10 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
   .use(auth)
   .post(
     "/pay",
-    async ({ agent, key: restricted, body, headers, set }) => {
+    async ({ agent, body, headers, set, request }) => {
       const key = headers["idempotency-key"];
       validateKey(key);
-      const outcome = await payResource(agent.id, body, { agentId: agent.id, key, route: "POST /x402/pay", body }, NO_SANCTION, restricted?.id ?? null);
+      const outcome = await payResource(agent.id, body, { agentId: agent.id, ...actingKeysOf(request), key, route: "POST /x402/pay", body }, NO_SANCTION);
       set.status = outcome.status;
       if (outcome.replayed) set.headers["idempotent-replayed"] = "true";
       // payResource answers { payment, resource } (fresh or replayed); Elysia checks it against X402Result.
