@@ -3,10 +3,10 @@
 // own verify/settle, on anvil posing as base-sepolia (test/x402/official.ts), plus a raw attacker
 // server for crafted requirements. After every scenario the ledger check reconciles with the chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createWalletClient, getAddress, http, parseSignature, type Abi, type Address, type Hex } from "viem";
+import { createWalletClient, getAddress, http, type Abi, type Address, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import contracts from "./chain/contracts.json";
-import { TEST_MNEMONIC } from "./chain/anvil";
+import { TEST_MNEMONIC, testActor } from "./chain/anvil";
 import { HOSTILE_CASES, PRICE_UNITS, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
 import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
@@ -48,19 +48,7 @@ async function settleJobs(): Promise<void> {
 }
 
 /** The attacker's move: settle a captured authorization on chain by itself, long after the service saw the answer. */
-async function settleCaptured(captured: { payload: { signature: Hex; authorization: Record<string, string> } }) {
-  const { authorization, signature } = captured.payload;
-  const { r, s, v } = parseSignature(signature);
-  const attacker = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 3 }) });
-  const hash = await attacker.writeContract({
-    address: x.usdc,
-    abi: contracts.TestUSDC.abi as Abi,
-    functionName: "transferWithAuthorization",
-    args: [authorization.from, authorization.to, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce, Number(v), r, s],
-  });
-  const receipt = await x.anvil.receipt(hash);
-  expect(receipt.status).toBe("success");
-}
+const settleCaptured = (captured: { payload: { signature: Hex; authorization: Record<string, string> } }) => x.submitAuthorization(captured.payload);
 
 describe("official servers", () => {
   test("v1 (x402-express): paid, SETTLED at once; the merchant received exactly what the agent was charged", async () => {
@@ -146,7 +134,7 @@ describe("attacks", () => {
     expect(captured.body.payment).toMatchObject({ status: "PENDING", error: null });
     const header = hostile.payments.at(-1)!.decoded as { payload: { signature: Hex; authorization: Record<string, string> } };
     const before = await x.balanceOf(hostile.payTo as Address);
-    await settleCaptured(header);
+    expect(await settleCaptured(header)).toBe("success");
     await settleJobs();
     const settled = await payment(agent, captured.body.payment.id);
     expect(settled).toMatchObject({ status: "SETTLED" });
@@ -189,7 +177,7 @@ describe("attacks", () => {
       const reply = await pay(payer, { url: `${toPayee.url}/v2/amount/${PRICE_UNITS}`, maxAmount: 1 });
       expect(reply.body.payment).toMatchObject({ status: "PENDING", internalAgentId: payee.id });
       expect(await server.balance(payee)).toEqual({ available: 0, held: 0 });
-      await settleCaptured(toPayee.payments[0]!.decoded as never);
+      expect(await settleCaptured(toPayee.payments[0]!.decoded as never)).toBe("success");
       await settleJobs();
       await settleJobs();
       // Credited once in the ledger; the treasury's on-chain transfer to the payee's address is not a deposit.
@@ -240,14 +228,14 @@ describe("when the chain decides", () => {
     // The treasury cannot cover the payment: the official facilitator refuses to verify it.
     const treasuryUsdc = await x.balanceOf(TREASURY);
     const operator = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }) });
-    const parked = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }).address;
+    const parked = testActor(3).address;
     const move = async (to: Address, amount: bigint, from = operator) =>
       x.anvil.receipt(await from.writeContract({ address: x.usdc, abi: contracts.TestUSDC.abi as Abi, functionName: "transfer", args: [to, amount] }));
     const out = await move(parked, treasuryUsdc);
     const rejected = await pay(agent, { url: `${x.v2Url}/paid`, maxAmount: 1 });
     expect(rejected.body.payment.status).toBe("PENDING");
     expect(rejected.body.payment.error).toMatch(/refused the payment \(402\): .*insufficient/i);
-    const back = await move(TREASURY, treasuryUsdc, createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }) }));
+    const back = await move(TREASURY, treasuryUsdc, createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: testActor(3) }));
     expect(back.status).toBe("success");
 
     const open = (await server.request("GET", "/x402/payments?limit=100", { key: agent.apiKey })).body.data.filter((p: { status: string }) => p.status === "PENDING");
