@@ -13,6 +13,8 @@ import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/** m/44'/60'/1'/0/0 of the test mnemonic: the internal settlement signer, which pays agentbank's own payees. */
+const INTERNAL_SIGNER = mnemonicToAccount(TEST_MNEMONIC, { accountIndex: 1 }).address;
 const PRICE = Number(PRICE_UNITS) / 1e6;
 
 let x: OfficialX402;
@@ -162,7 +164,7 @@ describe("attacks", () => {
     await expectLedgerOk(server);
   });
 
-  test("x402 to the deposit address of an agent that blocked the payer is 403; otherwise it settles to that agent once", async () => {
+  test("x402 to the deposit address of an agent that blocked the payer is 403; otherwise only agentbank's facilitator settles it to that agent, once (custody.test.ts: or it is refunded)", async () => {
     const payer = await funded();
     const payee = await server.register();
     const toPayee = startHostile402({ payTo: payee.registration.wallet.address });
@@ -174,16 +176,27 @@ describe("attacks", () => {
       expect(await server.balance(payer)).toEqual({ available: 10, held: 0 });
       await server.request("DELETE", `/agents/me/block/${payer.id}`, { key: payee.apiKey });
 
+      const treasuryBefore = await x.balanceOf(TREASURY);
       const reply = await pay(payer, { url: `${toPayee.url}/v2/amount/${PRICE_UNITS}`, maxAmount: 1 });
       expect(reply.body.payment).toMatchObject({ status: "PENDING", internalAgentId: payee.id });
-      expect(await server.balance(payee)).toEqual({ available: 0, held: 0 });
-      expect(await settleCaptured(toPayee.payments[0]!.decoded as never)).toBe("success");
+      const captured = toPayee.payments[0]!.decoded as { accepted: unknown; payload: { signature: Hex; authorization: Record<string, string> } };
+      // Signed by the internal settlement signer, which holds no USDC: on chain it moves nothing.
+      expect(captured.payload.authorization.from).toBe(INTERNAL_SIGNER);
+      expect(await settleCaptured(captured)).toBe("reverted");
       await settleJobs();
+      expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
+      expect((await payment(payer, reply.body.payment.id)).status).toBe("PENDING");
+      // The payee's resource settles it through agentbank's facilitator: in the ledger, once.
+      const sale = { x402Version: 2, paymentPayload: captured, paymentRequirements: captured.accepted };
+      const settled = await server.request("POST", "/x402/facilitator/settle", { key: payee.apiKey, body: sale });
+      expect(settled.body).toMatchObject({ success: true, transaction: "", payer: INTERNAL_SIGNER });
       await settleJobs();
-      // Credited once in the ledger; the treasury's on-chain transfer to the payee's address is not a deposit.
+      expect(await payment(payer, reply.body.payment.id)).toMatchObject({ status: "SETTLED", transaction: null });
       expect(await server.balance(payee)).toEqual({ available: PRICE, held: 0 });
-      expect((await financialNotifications(server, payee, "x402.received"))).toHaveLength(1);
-      expect((await financialNotifications(server, payee, "deposit.credited"))).toHaveLength(0);
+      expect(await financialNotifications(server, payee, "x402.sale")).toHaveLength(1);
+      expect(await financialNotifications(server, payee, "deposit.credited")).toHaveLength(0);
+
+      expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
       await expectLedgerOk(server);
     } finally {
       toPayee.stop();

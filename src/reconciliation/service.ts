@@ -11,7 +11,7 @@
 // every transfer out of the treasury must be one of those (same transaction, recipient and amount),
 // and each of those must have its transfer.
 import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "../chain/client";
-import { treasuryAccount } from "../chain/keys";
+import { serviceSigners, type ServiceSigners } from "../chain/keys";
 import { treasuryTransfers } from "../chain/schema";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
@@ -43,7 +43,7 @@ export function* checkInFlight() {
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
-function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: string) {
+function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: ServiceSigners) {
   const inflow = yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, to);
   const outs = yield* select(treasuryTransfers, "direction = 'out' AND block_number > ? AND block_number <= ?", from, to);
   // What the ledger says left the treasury on chain up to B.
@@ -65,13 +65,14 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: s
     )),
   ];
   // SETTLED, but the chain never used the authorization and no longer can (unless agentbank's facilitator
-  // settled it in the ledger: a sale between two agents, no transaction).
+  // settled it in the ledger: a sale between two agents, no transaction, paid by one of the service's signers).
   const neverUsed = yield* all<Movement>(
     `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
      WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)
-       AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer = ? AND status = 'SETTLED' AND tx_hash IS NULL)`,
+       AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer IN (?, ?) AND status = 'SETTLED' AND tx_hash IS NULL)`,
     cursorTime,
-    treasury,
+    signers.treasury,
+    signers.internalSigner,
   );
   return { inflow, outs, movements, neverUsed };
 }
@@ -81,7 +82,8 @@ export async function reconcileChain() {
   const cursor = await read(watchCursor());
   const opening = await read(treasuryOpening());
   if (!cursor || !opening) return { status: "not_started" as const };
-  const treasury = treasuryAccount().address;
+  const signers = serviceSigners();
+  const { treasury } = signers;
   let onchain: bigint;
   try {
     await verifyChain();
@@ -91,7 +93,7 @@ export async function reconcileChain() {
   }
   const B = cursor.block;
   const from = opening.block;
-  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n, treasury));
+  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n, signers));
   // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
   const operatorOuts = outs.filter((out) => out.acknowledged !== null);
   const unmatched = outs.filter((out) => out.acknowledged === null);
