@@ -135,6 +135,11 @@ describe("on a local EVM", () => {
     expect(notices.filter((m: { metadata: { kind: string } }) => m.metadata.kind === "deposit.credited")).toHaveLength(1);
     const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
     expect(history[0]).toMatchObject({ type: "DEPOSIT", amount: 12.5, reference: { type: "chain_deposit" } });
+    // The deposit stays on the agent's address, which holds what was credited to it (read in JSON-RPC
+    // batches here: this chain has no Multicall3).
+    const { custody } = (await server.ledgerCheck()).chain;
+    expect(custody.deposits).toMatchObject({ read: { via: "json-rpc-batch" }, withDifference: 0 });
+    expect(custody.onChain.depositAddresses).toBe(custody.deposits.credited);
     await expectLedgerOk(server);
   });
 

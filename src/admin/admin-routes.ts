@@ -50,7 +50,7 @@ export const adminRoutes = operatorRoutes("admin")
       ...answers(
         docs(
           "Operator",
-          "Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
+          "Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be, that none of it went to an agentbank address, and total custody (treasury and deposit addresses) against what agents are owed",
           "admin",
         ),
         { 200: LedgerCheck },
