@@ -3,14 +3,14 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { formatUnits, getAddress, parseUnits, type Address } from "viem";
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from "viem/accounts";
-import { startAnvil, startRpcProxy, TEST_MNEMONIC, type Anvil } from "./chain/anvil";
+import { startAnvil, startRpcProxy, TEST_MNEMONIC, testActor, type Anvil } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 import { waitFor } from "./helpers/wait";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
-/** The test's funder (anvil's second account), which sends the test deposits. */
-const FUNDER = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }).address;
+/** The test's funder, which sends the test deposits. */
+const FUNDER = testActor(0).address;
 const freshAddress = () => privateKeyToAccount(generatePrivateKey()).address;
 
 /** The chain's own pace: up to 10 s for a broadcast or a confirmation. */
@@ -135,6 +135,11 @@ describe("on a local EVM", () => {
     expect(notices.filter((m: { metadata: { kind: string } }) => m.metadata.kind === "deposit.credited")).toHaveLength(1);
     const history = (await server.request("GET", "/wallets/history", { key: agent.apiKey })).body.data;
     expect(history[0]).toMatchObject({ type: "DEPOSIT", amount: 12.5, reference: { type: "chain_deposit" } });
+    // The deposit stays on the agent's address, which holds what was credited to it (read in JSON-RPC
+    // batches here: this chain has no Multicall3).
+    const { custody } = (await server.ledgerCheck()).chain;
+    expect(custody.deposits).toMatchObject({ read: { via: "json-rpc-batch" }, withDifference: 0 });
+    expect(custody.onChain.depositAddresses).toBe(custody.deposits.credited);
     await expectLedgerOk(server);
   });
 
@@ -173,7 +178,7 @@ describe("on a local EVM", () => {
   test("a treasury without enough USDC fails the withdrawal and returns the funds", async () => {
     // The operator moves the treasury's USDC away (its nonce moves outside the service too).
     const held = await anvil.balanceOf(TREASURY);
-    const drained = await anvil.sendAs(0, "transfer", [freshAddress(), held]);
+    const drained = await anvil.sendAsTreasury("transfer", [freshAddress(), held]);
     expect(await anvil.balanceOf(TREASURY)).toBe(0n);
     const agent = await server.register();
     await server.deposit(agent.id, 50);
@@ -293,7 +298,7 @@ describe("on a local EVM", () => {
     const address = agent.registration.wallet.address as Address;
     await anvil.mint(FUNDER, "8");
     const snapshot = await anvil.snapshot();
-    await anvil.sendAs(1, "transfer", [address, parseUnits("8", 6)]);
+    await anvil.send("transfer", [address, parseUnits("8", 6)]);
     await server.advance(1);
     expect(await server.balance(agent)).toEqual({ available: 0, held: 0 });
     // The block holding the transfer (one confirmation of two) disappears; the chain grows without it.
@@ -320,7 +325,7 @@ describe("on a local EVM", () => {
     const reply = await withdraw(agent, { toAddress: target, amount: 3 });
     await until(async () => ((await withdrawal(agent, reply.body.id)).status === "SUBMITTED" ? true : undefined));
     // The operator spends the treasury's next nonce outside the service: one confirmation proves nothing yet.
-    await anvil.sendAs(0, "approve", [freshAddress(), 1n]);
+    await anvil.sendAsTreasury("approve", [freshAddress(), 1n]);
     await server.advance(1);
     expect((await withdrawal(agent, reply.body.id)).status).toBe("SUBMITTED");
     await anvil.mine(1);

@@ -3,23 +3,18 @@
 // by the official @x402/fetch client from an outside wallet on anvil (posing as base-sepolia), and by an
 // agentbank agent through /x402/pay (settled in the ledger, no transaction).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import express from "express";
-import type { AddressInfo } from "node:net";
-import type { Server } from "node:http";
 import { getAddress, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
-import { paymentMiddleware, x402ResourceServer } from "@x402/express";
-import { HTTPFacilitatorClient } from "@x402/core/server";
-import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { bazaarResourceServerExtension, declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
+import { startSeller, type Seller } from "./x402/seller";
 
 let x: OfficialX402;
 let server: TestServer;
@@ -27,13 +22,11 @@ let seller: Agent;
 let other: Agent;
 let sellerAddress: Address;
 let otherAddress: Address;
-let shop: { url: string; server: Server };
+let shop: Seller;
 const buyer = privateKeyToAccount(generatePrivateKey());
 const poor = privateKeyToAccount(generatePrivateKey());
 /** The payment headers the buyer's client sent, in order. */
 const sent: string[] = [];
-/** The payment headers the seller's server received, in order (an agentbank buyer's included). */
-const received: string[] = [];
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
 /** Runs SQL directly on the test server's database: to look at the sales rows, or corrupt them on purpose. */
 let execute: (sql: string) => Promise<Record<string, unknown>[]>;
@@ -74,40 +67,14 @@ beforeAll(async () => {
   // Funded, so that a settlement wrongly sent to the chain would show in its balance.
   await x.mint(TREASURY, "1");
   ({ execute, close: disconnect } = directDatabase(server));
-  // The seller's server: the official packages only, with agentbank's facilitator URL and the seller's key.
-  const auth = { authorization: `Bearer ${seller.apiKey}` };
-  const resourceServer = new x402ResourceServer(
-    new HTTPFacilitatorClient({ url: new URL("/x402/facilitator", server.url).toString(), createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }) }),
-  )
-    .register(NETWORK_V2, new ExactEvmServerScheme())
-    .registerExtension(bazaarResourceServerExtension);
-  const accepts = (payTo: Address) => ({ scheme: "exact", price: "$0.01", network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 });
-  const app = express();
-  app.use((req, _res, next) => {
-    const header = req.headers["payment-signature"];
-    if (typeof header === "string") received.push(header);
-    next();
+  shop = await startSeller(server.url, seller.apiKey, {
+    "/weather": { payTo: sellerAddress, price: "$0.01", answer: { city: "Paris", temperatureC: 21 }, description: "Weather in Paris", extensions: declareDiscoveryExtension({ output: { example: { city: "Paris", temperatureC: 21 } } }) },
+    "/elsewhere": { payTo: otherAddress, price: "$0.01", answer: { nope: true }, description: "paid to another agent" },
   });
-  app.use(
-    paymentMiddleware(
-      {
-        "GET /weather": { accepts: accepts(sellerAddress), description: "Weather in Paris", mimeType: "application/json", extensions: declareDiscoveryExtension({ output: { example: { city: "Paris", temperatureC: 21 } } }) },
-        "GET /elsewhere": { accepts: accepts(otherAddress), description: "paid to another agent", mimeType: "application/json" },
-      },
-      resourceServer,
-    ),
-  );
-  app.get("/weather", (_req, res) => void res.json({ city: "Paris", temperatureC: 21 }));
-  app.get("/elsewhere", (_req, res) => void res.json({ nope: true }));
-  const listening = await new Promise<Server>((resolve) => {
-    const started = app.listen(0, "127.0.0.1", () => resolve(started));
-  });
-  shop = { url: `http://127.0.0.1:${(listening.address() as AddressInfo).port}`, server: listening };
 });
 afterAll(async () => {
   disconnect();
-  shop?.server.close();
-  shop?.server.closeAllConnections?.();
+  shop?.close();
   await server?.close();
   await x?.stop();
 });
@@ -205,7 +172,7 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(paid.status).toBe(200);
     expect(paid.body.resource).toMatchObject({ status: 200, body: { city: "Paris", temperatureC: 21 } });
     expect(paid.body.payment).toMatchObject({ status: "SETTLED", internalAgentId: seller.id, transaction: null });
-    const header = received.at(-1)!;
+    const header = shop.received.at(-1)!;
     // The seller's server got its answer, settled by the facilitator; a replay of the header is refused.
     expect((await fetch(`${shop.url}/weather`, { headers: { "PAYMENT-SIGNATURE": header } })).status).toBe(402);
     const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));

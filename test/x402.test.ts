@@ -3,16 +3,18 @@
 // own verify/settle, on anvil posing as base-sepolia (test/x402/official.ts), plus a raw attacker
 // server for crafted requirements. After every scenario the ledger check reconciles with the chain.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { createWalletClient, getAddress, http, parseSignature, type Abi, type Address, type Hex } from "viem";
+import { createWalletClient, getAddress, http, type Abi, type Address, type Hex } from "viem";
 import { mnemonicToAccount } from "viem/accounts";
 import contracts from "./chain/contracts.json";
-import { TEST_MNEMONIC } from "./chain/anvil";
+import { TEST_MNEMONIC, testActor } from "./chain/anvil";
 import { HOSTILE_CASES, PRICE_UNITS, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
 import { block, financialNotifications } from "./helpers/inbox";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
+/** m/44'/60'/1'/0/0 of the test mnemonic: the internal settlement signer, which pays agentbank's own payees. */
+const INTERNAL_SIGNER = mnemonicToAccount(TEST_MNEMONIC, { accountIndex: 1 }).address;
 const PRICE = Number(PRICE_UNITS) / 1e6;
 
 let x: OfficialX402;
@@ -48,19 +50,7 @@ async function settleJobs(): Promise<void> {
 }
 
 /** The attacker's move: settle a captured authorization on chain by itself, long after the service saw the answer. */
-async function settleCaptured(captured: { payload: { signature: Hex; authorization: Record<string, string> } }) {
-  const { authorization, signature } = captured.payload;
-  const { r, s, v } = parseSignature(signature);
-  const attacker = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 3 }) });
-  const hash = await attacker.writeContract({
-    address: x.usdc,
-    abi: contracts.TestUSDC.abi as Abi,
-    functionName: "transferWithAuthorization",
-    args: [authorization.from, authorization.to, BigInt(authorization.value!), BigInt(authorization.validAfter!), BigInt(authorization.validBefore!), authorization.nonce, Number(v), r, s],
-  });
-  const receipt = await x.anvil.receipt(hash);
-  expect(receipt.status).toBe("success");
-}
+const settleCaptured = (captured: { payload: { signature: Hex; authorization: Record<string, string> } }) => x.submitAuthorization(captured.payload);
 
 describe("official servers", () => {
   test("v1 (x402-express): paid, SETTLED at once; the merchant received exactly what the agent was charged", async () => {
@@ -146,7 +136,7 @@ describe("attacks", () => {
     expect(captured.body.payment).toMatchObject({ status: "PENDING", error: null });
     const header = hostile.payments.at(-1)!.decoded as { payload: { signature: Hex; authorization: Record<string, string> } };
     const before = await x.balanceOf(hostile.payTo as Address);
-    await settleCaptured(header);
+    expect(await settleCaptured(header)).toBe("success");
     await settleJobs();
     const settled = await payment(agent, captured.body.payment.id);
     expect(settled).toMatchObject({ status: "SETTLED" });
@@ -174,7 +164,7 @@ describe("attacks", () => {
     await expectLedgerOk(server);
   });
 
-  test("x402 to the deposit address of an agent that blocked the payer is 403; otherwise it settles to that agent once", async () => {
+  test("x402 to the deposit address of an agent that blocked the payer is 403; otherwise only agentbank's facilitator settles it to that agent, once (custody.test.ts: or it is refunded)", async () => {
     const payer = await funded();
     const payee = await server.register();
     const toPayee = startHostile402({ payTo: payee.registration.wallet.address });
@@ -186,16 +176,27 @@ describe("attacks", () => {
       expect(await server.balance(payer)).toEqual({ available: 10, held: 0 });
       await server.request("DELETE", `/agents/me/block/${payer.id}`, { key: payee.apiKey });
 
+      const treasuryBefore = await x.balanceOf(TREASURY);
       const reply = await pay(payer, { url: `${toPayee.url}/v2/amount/${PRICE_UNITS}`, maxAmount: 1 });
       expect(reply.body.payment).toMatchObject({ status: "PENDING", internalAgentId: payee.id });
-      expect(await server.balance(payee)).toEqual({ available: 0, held: 0 });
-      await settleCaptured(toPayee.payments[0]!.decoded as never);
+      const captured = toPayee.payments[0]!.decoded as { accepted: unknown; payload: { signature: Hex; authorization: Record<string, string> } };
+      // Signed by the internal settlement signer, which holds no USDC: on chain it moves nothing.
+      expect(captured.payload.authorization.from).toBe(INTERNAL_SIGNER);
+      expect(await settleCaptured(captured)).toBe("reverted");
       await settleJobs();
+      expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
+      expect((await payment(payer, reply.body.payment.id)).status).toBe("PENDING");
+      // The payee's resource settles it through agentbank's facilitator: in the ledger, once.
+      const sale = { x402Version: 2, paymentPayload: captured, paymentRequirements: captured.accepted };
+      const settled = await server.request("POST", "/x402/facilitator/settle", { key: payee.apiKey, body: sale });
+      expect(settled.body).toMatchObject({ success: true, transaction: "", payer: INTERNAL_SIGNER });
       await settleJobs();
-      // Credited once in the ledger; the treasury's on-chain transfer to the payee's address is not a deposit.
+      expect(await payment(payer, reply.body.payment.id)).toMatchObject({ status: "SETTLED", transaction: null });
       expect(await server.balance(payee)).toEqual({ available: PRICE, held: 0 });
-      expect((await financialNotifications(server, payee, "x402.received"))).toHaveLength(1);
-      expect((await financialNotifications(server, payee, "deposit.credited"))).toHaveLength(0);
+      expect(await financialNotifications(server, payee, "x402.sale")).toHaveLength(1);
+      expect(await financialNotifications(server, payee, "deposit.credited")).toHaveLength(0);
+
+      expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
       await expectLedgerOk(server);
     } finally {
       toPayee.stop();
@@ -240,14 +241,14 @@ describe("when the chain decides", () => {
     // The treasury cannot cover the payment: the official facilitator refuses to verify it.
     const treasuryUsdc = await x.balanceOf(TREASURY);
     const operator = createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }) });
-    const parked = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }).address;
+    const parked = testActor(3).address;
     const move = async (to: Address, amount: bigint, from = operator) =>
       x.anvil.receipt(await from.writeContract({ address: x.usdc, abi: contracts.TestUSDC.abi as Abi, functionName: "transfer", args: [to, amount] }));
     const out = await move(parked, treasuryUsdc);
     const rejected = await pay(agent, { url: `${x.v2Url}/paid`, maxAmount: 1 });
     expect(rejected.body.payment.status).toBe("PENDING");
     expect(rejected.body.payment.error).toMatch(/refused the payment \(402\): .*insufficient/i);
-    const back = await move(TREASURY, treasuryUsdc, createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 4 }) }));
+    const back = await move(TREASURY, treasuryUsdc, createWalletClient({ chain: x.anvil.chain, transport: http(x.anvil.rpcUrl), account: testActor(3) }));
     expect(back.status).toBe("success");
 
     const open = (await server.request("GET", "/x402/payments?limit=100", { key: agent.apiKey })).body.data.filter((p: { status: string }) => p.status === "PENDING");

@@ -14,7 +14,7 @@ import { answers } from "../http/responses";
 import { checkLedger } from "../ledger/check";
 import { checkSales } from "../reconciliation/sales";
 import { checkInFlight, reconcileChain } from "../reconciliation/service";
-import { treasuryAccount } from "../chain/keys";
+import { serviceSigners } from "../chain/keys";
 import { runAllJobs } from "../scheduler";
 import { ClockAdvanced, LedgerCheck } from "./model";
 
@@ -41,7 +41,7 @@ export const adminRoutes = operatorRoutes("admin")
     async () => {
       const ledger = await read(checkLedger(), true);
       const inFlight = await read(checkInFlight(), true);
-      const x402Sales = await read(checkSales(config.chain.configured ? treasuryAccount().address : null), true);
+      const x402Sales = await read(checkSales(serviceSigners()), true);
       const chain = await reconcileChain();
       // A chain that cannot be read now is reported, not counted as a mismatch.
       return { ...ledger, ok: ledger.ok && inFlight.ok && x402Sales.ok && chain.status !== "mismatch", inFlight, x402Sales, chain };
@@ -50,7 +50,7 @@ export const adminRoutes = operatorRoutes("admin")
       ...answers(
         docs(
           "Operator",
-          "Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be",
+          "Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be, that none of it went to an agentbank address, and total custody (treasury and deposit addresses) against what agents are owed",
           "admin",
         ),
         { 200: LedgerCheck },

@@ -14,9 +14,59 @@ const InFlight = Model(
   { description: "Money in flight: the ledger's system account against the records still open" },
 );
 
+const Custody = Model(
+  {
+    ok: t.Boolean({ description: "no deposit address holds less USDC than was credited to it from the chain" }),
+    onChain: Model(
+      {
+        treasury: USDC("the treasury's balance"),
+        internalSigner: USDC("the internal settlement signer's balance (0 unless someone sent it USDC)"),
+        depositAddresses: USDC("the sum of every deposit address's balance"),
+        total: USDC("treasury + internalSigner + depositAddresses: everything agentbank holds on chain"),
+      },
+      { description: "USDC on chain at `block`" },
+    ),
+    owedToAgents: USDC("agents' available and held balances"),
+    inFlight: Model(
+      {
+        x402: USDC("x402 payments debited from agents that had not left custody at `block`"),
+        withdrawals: USDC("withdrawals debited from agents whose transfer was not in a block up to `block`"),
+        total: USDC("x402 + withdrawals"),
+      },
+      { description: "Money debited from agents that, at `block`, was still on chain" },
+    ),
+    difference: USDC("onChain.total − owedToAgents − inFlight.total: the operator's float"),
+    shortfall: USDC("what custody lacks to cover owedToAgents + inFlight (0 when it covers them); reported, not a failure: /admin/deposits credits USDC the chain never saw"),
+    deposits: Model(
+      {
+        addresses: Int({ minimum: 0, description: "deposit addresses read" }),
+        credited: USDC("what the chain watcher credited to them (deposits and facilitator sales) up to `block`"),
+        read: Model(
+          {
+            via: Enum(["multicall3", "json-rpc-batch"], { description: "Multicall3 (one eth_call per 500 addresses) when the chain has it, else JSON-RPC batches of 100" }),
+            requests: Int({ minimum: 1, description: "RPC requests the balances took, one after another" }),
+          },
+          { description: "How the balances were read" },
+        ),
+        withDifference: Int({ minimum: 0, description: "addresses whose balance differs from what was credited to them" }),
+        differences: t.Array(
+          Model(
+            { agentId: t.String(), address: t.String(), onchainBalance: USDC("the balance at `block`"), credited: USDC("credited to it up to `block`"), difference: USDC("onchainBalance − credited; below 0 fails the check") },
+            { description: "A deposit address whose balance is not what was credited to it (shortfalls first, at most 100)" },
+          ),
+        ),
+      },
+      { description: "Each deposit address holds what was credited to it (there is no sweep)" },
+    ),
+  },
+  { description: "Total custody: what agentbank holds on chain against what the ledger owes, at the watcher's block" },
+);
+
 const ChainReconciled = Model(
   {
-    status: Enum(["ok", "mismatch"], { description: "ok: the treasury's USDC on chain is what the ledger says, and every transfer out is explained" }),
+    status: Enum(["ok", "mismatch"], {
+      description: "ok: the treasury's USDC on chain is what the ledger says, every transfer out is explained, none went to an agentbank address unacknowledged, and custody holds",
+    }),
     block: Int({ description: "the block the check is made at (the chain watcher's position)" }),
     treasury: t.String({ description: "the treasury's address" }),
     onchainBalance: USDC("the treasury's balance at `block`"),
@@ -39,6 +89,20 @@ const ChainReconciled = Model(
         { description: "A withdrawal or x402 payment the ledger counts as paid on chain without its transfer" },
       ),
     ),
+    custodialTransfers: t.Array(
+      Model(
+        {
+          txHash: t.String(),
+          logIndex: Int(),
+          to: t.String({ description: "the agentbank address it went to" }),
+          agentId: Nullable(t.String(), { description: "the agent whose deposit address it is; null for the internal settlement signer" }),
+          amount: USDC("the amount"),
+          acknowledged: Nullable(t.String(), { description: "the operator's explanation (POST /admin/chain/acknowledge); unacknowledged, it fails the check" }),
+        },
+        { description: "A transfer of the treasury's USDC to one of agentbank's own addresses: never allowed" },
+      ),
+    ),
+    custody: Custody,
     network: t.String({ description: "the network's name (base, base-sepolia, ...) or eip155:<chainId>" }),
     chainId: Int({ description: "the chain id" }),
   },

@@ -8,6 +8,9 @@ const RPC_TIMEOUT_MS = 10_000;
 const NETWORKS: Record<number, string> = { 8453: "base", 84532: "base-sepolia", 31337: "anvil" };
 
 let client: PublicClient | null = null;
+let batching: PublicClient | null = null;
+/** How many calls one JSON-RPC batch request carries at most (batchingClient). */
+export const RPC_BATCH_SIZE = 100;
 let verified = false;
 
 export type ChainSettings = Extract<typeof config.chain, { configured: true }>;
@@ -35,6 +38,15 @@ export function publicClient(): PublicClient {
     client = createPublicClient({ chain: chainDefinition(), cacheTime: 0, transport: http(chainSettings().rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0 }) });
   }
   return client;
+}
+
+/** The same RPC with JSON-RPC batching: the calls made in one tick go out as one HTTP request (RPC_BATCH_SIZE at most). */
+export function batchingClient(): PublicClient {
+  if (!batching) {
+    const transport = http(chainSettings().rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 0, batch: { batchSize: RPC_BATCH_SIZE, wait: 0 } });
+    batching = createPublicClient({ chain: chainDefinition(), cacheTime: 0, transport });
+  }
+  return batching;
 }
 
 /**

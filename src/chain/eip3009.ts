@@ -1,8 +1,11 @@
-// EIP-3009 TransferWithAuthorization signed by the treasury: the payment of an x402 "exact" scheme.
+// EIP-3009 TransferWithAuthorization: the payment of an x402 "exact" scheme, signed by the treasury
+// for a payee outside agentbank, or by the internal settlement signer (keys.ts) for one of agentbank's
+// own deposit addresses.
 // The authorization is valid from a minute ago until `validBefore` (seconds, chain time); the token
 // records each nonce once it is used (authorizationState), which is how the service learns that a
 // payment was settled, whatever the resource server says.
 import { encodeFunctionData, keccak256, parseAbi, recoverTypedDataAddress, type Address, type Hex } from "viem";
+import type { PrivateKeyAccount } from "viem/accounts";
 import { randomNonce } from "../ids";
 import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
@@ -49,18 +52,18 @@ export async function chainNowSeconds(): Promise<bigint> {
   return block.timestamp > wall ? block.timestamp : wall;
 }
 
-export async function signTransferAuthorization(args: { to: `0x${string}`; value: bigint; validForSeconds: number }) {
-  const treasury = treasuryAccount();
+export async function signTransferAuthorization(args: { signer: PrivateKeyAccount; to: `0x${string}`; value: bigint; validForSeconds: number }) {
+  const { signer } = args;
   const [{ name, version }, now] = await Promise.all([tokenDomain(), chainNowSeconds()]);
   const authorization = {
-    from: treasury.address,
+    from: signer.address,
     to: args.to,
     value: args.value,
     validAfter: now - 60n,
     validBefore: now + BigInt(args.validForSeconds),
     nonce: randomNonce(),
   };
-  const signature = await treasury.signTypedData({
+  const signature = await signer.signTypedData({
     domain: { name, version, chainId: chainSettings().chainId, verifyingContract: chainSettings().usdcAddress },
     types: TRANSFER_WITH_AUTHORIZATION_TYPES,
     primaryType: "TransferWithAuthorization",

@@ -1,5 +1,8 @@
 // The custodial key tree: MASTER_MNEMONIC, or one generated at first start and kept in a 0600 file
-// beside the database. BIP-44 m/44'/60'/0'/0/i: index 0 is the treasury, agents get 1 upward.
+// beside the database. BIP-44 m/44'/60'/0'/0/i: index 0 is the treasury, agents get 1 upward. The
+// internal settlement signer is m/44'/60'/1'/0/0 (another account, which no agent or the treasury
+// uses): it signs the x402 authorizations /x402/pay hands to a payee that is an agentbank deposit
+// address, holds no USDC, and so cannot move the treasury's on chain (docs/chain.md, "Custody").
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { pbkdf2Sync } from "node:crypto";
 // The BIP-39 library viem itself uses: word list and checksum.
@@ -12,6 +15,7 @@ import { english, generateMnemonic, HDKey, privateKeyToAccount, privateKeyToAddr
 export class ChainStartError extends Error {}
 
 let branch: HDKey | null = null;
+let internalSigner: PrivateKeyAccount | null = null;
 
 function loadMnemonic(configured: string | undefined, databasePath: string | null, hasAddresses: boolean): string {
   if (configured) return configured;
@@ -35,7 +39,9 @@ export function initKeys(configured: string | undefined, databasePath: string | 
   if (!validateMnemonic(mnemonic, english)) throw new ChainStartError("MASTER_MNEMONIC: not a valid BIP-39 phrase (unknown word or wrong checksum)");
   // BIP-39 seed (PBKDF2-SHA512, 2048 rounds) once; each address is then one child derivation.
   const seed = pbkdf2Sync(mnemonic.normalize("NFKD"), "mnemonic", 2048, 64, "sha512");
-  branch = HDKey.fromMasterSeed(seed).derive("m/44'/60'/0'/0");
+  const root = HDKey.fromMasterSeed(seed);
+  branch = root.derive("m/44'/60'/0'/0");
+  internalSigner = privateKeyToAccount(toHex(root.derive("m/44'/60'/1'/0/0").privateKey!));
   if (stored && addressAt(stored.index) !== stored.address) {
     throw new ChainStartError(`the master mnemonic does not derive the deposit addresses in the database (index ${stored.index} is ${stored.address}): it was changed`);
   }
@@ -48,3 +54,19 @@ function key(index: number): `0x${string}` {
 
 export const addressAt = (index: number): Address => privateKeyToAddress(key(index));
 export const treasuryAccount = (): PrivateKeyAccount => privateKeyToAccount(key(0));
+
+export function internalSignerAccount(): PrivateKeyAccount {
+  if (!internalSigner) throw new Error("chain keys not initialised");
+  return internalSigner;
+}
+
+export type ServiceSigners = { treasury: Address; internalSigner: Address };
+export const serviceSigners = (): ServiceSigners => ({ treasury: treasuryAccount().address, internalSigner: internalSignerAccount().address });
+
+/** Which of the service's own signing addresses `address` (checksummed) is, if any: never a payee or a destination. */
+export function serviceSignerAt(address: string): "treasury" | "internal settlement signer" | null {
+  const { treasury, internalSigner } = serviceSigners();
+  if (address === treasury) return "treasury";
+  if (address === internalSigner) return "internal settlement signer";
+  return null;
+}

@@ -1,9 +1,10 @@
 // The chain watcher: reads the USDC contract's logs of confirmed blocks only (block ≤ tip −
 // CONFIRMATIONS + 1), so a reorg of the unconfirmed tail never reaches the ledger, and records in one
 // write with its cursor:
-// - Transfer to an agent's deposit address (not from the treasury): credited once per (txHash,
-//   logIndex) — as an x402 sale when the same transaction used an authorization the agentbank
-//   facilitator settled for that agent (src/chain/sales.ts), as a deposit otherwise;
+// - Transfer to an agent's deposit address (not from the treasury or the internal settlement signer):
+//   credited once per (txHash, logIndex) — as an x402 sale when the same transaction used an
+//   authorization the agentbank facilitator settled for that agent (src/chain/sales.ts), as a deposit
+//   otherwise;
 // - Transfer from or to the treasury: a treasury movement, what the chain reconciliation compares the
 //   ledger with;
 // - AuthorizationUsed by the treasury: an EIP-3009 authorization (an x402 payment) that was settled.
@@ -21,7 +22,7 @@ import { notifyFinancial } from "../webhooks/outbox";
 import { creditSale, type UsedAuthorization } from "./sales";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings, publicClient, usdcBalanceOf, verifyChain } from "./client";
-import { treasuryAccount } from "./keys";
+import { internalSignerAccount, treasuryAccount } from "./keys";
 import { treasuryAuthorizations } from "./schema";
 
 const CURSOR_KEY = "deposit_cursor_block";
@@ -84,7 +85,7 @@ type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; a
  * A write op: one Transfer log. Its rows are written with ON CONFLICT DO NOTHING rather than insert():
  * scans may cover a block again, and a log already recorded must be passed over, not fail the write.
  */
-function* recordTransfer(log: TransferLog, treasury: string, used: UsedAuthorization[]): Query<void> {
+function* recordTransfer(log: TransferLog, treasury: string, internalSigner: string, used: UsedAuthorization[]): Query<void> {
   const from = getAddress(log.args.from!);
   const to = getAddress(log.args.to!);
   const value = log.args.value!;
@@ -100,10 +101,13 @@ function* recordTransfer(log: TransferLog, treasury: string, used: UsedAuthoriza
       value,
     );
   }
-  // USDC the treasury sends to an agent's address (an x402 payment to that agent, credited in the
-  // ledger when it settled) moves between the service's own addresses: not a deposit.
+  // USDC the service's own keys send to an agent's address moves between its own addresses: not a
+  // deposit. The treasury never should (the chain check reports it). The internal signer holds USDC
+  // only if someone sent it some, and its authorizations are settled in the ledger by the facilitator:
+  // crediting the transfer as well would pay the payee twice. What it moved stays on the address, where
+  // the custody check shows it.
   const agentId = yield* agentIdAtAddress(to);
-  if (!agentId || value === 0n || from === treasury) return;
+  if (!agentId || value === 0n || from === treasury || from === internalSigner) return;
   const id = uuid();
   const inserted = yield* run(
     `INSERT INTO chain_deposits (id, agent_id, tx_hash, log_index, block_number, from_address, amount, created_at)
@@ -147,6 +151,7 @@ export async function watchChain(): Promise<void> {
   let cursor = (await read(watchCursor()))!.block;
   const tip = (await client.getBlockNumber()) - BigInt(settings.confirmations - 1);
   const treasury = treasuryAccount().address;
+  const internalSigner = internalSignerAccount().address;
   while (cursor < tip) {
     const toBlock: bigint = cursor + span < tip ? cursor + span : tip;
     let logs;
@@ -167,7 +172,7 @@ export async function watchChain(): Promise<void> {
     }
     await write(function* () {
       for (const log of logs) {
-        if (log.eventName === "Transfer") yield* recordTransfer(log as TransferLog, treasury, usedIn.get(log.transactionHash) ?? []);
+        if (log.eventName === "Transfer") yield* recordTransfer(log as TransferLog, treasury, internalSigner, usedIn.get(log.transactionHash) ?? []);
         else if (getAddress((log as AuthorizationLog).args.authorizer!) === treasury) yield* recordAuthorization(log as AuthorizationLog);
       }
       yield* advanceCursor(toBlock, timestamp);

@@ -12,7 +12,7 @@ import { assertNotBlockedBy } from "../agents/blocks";
 import { transfer } from "../ledger/transfers";
 import { agentIdAtAddress } from "./addresses";
 import { chainSettings } from "./client";
-import { treasuryAccount } from "./keys";
+import { serviceSignerAt } from "./keys";
 import { debitWithdrawal } from "./ledger";
 import { withdrawals } from "./schema";
 import { wakeSender } from "./sender";
@@ -51,7 +51,8 @@ export function* requestWithdrawal(agentId: string, body: { toAddress: string; a
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);
   const amount = toMinor(body.amount, "USDC");
-  if (toAddress === treasuryAccount().address) throw invalid("toAddress is the service's own treasury");
+  const own = serviceSignerAt(toAddress);
+  if (own) throw invalid(`toAddress is the service's own ${own}`);
   const internalAgentId = yield* agentIdAtAddress(toAddress);
   if (internalAgentId === agentId) throw invalid("toAddress is your own deposit address");
   if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);

@@ -1480,7 +1480,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be */
+        /** Verify the ledger (balanced entries, balances equal postings, nothing negative, held balances equal pending holds), that money in flight equals the open x402 payments and withdrawals, that every x402 sale the facilitator settled has its transfer and its one credit, and, with a chain, that the treasury's USDC on chain is what the ledger says it should be, that none of it went to an agentbank address, and total custody (treasury and deposit addresses) against what agents are owed */
         get: operations["getAdminLedgerCheck"];
         put?: never;
         post?: never;
@@ -14800,7 +14800,7 @@ export interface operations {
                             error: string;
                         } | {
                             /**
-                             * @description ok: the treasury's USDC on chain is what the ledger says, and every transfer out is explained
+                             * @description ok: the treasury's USDC on chain is what the ledger says, every transfer out is explained, none went to an agentbank address unacknowledged, and custody holds
                              * @enum {string}
                              */
                             status: "ok" | "mismatch";
@@ -14844,6 +14844,78 @@ export interface operations {
                                 /** @description the amount, in USDC */
                                 amount: number;
                             }[];
+                            custodialTransfers: {
+                                txHash: string;
+                                logIndex: number;
+                                /** @description the agentbank address it went to */
+                                to: string;
+                                /** @description the agent whose deposit address it is; null for the internal settlement signer */
+                                agentId: string | null;
+                                /** @description the amount, in USDC */
+                                amount: number;
+                                /** @description the operator's explanation (POST /admin/chain/acknowledge); unacknowledged, it fails the check */
+                                acknowledged: string | null;
+                            }[];
+                            /** @description Total custody: what agentbank holds on chain against what the ledger owes, at the watcher's block */
+                            custody: {
+                                /** @description no deposit address holds less USDC than was credited to it from the chain */
+                                ok: boolean;
+                                /** @description USDC on chain at `block` */
+                                onChain: {
+                                    /** @description the treasury's balance, in USDC */
+                                    treasury: number;
+                                    /** @description the internal settlement signer's balance (0 unless someone sent it USDC), in USDC */
+                                    internalSigner: number;
+                                    /** @description the sum of every deposit address's balance, in USDC */
+                                    depositAddresses: number;
+                                    /** @description treasury + internalSigner + depositAddresses: everything agentbank holds on chain, in USDC */
+                                    total: number;
+                                };
+                                /** @description agents' available and held balances, in USDC */
+                                owedToAgents: number;
+                                /** @description Money debited from agents that, at `block`, was still on chain */
+                                inFlight: {
+                                    /** @description x402 payments debited from agents that had not left custody at `block`, in USDC */
+                                    x402: number;
+                                    /** @description withdrawals debited from agents whose transfer was not in a block up to `block`, in USDC */
+                                    withdrawals: number;
+                                    /** @description x402 + withdrawals, in USDC */
+                                    total: number;
+                                };
+                                /** @description onChain.total − owedToAgents − inFlight.total: the operator's float, in USDC */
+                                difference: number;
+                                /** @description what custody lacks to cover owedToAgents + inFlight (0 when it covers them); reported, not a failure: /admin/deposits credits USDC the chain never saw, in USDC */
+                                shortfall: number;
+                                /** @description Each deposit address holds what was credited to it (there is no sweep) */
+                                deposits: {
+                                    /** @description deposit addresses read */
+                                    addresses: number;
+                                    /** @description what the chain watcher credited to them (deposits and facilitator sales) up to `block`, in USDC */
+                                    credited: number;
+                                    /** @description How the balances were read */
+                                    read: {
+                                        /**
+                                         * @description Multicall3 (one eth_call per 500 addresses) when the chain has it, else JSON-RPC batches of 100
+                                         * @enum {string}
+                                         */
+                                        via: "multicall3" | "json-rpc-batch";
+                                        /** @description RPC requests the balances took, one after another */
+                                        requests: number;
+                                    };
+                                    /** @description addresses whose balance differs from what was credited to them */
+                                    withDifference: number;
+                                    differences: {
+                                        agentId: string;
+                                        address: string;
+                                        /** @description the balance at `block`, in USDC */
+                                        onchainBalance: number;
+                                        /** @description credited to it up to `block`, in USDC */
+                                        credited: number;
+                                        /** @description onchainBalance − credited; below 0 fails the check, in USDC */
+                                        difference: number;
+                                    }[];
+                                };
+                            };
                             /** @description the network's name (base, base-sepolia, ...) or eip155:<chainId> */
                             network: string;
                             /** @description the chain id */

@@ -6,9 +6,11 @@
 //   crediting that amount to the seller; no X402_SALE entry credits a sale that is not credited.
 // - The treasury pays the gas only: no settlement's transaction moved the treasury's USDC.
 // - A settled sale whose Transfer the watcher recorded is credited as the sale (not as a deposit).
-// - A sale settled in the ledger (an agentbank buyer through /x402/pay, no transaction) has the buyer's
-//   treasury authorization, its payment SETTLED to the seller for that amount, and the seller's credit
-//   (X402_SETTLED, history X402_SALE).
+// - A sale settled in the ledger (an agentbank buyer through /x402/pay, no transaction) has an
+//   authorization of one of the service's signers as its payer (the internal settlement signer; the
+//   treasury signed those before it existed), the buyer's payment SETTLED to the seller for that amount,
+//   and the seller's credit (X402_SETTLED, history X402_SALE).
+import type { ServiceSigners } from "../chain/keys";
 import { all, get, type Query } from "../db";
 
 const LIMIT = 100;
@@ -25,8 +27,8 @@ const credited = (type: string, referenceType: string, referenceId: string, hist
   WHERE e.type = '${type}' AND e.reference_type = '${referenceType}' AND e.reference_id = ${referenceId}
     AND a.agent_id = s.agent_id AND a.kind = 'available' AND a.currency = 'USDC' AND p.amount = s.amount${historyType ? ` AND p.history_type = '${historyType}'` : ""})`;
 
-/** `treasury`: the treasury's address (the payer of sales settled in the ledger); null without a chain. */
-export function* checkSales(treasury: string | null) {
+/** `signers`: the service's own signing addresses, the only payers of sales settled in the ledger. */
+export function* checkSales(signers: ServiceSigners) {
   const problems: [problem: string, sql: string, params?: unknown[]][] = [
     [
       "credited without its transfer from the payer to the seller's address",
@@ -54,10 +56,10 @@ export function* checkSales(treasury: string | null) {
     ],
     [
       "settled in the ledger without the buyer's payment settled to the seller for the amount",
-      `SELECT s.id AS "saleId" FROM x402_sales s WHERE s.status = 'SETTLED' AND s.tx_hash IS NULL AND (s.payer <> ? OR NOT EXISTS (
+      `SELECT s.id AS "saleId" FROM x402_sales s WHERE s.status = 'SETTLED' AND s.tx_hash IS NULL AND (s.payer NOT IN (?, ?) OR NOT EXISTS (
          SELECT 1 FROM x402_payments x WHERE x.authorization_nonce = s.nonce AND x.status = 'SETTLED' AND x.internal_agent_id = s.agent_id AND x.amount = s.amount
            AND ${credited("X402_SETTLED", "x402", "x.id", "X402_SALE")}))`,
-      [treasury ?? ""],
+      [signers.treasury, signers.internalSigner],
     ],
   ];
   const mismatches: Mismatch[] = [];

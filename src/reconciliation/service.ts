@@ -9,14 +9,18 @@
 //   opening balance + what came in − what the ledger says left on chain (withdrawals confirmed on
 //   chain, x402 authorizations used), all within (opening block, B],
 // every transfer out of the treasury must be one of those (same transaction, recipient and amount),
-// and each of those must have its transfer.
-import { chainSettings, networkName, usdcBalanceOf, verifyChain } from "../chain/client";
-import { treasuryAccount } from "../chain/keys";
+// and each of those must have its transfer. None may go to one of the service's own addresses (an
+// agent's deposit address, the internal settlement signer) unless the operator acknowledged it. And
+// custody (custody.ts): the treasury plus every deposit address against what the ledger owes.
+import { usdcBalancesAt, type BalanceRead } from "../chain/balances";
+import { chainSettings, networkName, verifyChain } from "../chain/client";
+import { serviceSigners, type ServiceSigners } from "../chain/keys";
 import { treasuryTransfers } from "../chain/schema";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
 import { all, get, read, select, type Query } from "../db";
 import { toMajor } from "../money";
+import { custodyRecords, custodyView } from "./custody";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
 
@@ -41,11 +45,23 @@ export function* checkInFlight() {
 }
 
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
+type CustodialTransfer = { txHash: string; logIndex: bigint; to: string; agentId: string | null; amount: bigint; acknowledged: string | null };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
-function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: string) {
+function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: ServiceSigners) {
   const inflow = yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM treasury_transfers WHERE direction = 'in' AND block_number > ? AND block_number <= ?", from, to);
   const outs = yield* select(treasuryTransfers, "direction = 'out' AND block_number > ? AND block_number <= ?", from, to);
+  // The treasury's USDC sent to one of the service's own addresses: never allowed (an agent's deposit
+  // address, or the internal settlement signer, which would then hold USDC its authorizations could move).
+  const custodial = yield* all<CustodialTransfer>(
+    `SELECT t.tx_hash AS "txHash", t.log_index AS "logIndex", t.counterparty AS "to", d.agent_id AS "agentId", t.amount, t.acknowledged
+     FROM treasury_transfers t LEFT JOIN deposit_addresses d ON d.address = t.counterparty
+     WHERE t.direction = 'out' AND t.block_number > ? AND t.block_number <= ? AND (d.agent_id IS NOT NULL OR t.counterparty = ?)
+     ORDER BY t.block_number, t.log_index`,
+    from,
+    to,
+    signers.internalSigner,
+  );
   // What the ledger says left the treasury on chain up to B.
   const movements = [
     ...(yield* all<Movement>(
@@ -65,49 +81,62 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, treasury: s
     )),
   ];
   // SETTLED, but the chain never used the authorization and no longer can (unless agentbank's facilitator
-  // settled it in the ledger: a sale between two agents, no transaction).
+  // settled it in the ledger: a sale between two agents, no transaction, paid by one of the service's signers).
   const neverUsed = yield* all<Movement>(
     `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
      WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)
-       AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer = ? AND status = 'SETTLED' AND tx_hash IS NULL)`,
+       AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer IN (?, ?) AND status = 'SETTLED' AND tx_hash IS NULL)`,
     cursorTime,
-    treasury,
+    signers.treasury,
+    signers.internalSigner,
   );
-  return { inflow, outs, movements, neverUsed };
+  return { inflow, outs, custodial, movements, neverUsed };
+}
+
+/** Everything the chain check compares at the watcher's block B, read in one snapshot with the cursor itself. */
+function* recordsAtCursor(signers: ServiceSigners) {
+  const cursor = yield* watchCursor();
+  const opening = yield* treasuryOpening();
+  if (!cursor || !opening) return null;
+  const time = cursor.timestamp ?? 0n;
+  return { cursor, opening, ...(yield* chainRecords(opening.block, cursor.block, time, signers)), custody: yield* custodyRecords(cursor.block, time) };
 }
 
 export async function reconcileChain() {
   if (!config.chain.configured) return { status: "not_configured" as const };
-  const cursor = await read(watchCursor());
-  const opening = await read(treasuryOpening());
-  if (!cursor || !opening) return { status: "not_started" as const };
-  const treasury = treasuryAccount().address;
-  let onchain: bigint;
+  const signers = serviceSigners();
+  const records = await read(recordsAtCursor(signers), true);
+  if (!records) return { status: "not_started" as const };
+  const { cursor, opening, inflow, outs, custodial, movements, neverUsed } = records;
+  const B = cursor.block;
+  let balances: BalanceRead;
   try {
     await verifyChain();
-    onchain = await usdcBalanceOf(treasury, cursor.block);
+    balances = await usdcBalancesAt([signers.treasury, signers.internalSigner, ...records.custody.addresses.map((row) => row.address)], B);
   } catch (error) {
     return { status: "unreachable" as const, error: String((error as Error).message ?? error).split("\n")[0] };
   }
-  const B = cursor.block;
+  const [onchain = 0n, internalSigner = 0n, ...addresses] = balances.balances;
   const from = opening.block;
-  const { inflow, outs, movements, neverUsed } = await read(chainRecords(from, B, cursor.timestamp ?? 0n, treasury));
-  // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
-  const operatorOuts = outs.filter((out) => out.acknowledged !== null);
-  const unmatched = outs.filter((out) => out.acknowledged === null);
+  // Each movement the ledger made is matched to its transfer; what is left is the operator's if acknowledged.
+  const unmatched = [...outs];
   const missing: Movement[] = [...neverUsed];
   for (const movement of movements) {
     const index = unmatched.findIndex((out) => out.txHash === movement.txHash && out.counterparty.toLowerCase() === movement.to.toLowerCase() && out.amount === movement.amount);
     if (index >= 0) unmatched.splice(index, 1);
     else missing.push(movement);
   }
+  // Movements the operator made by hand and explained: out of the ledger's reach, counted as they are.
+  const operatorOuts = unmatched.filter((out) => out.acknowledged !== null);
+  const unexplained = unmatched.filter((out) => out.acknowledged === null);
   const left = [...movements, ...operatorOuts].reduce((sum, movement) => sum + movement.amount, 0n);
   const expected = opening.balance + inflow - left;
-  const ok = expected === onchain && unmatched.length === 0 && missing.length === 0;
+  const custody = custodyView(records.custody, { treasury: onchain, internalSigner, addresses, read: { via: balances.via, requests: balances.requests } });
+  const ok = expected === onchain && unexplained.length === 0 && missing.length === 0 && custodial.every((out) => out.acknowledged !== null) && custody.ok;
   return {
     status: ok ? ("ok" as const) : ("mismatch" as const),
     block: Number(B),
-    treasury,
+    treasury: signers.treasury,
     onchainBalance: usdc(onchain),
     expectedBalance: usdc(expected),
     difference: usdc(onchain - expected),
@@ -116,8 +145,10 @@ export async function reconcileChain() {
     withdrawnOnChain: usdc(movements.filter((m) => m.kind === "withdrawal").reduce((sum, m) => sum + m.amount, 0n)),
     x402Settled: usdc(movements.filter((m) => m.kind === "x402").reduce((sum, m) => sum + m.amount, 0n)),
     movedByOperator: usdc(operatorOuts.reduce((sum, out) => sum + out.amount, 0n)),
-    unexplainedTransfers: unmatched.map((out) => ({ txHash: out.txHash, logIndex: Number(out.logIndex), to: out.counterparty, amount: usdc(out.amount) })),
+    unexplainedTransfers: unexplained.map((out) => ({ txHash: out.txHash, logIndex: Number(out.logIndex), to: out.counterparty, amount: usdc(out.amount) })),
     missingTransfers: missing.map((m) => ({ kind: m.kind, id: m.id, txHash: m.txHash, to: m.to, amount: usdc(m.amount) })),
+    custodialTransfers: custodial.map((out) => ({ txHash: out.txHash, logIndex: Number(out.logIndex), to: out.to, agentId: out.agentId, amount: usdc(out.amount), acknowledged: out.acknowledged })),
+    custody,
     network: networkName(chainSettings().chainId),
     chainId: chainSettings().chainId,
   };

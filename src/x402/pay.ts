@@ -1,22 +1,24 @@
 // POST /x402/pay: requests a resource for the agent; on 402 it validates the requirements (a positive
 // whole amount of the configured USDC on the configured network, within maxAmount and the tier limit,
-// not toward an agent that blocked the caller), signs a treasury EIP-3009 authorization valid for at
-// most MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries with it.
+// not toward an agent that blocked the caller), signs an EIP-3009 authorization valid for at most
+// MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries with it.
 //
-// Once the signed authorization has left the service, the resource's answer decides nothing: the
-// payment is SETTLED when the chain shows the authorization used (read right after the answer, and by
-// the chain watcher), and REFUNDED only when it can no longer be used (settlement.ts). When payTo is
-// another agent's deposit address, settling credits that agent in the ledger; when that agent's
-// resource settles through agentbank's own facilitator, the facilitator settles it in the ledger with
-// no chain transaction (settleAsSale).
-import { committingKeyId } from "../keys/service";
-import { getAddress } from "viem";
+// Who signs: the treasury when payTo is outside agentbank; the internal settlement signer (chain/keys.ts)
+// when payTo is another agent's deposit address. That signer holds no USDC, so the authorization cannot
+// move the treasury's money on chain (submitted there it reverts): such a payment settles only in the
+// ledger, when the payee's resource settles it through agentbank's own facilitator (settleAsSale), and is
+// refunded once it expires otherwise. Treasury USDC never moves on chain to agentbank's own addresses.
+//
+// Once the signed authorization has left the service, the resource's answer decides nothing: a payment
+// to an outside payee is SETTLED when the chain shows the authorization used (read right after the
+// answer, and by the chain watcher), and REFUNDED only when it can no longer be used (settlement.ts).
 import { assertNotBlockedBy } from "../agents/blocks";
 import { agentIdAtAddress } from "../chain/addresses";
 import { chainSettings, networkName } from "../chain/client";
 import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
-import { treasuryAccount } from "../chain/keys";
+import { internalSignerAccount, serviceSignerAt, treasuryAccount } from "../chain/keys";
 import { clock } from "../clock";
+import { committingKeyId } from "../keys/service";
 import { actingAs, countAdded, find, insert, read, update, write, type Query } from "../db";
 import { Deferred } from "../auth/mutation";
 import { invalid } from "../errors";
@@ -57,12 +59,16 @@ function choose(offer: Offer, maxAmount: bigint): Requirement {
   return cheapest;
 }
 
-/** A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer). */
-function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, keyed: KeyedScope | null, sanction: Sanction): Query<Payment | Outcome> {
+/**
+ * A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer).
+ * `signedFor`: the payee agent the authorization was signed for (by the internal signer), null if by the treasury.
+ */
+function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, signedFor: string | null, keyed: KeyedScope | null, sanction: Sanction): Query<Payment | Outcome> {
   const stored = keyed && (yield* storedOutcome(keyed));
   if (stored) return stored;
-  if (chosen.payTo === getAddress(treasuryAccount().address)) throw invalid("payTo is the service's own treasury");
   const internalAgentId = yield* agentIdAtAddress(chosen.payTo);
+  // The signer was chosen from a read before signing: a treasury authorization never goes to an agent's address.
+  if (internalAgentId !== signedFor) throw invalid("payTo became an agent's deposit address while the payment was signed: try again");
   if (internalAgentId === agentId) throw invalid("payTo is your own deposit address");
   if (internalAgentId) yield* assertNotBlockedBy(internalAgentId, agentId);
   // The approval of a held x402 payment binds the payee's address too: a resource that changed it is refused.
@@ -127,10 +133,14 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   const offer = parseOffer(first.response.headers, first.text);
   if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
   const chosen = choose(offer, maxAmount);
-  const signed = await signTransferAuthorization({ to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
+  const own = serviceSignerAt(chosen.payTo);
+  if (own) throw invalid(`payTo is the service's own ${own}`);
+  const payee = await read(agentIdAtAddress(chosen.payTo));
+  const signer = payee ? internalSignerAccount() : treasuryAccount();
+  const signed = await signTransferAuthorization({ signer, to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
   let debited: Payment | Outcome;
   try {
-    debited = await write(() => actingAs(keyId, debit(agentId, request, method, chosen, signed, keyed, sanction)));
+    debited = await write(() => actingAs(keyId, debit(agentId, request, method, chosen, signed, payee, keyed, sanction)));
   } catch (error) {
     if (!(error instanceof Deferred)) throw error;
     // Above the owner's approval amount: held instead. The signed authorization never left the service.
@@ -145,7 +155,8 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   const claim = "response" in paid ? settlementClaim(paid.response.headers) : null;
   let used = false;
   try {
-    used = await authorizationUsed(signed.nonce);
+    // An internal payee's authorization is settled by agentbank's facilitator, never by the chain.
+    used = payee === null && (await authorizationUsed(signed.nonce));
   } catch {
     // The chain did not answer: the job decides later.
   }

@@ -1,9 +1,11 @@
 // Deciding a PENDING x402 payment, only from what the chain shows: SETTLED once the treasury's
-// authorization is used on chain (the money leaves x402 in flight, to the payee agent or out), REFUNDED
-// once it provably never can be (back to the payer). The job decides every PENDING payment, a read
-// decides the one it reads, and agentbank's own facilitator settles one in the ledger (settleAsSale).
-// Every decision is compare-and-set on PENDING, under the row's lock.
-import { treasuryAccount } from "../chain/keys";
+// authorization is used on chain (the money leaves x402 in flight, out), REFUNDED once it provably never
+// can be (back to the payer). A payment to another agent's deposit address (signed by the internal
+// settlement signer, which holds no USDC) is settled only by agentbank's own facilitator, in the ledger
+// (settleAsSale), and refunded the same way when it expires unused. The job decides every PENDING
+// payment, a read decides the one it reads. Every decision is compare-and-set on PENDING, under the
+// row's lock.
+import { internalSignerAccount } from "../chain/keys";
 import { authorizationUse, watchCursor } from "../chain/watcher";
 import { authorizationUsed } from "../chain/eip3009";
 import { clock } from "../clock";
@@ -46,7 +48,7 @@ export function* settle(row: Payment, transaction: string | null, sale: Sale | n
     yield* notifyFinancial(
       row.internalAgentId,
       "x402.sale",
-      { x402SaleId: sale.id, x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency, payer: treasuryAccount().address, resource: sale.resource, txHash: null },
+      { x402SaleId: sale.id, x402PaymentId: row.id, fromAgentId: row.agentId, amount, currency, payer: internalSignerAccount().address, resource: sale.resource, txHash: null },
       `x402 sale: ${amount} USDC received`,
     );
   } else if (row.internalAgentId) {
@@ -87,7 +89,8 @@ function* refund(row: Payment, reason: string): Query<void> {
  * Decides a PENDING payment from what the chain shows: SETTLED when the watcher saw the authorization
  * used; REFUNDED when the watcher has scanned a confirmed block at or past validBefore without seeing
  * it used (no later block can use it); otherwise, with `ask`, the token's authorizationState at the
- * latest block may settle it early. Compare-and-set on PENDING: the job, reads and the pay call agree.
+ * latest block may settle a payment to an outside payee early (an internal payee's is the facilitator's
+ * to settle). Compare-and-set on PENDING: the job, reads and the pay call agree.
  */
 async function resolve(row: Payment, ask: boolean): Promise<void> {
   const { authorizationNonce: nonce, validBefore } = row;
@@ -99,7 +102,7 @@ async function resolve(row: Payment, ask: boolean): Promise<void> {
   if (use) decision = (current) => settle(current, use.txHash);
   else if (cursor?.timestamp != null && cursor.timestamp >= validBefore) {
     decision = (current) => refund(current, "the authorization expired without being used");
-  } else if (ask && (await authorizationUsed(nonce as `0x${string}`))) {
+  } else if (ask && row.internalAgentId === null && (await authorizationUsed(nonce as `0x${string}`))) {
     decision = (current) => settle(current, null);
   }
   if (!decision) return;

@@ -9,6 +9,18 @@ import contracts from "./contracts.json";
 const ANVIL = join(import.meta.dir, "../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil");
 /** anvil's default mnemonic: the service's treasury (index 0) is anvil's first account. */
 export const TEST_MNEMONIC = "test test test test test test test test test test test junk";
+/** Gas money startAnvil gives each test actor: 100 ETH. */
+const ACTOR_ETH = "0x56bc75e2d63100000";
+const ACTORS = 4;
+
+/**
+ * The tests' own accounts on chain (the funder, an outside facilitator, an attacker, an operator's cold
+ * wallet): m/44'/60'/2'/0/n of the test mnemonic, a BIP-44 account no agentbank key uses. anvil's own
+ * funded accounts (m/44'/60'/0'/0/n) are the service's keys (index 0 the treasury, 1… agents' deposit
+ * addresses), so an account of theirs that moves USDC would be a deposit address that spends — which the
+ * custody check rightly reports. startAnvil gives each actor ETH for gas.
+ */
+export const testActor = (n: number) => mnemonicToAccount(TEST_MNEMONIC, { accountIndex: 2, addressIndex: n });
 
 /** anvil on a free port (--port 0): its banner's `Listening on` line names it; stdout is drained after. */
 async function spawnAnvil(chainId?: number) {
@@ -58,8 +70,9 @@ export async function startAnvil(options: { chainId?: number } = {}) {
       await Bun.sleep(10);
     }
   };
-  // anvil's second account deploys and sends test transfers, so the treasury's nonces are the service's alone.
-  const funder = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 1 }) });
+  for (let n = 0; n < ACTORS; n++) await client.request({ method: "anvil_setBalance" as never, params: [testActor(n).address, ACTOR_ETH] as never });
+  // A test actor deploys and sends test transfers, so the treasury's nonces are the service's alone.
+  const funder = createWalletClient({ chain, transport: http(rpcUrl), account: testActor(0) });
 
   const deploy = async (name: "TestUSDC" | "TestAggregator" | "Multicall3", args: unknown[] = []) => {
     const contract = contracts[name];
@@ -84,9 +97,9 @@ export async function startAnvil(options: { chainId?: number } = {}) {
     mint: (to: Address, amount: string) => send("mint", [to, parseUnits(amount, 6)]),
     /** Sets a TestAggregator's latest round. */
     setFeedAnswer: (feed: Address, answer: bigint, updatedAt: bigint) => send("setAnswer", [answer, updatedAt], feed, contracts.TestAggregator.abi as Abi),
-    /** A USDC call signed by another account of the test mnemonic (index 0 is the service's treasury). */
-    sendAs: async (index: number, functionName: string, args: unknown[]) => {
-      const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: index }) });
+    /** A USDC call signed by the service's treasury (the test mnemonic's index 0), as an operator would by hand. */
+    sendAsTreasury: async (functionName: string, args: unknown[]) => {
+      const wallet = createWalletClient({ chain, transport: http(rpcUrl), account: mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 0 }) });
       return receipt(await wallet.writeContract({ address: usdc, abi: usdcAbi, functionName, args }));
     },
     /** A transfer from the funder (who mints to itself first). */

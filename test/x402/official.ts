@@ -9,7 +9,7 @@
 //   facilitator  one local HTTP facilitator (/supported, /verify, /settle) that routes by x402Version:
 //                v1 -> `verify` / `settle` of `x402/facilitator` (the body parsed with x402's own zod schemas,
 //                as x402's example facilitator does); v2 -> `x402Facilitator` of @x402/core/facilitator with
-//                @x402/evm's exact EVM scheme. Its signer is the test mnemonic's index 2 (it pays the gas).
+//                @x402/evm's exact EVM scheme. Its signer is test actor 1 (it pays the gas).
 //   v1 server    express + `paymentMiddleware` of x402-express, pointed at the facilitator URL.
 //   v2 server    express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` (@x402/core) with
 //                `HTTPFacilitatorClient` to the facilitator and @x402/evm's exact server scheme.
@@ -52,8 +52,8 @@
 //   the whole declaration and appendPaymentIdentifierToExtensions() adds info.id). { info: { id } } alone is
 //   rejected. The id's format is only checked where the server asks for it (here: /id-required and any id sent
 //   to a v2 route, by the onBeforeVerify hook below).
-import { getAddress, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
-import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
+import { getAddress, parseSignature, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import express, { type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
@@ -83,7 +83,7 @@ import {
 } from "@x402/extensions/payment-identifier";
 import contracts from "../chain/contracts.json";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/chain/eip3009";
-import { startAnvil, TEST_MNEMONIC, type Anvil } from "../chain/anvil";
+import { startAnvil, testActor, type Anvil } from "../chain/anvil";
 
 export const BASE_SEPOLIA_CHAIN_ID = 84532;
 /** base-sepolia's USDC, where the official packages look for it. */
@@ -148,13 +148,13 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   await place(MULTICALL3, await anvil.deploy("Multicall3"));
 
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
-  const facilitatorAccount = mnemonicToAccount(TEST_MNEMONIC, { addressIndex: 2 });
+  const facilitatorAccount = testActor(1);
   // x402's v1 settle and @x402/evm's facilitator both wait through the wallet's waitForTransactionReceipt:
   // anvil's own receipt poll stands in for viem's (see Anvil.receipt).
   const facilitatorWallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount })
     .extend(publicActions)
     .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
-  // The funder (index 1) mints: the facilitator's nonces stay its own.
+  // The funder (test actor 0) mints: the facilitator's nonces stay its own.
   const mint = async (to: Address, amount: bigint | string) => {
     const units = typeof amount === "bigint" ? amount : parseUnits(amount, 6);
     await anvil.send("mint", [to, units], USDC);
@@ -163,6 +163,21 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     (await anvil.client.readContract({ address: USDC, abi: usdcAbi, functionName: "balanceOf", args: [address] })) as bigint;
   const authorizationState = async (authorizer: Address, nonce: Hex) =>
     (await anvil.client.readContract({ address: USDC, abi: usdcAbi, functionName: "authorizationState", args: [authorizer, nonce] })) as boolean;
+  // What whoever holds a payment header can do: submit its authorization on chain (test actor 2).
+  const submitter = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: testActor(2) });
+  /** transferWithAuthorization with a payment's authorization (gas fixed: one that reverts is mined anyway); the receipt's status. */
+  const submitAuthorization = async (payload: { signature: Hex; authorization: Record<string, string> }) => {
+    const { authorization: a, signature } = payload;
+    const { r, s, v } = parseSignature(signature);
+    const hash = await submitter.writeContract({
+      address: USDC,
+      abi: usdcAbi,
+      functionName: "transferWithAuthorization",
+      args: [a.from, a.to, BigInt(a.value!), BigInt(a.validAfter!), BigInt(a.validBefore!), a.nonce, Number(v), r, s],
+      gas: 200_000n,
+    });
+    return (await anvil.receipt(hash)).status;
+  };
 
   // --- the facilitator ---
   const v2Facilitator = new x402Facilitator().register(
@@ -360,6 +375,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     mint,
     balanceOf,
     authorizationState,
+    submitAuthorization,
     setSlowMs: (ms: number) => {
       slowMs = ms;
     },

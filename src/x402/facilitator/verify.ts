@@ -1,13 +1,15 @@
 // What the facilitator checks of a payment before it may be settled (POST /verify answers it; a settle
 // checks it again before claiming the authorization), and what it settles (GET /supported). The
 // calling agent is the seller: only the `exact` scheme on the configured network, in USDC, paid to one
-// of its own deposit addresses; a treasury authorization only as an open /x402/pay payment to it.
+// of its own deposit addresses; an authorization of the internal settlement signer only as an open
+// /x402/pay payment to it (settled in the ledger), and never one of the treasury's (it pays outside
+// payees only: submitted here, it would move treasury USDC to an agentbank address).
 import { getAddress, isAddress, type Hex } from "viem";
 import { isBlocked } from "../../agents/blocks";
 import { depositAddressOf } from "../../chain/addresses";
 import { chainSettings, networkName, usdcBalanceOf } from "../../chain/client";
 import { authorizationState, chainNowSeconds, signedByPayer, type TransferAuthorization } from "../../chain/eip3009";
-import { treasuryAccount } from "../../chain/keys";
+import { internalSignerAccount, treasuryAccount } from "../../chain/keys";
 import { read } from "../../db";
 import { paymentOfAuthorization, type Payment } from "../payments";
 import { recordDiscovery } from "./discovery";
@@ -15,7 +17,7 @@ import type { FacilitatorRequest, PaymentPayload } from "./model";
 import { findSale } from "../../chain/sales";
 
 export type Refusal = { reason: string; message: string };
-/** `purchase`: the agentbank agent's /x402/pay payment that signed the authorization (the treasury is the payer). */
+/** `purchase`: the agentbank agent's /x402/pay payment that signed the authorization (the internal signer is the payer). */
 type Checked = { authorization: TransferAuthorization; signature: Hex; purchase: Payment | null } | Refusal;
 
 /** An authorization must stay valid this long after verify (the official facilitator's margin). */
@@ -63,14 +65,17 @@ export async function check(agentId: string, request: FacilitatorRequest): Promi
   if (!(await signedByPayer(authorization, signature))) return refuse("invalid_exact_evm_signature", "the signature is not the payer's over this authorization (EOA signatures only)");
   const seen = await read(findSale(authorization.from, authorization.nonce));
   if (seen || (await authorizationState(authorization.from, authorization.nonce))) return refuse("invalid_exact_evm_nonce_already_used", "this authorization's nonce has already been used");
-  if (authorization.from !== getAddress(treasuryAccount().address)) {
+  if (authorization.from === treasuryAccount().address) {
+    return refuse("invalid_exact_evm_payload", "the treasury's authorizations pay payees outside agentbank only: they are never settled to an agentbank address");
+  }
+  if (authorization.from !== internalSignerAccount().address) {
     if ((await usdcBalanceOf(authorization.from)) < authorization.value) return refuse("invalid_exact_evm_insufficient_balance", "the payer's USDC balance is below the amount");
     return { authorization, signature, purchase: null };
   }
-  // The treasury pays only what an agent's /x402/pay debited, to the payee that payment named.
+  // The internal signer pays only what an agent's /x402/pay debited, to the payee that payment named.
   const purchase = await read(paymentOfAuthorization(authorization.nonce));
   if (!purchase || purchase.status !== "PENDING" || purchase.internalAgentId !== agentId) {
-    return refuse("invalid_exact_evm_payload", "this treasury authorization is not an open agentbank payment to you");
+    return refuse("invalid_exact_evm_payload", "this authorization of agentbank's internal settlement signer is not an open agentbank payment to you");
   }
   if (await read(isBlocked(agentId, purchase.agentId))) return refuse("payer_blocked", "the paying agent is one you blocked");
   return { authorization, signature, purchase };
