@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { MAX_ACTIVE_KEYS } from "../src/keys/create";
 import { consoleLinksOf, formsOf, getPage, postForm, signIn } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
+import { grantOverHttp, refresh, registerClient, toolReply, type Host } from "./helpers/oauth";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
@@ -182,6 +183,24 @@ describe("releasing what another credential committed is an outflow of the key t
     const repay = await server.request("POST", `/lending/repay/${loan.body.id}`, { key: onlyB.apiKey, body: { amount: 20 } });
     expect(repay.body).toMatchObject({ error: "KEY_SCOPE_DENIED", details: { counterpartyId: c.id } });
     expect((await server.request("POST", `/lending/repay/${loan.body.id}`, { key: agent.apiKey, body: { amount: 20 } })).body.status).toBe("REPAID");
+    await expectLedgerOk(server);
+  });
+});
+
+describe("an MCP host's retry", () => {
+  test("the same idempotencyKey with a renewed token is the same payment, made once", async () => {
+    const agent = await funded();
+    const payee = await server.register();
+    const host: Host = { clientId: "", redirectUri: "http://127.0.0.1:9/callback" };
+    host.clientId = ((await (await registerClient(server, [host.redirectUri])).json()) as { client_id: string }).client_id;
+    const first = await grantOverHttp(server, await signIn(server, agent.ownerKey), host, ["read", "pay"], { USDC: "100" });
+    const args = { toAgentId: payee.id, amount: 7, currency: "USDC", idempotencyKey: "host-retry-1" };
+    const paid = await toolReply(server, first.access_token, "send_payment", args);
+    expect(paid.status).toBe(200);
+    const renewed = (await (await refresh(server, host, first.refresh_token)).json()) as { access_token: string };
+    const retried = await toolReply(server, renewed.access_token, "send_payment", args);
+    expect(retried.body.id).toBe(paid.body.id);
+    expect(await server.balance(payee)).toEqual({ available: 7, held: 0 });
     await expectLedgerOk(server);
   });
 });
