@@ -34,6 +34,8 @@ import { check, refuse, type Refusal } from "./verify";
 
 /** How long a settle waits for the receipt before answering settlement_pending with the transaction. */
 export const SETTLE_WAIT_MS = 10_000;
+/** How long a settle waits for the treasury's sender lock (other settles, the withdrawal sender) before SERVICE_BUSY. */
+export const SETTLE_LOCK_WAIT_MS = 10_000;
 /** A claim still SUBMITTING after this was never sent (a settle sends within seconds of its claim). */
 export const STALE_CLAIM_MS = 60_000;
 
@@ -151,7 +153,7 @@ export async function settle(agentId: string, request: FacilitatorRequest): Prom
   }
   if (typeof claimed !== "string") return { success: false, errorReason: claimed.reason, errorMessage: claimed.message, payer, transaction: "", network };
   try {
-    await exclusive(TREASURY_SENDER, true, async () => {
+    await exclusive(TREASURY_SENDER, SETTLE_LOCK_WAIT_MS, async () => {
       const treasuryNonce = await nextTreasuryNonce();
       const { raw, hash } = await signSettlement(authorization, signature, treasuryNonce);
       const recorded = await write(function* () {
