@@ -58,7 +58,7 @@ function answerable(error: unknown): unknown {
 }
 
 /** A stable 64-bit key for pg_advisory_lock from a lock name. */
-const lockKey = (name: string) => BigInt.asIntN(64, BigInt(Bun.hash(`agentbank:${name}`)));
+export const lockKey = (name: string) => BigInt.asIntN(64, BigInt(Bun.hash(`agentbank:${name}`)));
 
 /** How long a starting instance waits for another one's migrations. */
 const MIGRATIONS_WAIT_MS = 10 * 60_000;
