@@ -20,6 +20,7 @@ export const errorStatus = {
   PAIR_LIMIT_EXCEEDED: 429,
   INTERNAL_ERROR: 500,
   CHAIN_UNAVAILABLE: 503,
+  SERVICE_BUSY: 503,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;
@@ -40,3 +41,5 @@ export const notFound = (what: string) => new ApiError("NOT_FOUND", `${what} not
 export const invalid = (message: string) => new ApiError("VALIDATION_ERROR", message);
 export const invalidState = (message: string) => new ApiError("INVALID_STATE", message);
 export const forbidden = (message: string) => new ApiError("FORBIDDEN", message);
+/** A wait for a lock ran past its bound (a named lock's queue, PostgreSQL's lock_timeout): retry after a second. */
+export const serviceBusy = (message: string) => new ApiError("SERVICE_BUSY", `the service is busy: ${message}; retry in a second`, { retryAfterSeconds: 1 });

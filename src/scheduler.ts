@@ -10,6 +10,9 @@ import { exclusive } from "./db";
 
 type Job = { name: string; run: () => Promise<unknown> | void };
 
+/** How long a caller that waits for the jobs lock (the test clock, start-up) waits for another instance's run. */
+const JOBS_WAIT_MS = 60_000;
+
 const jobs: Job[] = [];
 let cron: Cron | null = null;
 
@@ -28,10 +31,11 @@ async function runJob(job: Job): Promise<void> {
 
 /**
  * Runs every job once, in registration order. `wait`: wait for the instance that holds the jobs lock
- * (the test clock, start-up); otherwise skip this round when another instance is running them.
+ * (the test clock, start-up), up to JOBS_WAIT_MS (then SERVICE_BUSY); otherwise skip this round when
+ * another instance is running them.
  */
 export async function runAllJobs(wait: boolean): Promise<void> {
-  await exclusive("jobs", wait, async () => {
+  await exclusive("jobs", wait ? JOBS_WAIT_MS : 0, async () => {
     // Another instance may have moved the (shared) test clock.
     if (config.testClock) await refreshTestClock();
     for (const job of jobs) await runJob(job);

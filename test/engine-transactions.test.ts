@@ -4,45 +4,19 @@
 // together() share one round trip, and COMMIT is sent behind the op's last writes. Whatever the op sent
 // commits with it or not at all, in the order the op sent it.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { SQL } from "bun";
-import { all, closeDatabase, get, openDatabase, read, run, runLater, together, write } from "../src/db";
-import { TEST_POSTGRES } from "./helpers/server";
+import { all, get, read, run, runLater, together, write } from "../src/db";
+import { openFreshDatabase } from "./helpers/database";
 
-const dir = mkdtempSync(join(tmpdir(), "agentbank-engine-"));
-const pgName = `agentbank_engine_${crypto.randomUUID().replaceAll("-", "")}`;
-
-function databaseUrl(server: string, name: string): string {
-  const url = new URL(server);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
+let database: Awaited<ReturnType<typeof openFreshDatabase>>;
 
 beforeAll(async () => {
-  let databaseUrl_: string | undefined;
-  if (TEST_POSTGRES) {
-    const admin = new SQL(TEST_POSTGRES);
-    await admin.unsafe(`CREATE DATABASE ${pgName}`);
-    await admin.close();
-    databaseUrl_ = databaseUrl(TEST_POSTGRES, pgName);
-  }
-  await openDatabase({ databasePath: join(dir, "engine.db"), databaseUrl: databaseUrl_, dbSynchronous: "NORMAL", dbPoolSize: 4 });
+  database = await openFreshDatabase("engine", 4);
   await write(function* () {
     yield* run("CREATE TABLE engine_probe (id INTEGER PRIMARY KEY, note TEXT NOT NULL)");
   });
 });
 
-afterAll(async () => {
-  await closeDatabase();
-  if (TEST_POSTGRES) {
-    const admin = new SQL(TEST_POSTGRES);
-    await admin.unsafe(`DROP DATABASE IF EXISTS ${pgName} WITH (FORCE)`);
-    await admin.close();
-  }
-  rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => database.close());
 
 const notes = () => read(all<{ id: bigint; note: string }>("SELECT id, note FROM engine_probe ORDER BY id"));
 const clear = () => write(() => run("DELETE FROM engine_probe"));

@@ -44,6 +44,7 @@ describe("the OpenAPI document", () => {
     }
     expect(document.paths["/payments/send"].post.parameters).toContainEqual({ $ref: "#/components/parameters/IdempotencyKey" });
     expect(document.paths["/payments/send"].post.responses["429"].headers["Retry-After"]).toBeDefined();
+    expect(document.paths["/x402/facilitator/settle"].post.responses["503"]).toMatchObject({ description: "CHAIN_UNAVAILABLE, SERVICE_BUSY", headers: { "Retry-After": expect.anything() } });
     expect(document.components.schemas.Error.properties.error.enum).toContain("INSUFFICIENT_BALANCE");
   });
 });

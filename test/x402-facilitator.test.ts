@@ -3,16 +3,19 @@
 // by the official @x402/fetch client from an outside wallet on anvil (posing as base-sepolia), and by an
 // agentbank agent through /x402/pay (settled in the ledger, no transaction).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { SQL } from "bun";
 import { getAddress, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
+import { TREASURY_SENDER } from "../src/chain/sender";
+import { lockKey } from "../src/db/postgres";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
-import { startServer, type Agent, type TestServer } from "./helpers/server";
+import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
 import { startSeller, type Seller } from "./x402/seller";
 
@@ -244,4 +247,28 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(list.body.data[0].extensions.bazaar).toBeDefined();
     await expectLedgerOk(server);
   });
+
+  test.skipIf(TEST_POSTGRES === undefined)("a settle that waits for the treasury's lock past its bound answers 503 SERVICE_BUSY having claimed nothing; the same payment settles after", async () => {
+    const body = await payment(buyer);
+    const { nonce } = authorizationOf(body);
+    // Another instance holds the treasury's sender lock for longer than a settle waits.
+    const other = new SQL(server.sharedDatabaseEnv.DATABASE_URL!);
+    const session = await other.reserve();
+    await session.unsafe("SELECT pg_advisory_lock($1)", [lockKey(TREASURY_SENDER)]);
+    try {
+      const busy = await facilitator(seller, "settle", body);
+      expect([busy.status, busy.body.error, busy.headers.get("retry-after")]).toEqual([503, "SERVICE_BUSY", "1"]);
+      expect(await execute(`SELECT id FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`)).toEqual([]);
+    } finally {
+      await session.unsafe("SELECT pg_advisory_unlock($1)", [lockKey(TREASURY_SENDER)]);
+      session.release();
+      await other.close();
+    }
+    const buyerBefore = await x.balanceOf(buyer.address);
+    expect((await facilitator(seller, "settle", body)).body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
+    expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
+    await confirm();
+    await confirm();
+    await expectLedgerOk(server);
+  }, 30_000);
 });

@@ -45,7 +45,7 @@ export const takeTreasuryNonce = (nonce: bigint) => setSetting(NONCE_KEY, String
  */
 export function wakeSender(): void {
   if (!config.chain.configured) return;
-  sending ??= exclusive(TREASURY_SENDER, false, sendPending)
+  sending ??= exclusive(TREASURY_SENDER, 0, sendPending)
     .then(() => {})
     .catch((error) => logLine({ level: "warn", msg: "withdrawal sender stopped", error: String((error as Error).message ?? error).split("\n")[0] }))
     .finally(() => (sending = null));

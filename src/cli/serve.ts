@@ -5,7 +5,7 @@ import { createApp, type App } from "../app";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
-import { flushLog } from "../http/log";
+import { flushLog, logLine } from "../http/log";
 import { registerJobs } from "../jobs";
 import { runAllJobs, startScheduler, stopScheduler } from "../scheduler";
 import { VERSION } from "../version";
@@ -49,7 +49,10 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   app.listen({ port: config.port, hostname: config.host });
   const url = baseUrl(config.host, app.server!.port!);
   console.log(startLog(config, url).join("\n"));
-  // Catch up on what came due while the service was down, then keep to the schedule.
-  void runAllJobs(true).then(startScheduler);
+  // Catch up on what came due while the service was down, then keep to the schedule (also when the
+  // catch-up failed: another instance running the jobs past the wait's bound is SERVICE_BUSY).
+  void runAllJobs(true)
+    .catch((error) => logLine({ level: "warn", msg: "start-up jobs not run", error: String((error as Error).message ?? error).split("\n")[0] }))
+    .then(startScheduler);
   return { app, url };
 }

@@ -10,9 +10,10 @@ export interface Engine {
   read<T>(query: Query<T>, snapshot?: boolean): Promise<T>;
   /**
    * Runs `fn` while holding the named lock, across every instance that shares the database (one
-   * process on SQLite). Without `wait`, null when another holds it.
+   * process on SQLite). Waits at most `waitMs` for it, holding no connection meanwhile; past that,
+   * 503 SERVICE_BUSY. With `waitMs` 0, null at once when another holds it.
    */
-  exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null>;
+  exclusive<T>(name: string, waitMs: number, fn: () => Promise<T>): Promise<T | null>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }

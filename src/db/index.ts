@@ -46,8 +46,8 @@ export function read<T>(query: Query<T>, snapshot = false): Promise<T> {
 }
 
 /** See Engine.exclusive: a lock across every instance on the database. */
-export function exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
-  return engine.exclusive(name, wait, fn);
+export function exclusive<T>(name: string, waitMs: number, fn: () => Promise<T>): Promise<T | null> {
+  return engine.exclusive(name, waitMs, fn);
 }
 
 /** Whether the database answers a query (for /health). */

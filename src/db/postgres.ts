@@ -12,12 +12,17 @@
 //   result.
 // A deadlock or a unique-key collision runs the op again (its statements are re-yielded; what it does
 // outside the database happens once: after-commit callbacks run after the commit that counted).
+// No code holds a connection while it waits for another one or for a lock: every connection has
+// lock_timeout (a row lock held past it is 503 SERVICE_BUSY, not run again), and a named lock
+// (exclusive) is waited for in this process's queue and then tried, not waited for, across instances.
 // Measured against SERIALIZABLE with retry: that aborted most concurrent payments of one agent, and
 // every other use of a hot row (the system accounts, the address counter) — docs/architecture.md.
 import { SQL } from "bun";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/bun-sql";
+import { serviceBusy } from "../errors";
 import { Cache } from "./cache";
+import { LocalLocks, waitedTooLong } from "./local-locks";
 import { applyMigrations } from "./migrate";
 import { toPostgres } from "./pg-dialect";
 import { runAfterCommit, stepAsync, type Query, type Statement } from "./query";
@@ -32,12 +37,31 @@ const ATTEMPTS: Record<string, number> = {
   "23505": 3,
 };
 
+/**
+ * How long a statement waits for a row or table lock, on every connection of the pool; past it the
+ * statement fails with 55P03 (lock_not_available) and the op answers SERVICE_BUSY at once: it has
+ * waited long enough, and the client may send it again. Above PostgreSQL's deadlock_timeout (1 s by
+ * default), so a deadlock is found first and its op run again.
+ */
+export const LOCK_TIMEOUT = "5s";
+
+/** Between two tries of a named lock another instance holds: the first pause, doubled up to the last (with jitter). */
+const TRY_PAUSE_MS = { first: 5, last: 50 };
+
 type Client = Pick<SQL, "unsafe">;
 
 const sqlState = (error: unknown) => (error as { errno?: unknown })?.errno;
 
+/** A statement's error as the op answers it: lock_timeout's becomes SERVICE_BUSY. */
+function answerable(error: unknown): unknown {
+  return sqlState(error) === "55P03" ? serviceBusy(`a row it needs stayed locked for ${LOCK_TIMEOUT}`) : error;
+}
+
 /** A stable 64-bit key for pg_advisory_lock from a lock name. */
-const lockKey = (name: string) => BigInt.asIntN(64, BigInt(Bun.hash(`agentbank:${name}`)));
+export const lockKey = (name: string) => BigInt.asIntN(64, BigInt(Bun.hash(`agentbank:${name}`)));
+
+/** How long a starting instance waits for another one's migrations. */
+const MIGRATIONS_WAIT_MS = 10 * 60_000;
 
 export class PostgresEngine implements Engine {
   readonly kind = "postgres" as const;
@@ -45,15 +69,31 @@ export class PostgresEngine implements Engine {
   private readonly translated = new Map<string, string>();
   /** Other instances write too: only facts that never change are cached (see cache.ts). */
   private readonly cache = new Cache(false);
+  /** Named locks: this process's queue; only the waiter whose turn it is tries the database's lock. */
+  private readonly locks = new LocalLocks();
+  /**
+   * The session that holds this instance's named locks: one connection beside the pool (never idle-
+   * closed), so a held lock keeps none of the pool's connections from what runs under it.
+   */
+  private readonly lockSession: SQL;
+  private closing = false;
 
   private constructor(url: string, poolSize: number) {
-    this.sql = new SQL({ url, max: poolSize, bigint: true, idleTimeout: 30 });
+    const options = { url, bigint: true, connection: { lock_timeout: LOCK_TIMEOUT } };
+    this.sql = new SQL({ ...options, max: poolSize, idleTimeout: 30 });
+    this.lockSession = new SQL({
+      ...options,
+      max: 1,
+      onclose: () => {
+        if (!this.closing) console.error(JSON.stringify({ level: "warn", msg: "the named locks' session dropped: the locks this instance held are released" }));
+      },
+    });
   }
 
   static async open(url: string, poolSize: number, migrations: MigrationMeta[]): Promise<PostgresEngine> {
     const engine = new PostgresEngine(url, poolSize);
     // Two instances starting at once must not both migrate: a session lock around the migrator.
-    await engine.exclusive("migrations", true, async () => {
+    await engine.exclusive("migrations", MIGRATIONS_WAIT_MS, async () => {
       await applyMigrations(drizzle({ client: engine.sql }), migrations);
     });
     return engine;
@@ -103,7 +143,7 @@ export class PostgresEngine implements Engine {
         await connection.unsafe("ROLLBACK").catch(() => {}); // none open when COMMIT already rolled back
         connection.release();
         const limit = ATTEMPTS[sqlState(error) as string] ?? 0;
-        if (attempt >= limit) throw error;
+        if (attempt >= limit) throw answerable(error);
         await Bun.sleep(Math.random() * Math.min(20, 2 ** attempt));
         continue;
       }
@@ -115,28 +155,41 @@ export class PostgresEngine implements Engine {
   }
 
   read<T>(query: Query<T>, snapshot = false): Promise<T> {
-    if (!snapshot) return stepAsync(query, this.executor(this.sql), [], this.cache.readView());
-    return this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [], this.cache.readView())) as Promise<T>;
+    const reading = snapshot
+      ? (this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [], this.cache.readView())) as Promise<T>)
+      : stepAsync(query, this.executor(this.sql), [], this.cache.readView());
+    return reading.catch((error: unknown) => Promise.reject(answerable(error)));
   }
 
-  async exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
-    // A session-level advisory lock on a connection of its own: released when fn ends, or by the
-    // server if this instance dies holding it (its connection drops), so another instance takes over.
-    const connection = await this.sql.reserve();
-    const key = lockKey(name);
-    try {
-      if (wait) await connection.unsafe("SELECT pg_advisory_lock($1)", [key]);
-      else {
-        const [row] = await connection.unsafe("SELECT pg_try_advisory_lock($1) AS locked", [key]);
-        if (!row.locked) return null;
-      }
+  /**
+   * A session-level advisory lock on the lock session, on this process's turn (its queue: one waiter
+   * per instance asks the database). It is tried, not waited for: between tries the waiter holds no
+   * connection. Released when fn ends, or by the server if this instance dies holding it (its session
+   * drops), so another instance takes over.
+   */
+  exclusive<T>(name: string, waitMs: number, fn: () => Promise<T>): Promise<T | null> {
+    const deadline = Date.now() + waitMs;
+    return this.locks.exclusive(name, waitMs, async () => {
+      const key = lockKey(name);
+      if (!(await this.tryLock(name, key, waitMs, deadline))) return null;
       try {
         return await fn();
       } finally {
-        await connection.unsafe("SELECT pg_advisory_unlock($1)", [key]);
+        // A failed unlock is a dropped session, which released the lock.
+        await this.lockSession.unsafe("SELECT pg_advisory_unlock($1)", [key]).catch(() => {});
       }
-    } finally {
-      connection.release();
+    });
+  }
+
+  /** True once the lock is held; false if another instance holds it and waitMs is 0; SERVICE_BUSY past the deadline. */
+  private async tryLock(name: string, key: bigint, waitMs: number, deadline: number): Promise<boolean> {
+    for (let pause = TRY_PAUSE_MS.first; ; pause = Math.min(2 * pause, TRY_PAUSE_MS.last)) {
+      const [{ locked }] = await this.lockSession.unsafe("SELECT pg_try_advisory_lock($1) AS locked", [key]);
+      if (locked) return true;
+      if (waitMs <= 0) return false;
+      const wait = Math.min(pause * (0.5 + Math.random() / 2), deadline - Date.now());
+      if (wait <= 0) throw waitedTooLong(name, waitMs);
+      await Bun.sleep(wait);
     }
   }
 
@@ -150,6 +203,8 @@ export class PostgresEngine implements Engine {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.sql.close({ timeout: 5 });
+    await this.lockSession.close({ timeout: 5 });
   }
 }

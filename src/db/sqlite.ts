@@ -17,6 +17,7 @@ import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { Cache } from "./cache";
+import { LocalLocks } from "./local-locks";
 import { applyMigrations } from "./migrate";
 import { runAfterCommit, stepSync, type Query, type Statement } from "./query";
 import type { Engine } from "./engine";
@@ -74,7 +75,8 @@ export class SqliteEngine implements Engine {
   private scheduled = false;
   private idle: Promise<void> = Promise.resolve();
   private markIdle: () => void = () => {};
-  private readonly locks = new Map<string, Promise<unknown>>();
+  /** One process on the file: a named lock is this process's queue for it. */
+  private readonly locks = new LocalLocks();
   /**
    * Every statement text run, prepared once. Not bun:sqlite's query(): its cache keeps 20 statements
    * (the service runs more; one pushed out is compiled again) and moves the one it finds to the end of
@@ -260,17 +262,8 @@ export class SqliteEngine implements Engine {
   }
 
   /** One process: an in-process lock is the whole cluster's. */
-  async exclusive<T>(name: string, wait: boolean, fn: () => Promise<T>): Promise<T | null> {
-    const held = this.locks.get(name);
-    if (held && !wait) return null;
-    const previous = held ?? Promise.resolve();
-    const run = previous.catch(() => {}).then(fn);
-    this.locks.set(name, run);
-    try {
-      return await run;
-    } finally {
-      if (this.locks.get(name) === run) this.locks.delete(name);
-    }
+  exclusive<T>(name: string, waitMs: number, fn: () => Promise<T>): Promise<T | null> {
+    return this.locks.exclusive(name, waitMs, fn);
   }
 
   async ping(): Promise<boolean> {

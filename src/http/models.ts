@@ -122,7 +122,8 @@ export function docs(tag: string, summary: string, auth: Auth, errors: ErrorCode
   // An agent or owner route refuses a valid key of the other kind (src/auth/keys.ts).
   if (auth === "agent" || auth === "owner") codes.push("FORBIDDEN");
   if (auth === "agent") codes.push("RATE_LIMIT_EXCEEDED");
-  codes.push("VALIDATION_ERROR");
+  // On PostgreSQL any statement may meet a lock held past lock_timeout (src/db/postgres.ts).
+  codes.push("VALIDATION_ERROR", "SERVICE_BUSY");
   const responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> = {};
   for (const code of new Set(codes)) {
     const status = String(errorStatus[code]);

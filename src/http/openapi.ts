@@ -106,7 +106,7 @@ export function polishDocument(document: Document): Document {
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const headers: Record<string, unknown> = { "Request-Id": ref("RequestId") };
         if (byAgent) Object.assign(headers, { "RateLimit-Limit": ref("RateLimitLimit"), "RateLimit-Remaining": ref("RateLimitRemaining"), "RateLimit-Reset": ref("RateLimitReset") });
-        if (status === "429") headers["Retry-After"] = ref("RetryAfter");
+        if (status === "429" || response.description?.includes("SERVICE_BUSY")) headers["Retry-After"] = ref("RetryAfter");
         if (idempotent && status.startsWith("2")) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
         response.headers = { ...response.headers, ...headers };
         const json = response.content?.["application/json"] as { schema?: unknown } | undefined;

@@ -13,10 +13,12 @@
 // that one is never sent to the chain. Its settle claims the sale and settles the buyer's PENDING
 // payment to the seller in the ledger, in one write (settleAsSale): success with no transaction.
 //
-// A claim is sent under the treasury's sender lock, moving SUBMITTING → SUBMITTED (compare-and-set) in
-// the write that takes the treasury nonce, before the broadcast. A claim still SUBMITTING after
-// STALE_CLAIM_MS was never sent (the service stopped between the claim and the send): it is FAILED,
-// its gas reservation released, and a late sender finds it so and sends nothing.
+// A claim is made and sent under the treasury's sender lock, moving SUBMITTING → SUBMITTED
+// (compare-and-set) in the write that takes the treasury nonce, before the broadcast; a settle that
+// waits for the lock past SETTLE_LOCK_WAIT_MS answers 503 SERVICE_BUSY having claimed nothing, so the
+// same payment may be settled again. A claim still SUBMITTING after STALE_CLAIM_MS was never sent (the
+// service stopped between the claim and the send): it is FAILED, its gas reservation released, and a
+// late sender finds it so and sends nothing.
 import { getAddress, isAddress, type Hex } from "viem";
 import { chainSettings, publicClient } from "../../chain/client";
 import { SETTLE_GAS, signSettlement, type TransferAuthorization } from "../../chain/eip3009";
@@ -34,6 +36,8 @@ import { check, refuse, type Refusal } from "./verify";
 
 /** How long a settle waits for the receipt before answering settlement_pending with the transaction. */
 export const SETTLE_WAIT_MS = 10_000;
+/** How long a settle waits for the treasury's sender lock (other settles, the withdrawal sender) before SERVICE_BUSY. */
+export const SETTLE_LOCK_WAIT_MS = 10_000;
 /** A claim still SUBMITTING after this was never sent (a settle sends within seconds of its claim). */
 export const STALE_CLAIM_MS = 60_000;
 
@@ -145,28 +149,40 @@ export async function settle(agentId: string, request: FacilitatorRequest, keyId
   }
   const { authorization, signature, purchase } = checked;
   const resource = request.paymentPayload.resource?.url ?? null;
-  const claimed = await write(() => (purchase ? claimInLedger(agentId, keyId, authorization, resource) : claim(agentId, keyId, authorization, resource)));
+  const claimed = purchase
+    ? await write(() => claimInLedger(agentId, keyId, authorization, resource))
+    : await exclusive(TREASURY_SENDER, SETTLE_LOCK_WAIT_MS, () => claimAndSend(agentId, keyId, authorization, signature, resource));
   if (claimed === null) {
     const claimant = (await earlier())!;
     if (claimant.agentId !== agentId) return { success: false, errorReason: "invalid_exact_evm_nonce_already_used", errorMessage: "this authorization's nonce has already been used", payer, transaction: "", network };
     return outcomeOf(claimant.id, network);
   }
   if (typeof claimed !== "string") return { success: false, errorReason: claimed.reason, errorMessage: claimed.message, payer, transaction: "", network };
+  return outcomeOf(claimed, network);
+}
+
+/**
+ * Under the treasury's sender lock: the claim (null if already claimed), then its transaction signed
+ * with the next treasury nonce, recorded SUBMITTED (compare-and-set) with that nonce and broadcast.
+ * Claimed only once the lock is held, so a settle that waited past SETTLE_LOCK_WAIT_MS (SERVICE_BUSY)
+ * has claimed nothing and the same payment may be settled again.
+ */
+async function claimAndSend(agentId: string, keyId: string | null, authorization: TransferAuthorization, signature: Hex, resource: string | null): Promise<string | Refusal | null> {
+  const claimed = await write(() => claim(agentId, keyId, authorization, resource));
+  if (typeof claimed !== "string") return claimed;
   try {
-    await exclusive(TREASURY_SENDER, true, async () => {
-      const treasuryNonce = await nextTreasuryNonce();
-      const { raw, hash } = await signSettlement(authorization, signature, treasuryNonce);
-      const recorded = await write(function* () {
-        const moved = yield* run("UPDATE x402_sales SET status = 'SUBMITTED', tx_hash = ?, updated_at = ? WHERE id = ? AND status = 'SUBMITTING'", hash, clock.nowMs(), claimed);
-        if (moved > 0) yield* takeTreasuryNonce(treasuryNonce);
-        return moved > 0;
-      });
-      // Failed meanwhile as never sent: it stays so, and this transaction is never broadcast.
-      if (recorded) await broadcast(raw);
+    const treasuryNonce = await nextTreasuryNonce();
+    const { raw, hash } = await signSettlement(authorization, signature, treasuryNonce);
+    const recorded = await write(function* () {
+      const moved = yield* run("UPDATE x402_sales SET status = 'SUBMITTED', tx_hash = ?, updated_at = ? WHERE id = ? AND status = 'SUBMITTING'", hash, clock.nowMs(), claimed);
+      if (moved > 0) yield* takeTreasuryNonce(treasuryNonce);
+      return moved > 0;
     });
+    // Failed meanwhile as never sent: it stays so, and this transaction is never broadcast.
+    if (recorded) await broadcast(raw);
   } catch (error) {
     // Nothing was recorded as sent: the claim fails, and the gas reservation with it.
     await write(() => setSale(claimed, "FAILED", { gas: 0n, error: `not submitted: ${String((error as Error).message ?? error).split("\n")[0]}` }));
   }
-  return outcomeOf(claimed, network);
+  return claimed;
 }
