@@ -46,7 +46,7 @@ describe("PostgreSQL dialect rewrite", () => {
 /** The first statement a query yields, without running it. */
 const statementOf = (query: Query<unknown>) => query.next().value as Statement;
 const LOAN_COLUMNS_PG =
-  'id, offer_id AS "offerId", lender_id AS "lenderId", borrower_id AS "borrowerId", principal, currency, interest_bps AS "interestBps", amount_due AS "amountDue", amount_repaid AS "amountRepaid", collateral, due_at AS "dueAt", status, created_at AS "createdAt", closed_at AS "closedAt"';
+  'id, offer_id AS "offerId", lender_id AS "lenderId", borrower_id AS "borrowerId", principal, currency, interest_bps AS "interestBps", amount_due AS "amountDue", amount_repaid AS "amountRepaid", collateral, due_at AS "dueAt", status, key_id AS "keyId", created_at AS "createdAt", closed_at AS "closedAt"';
 
 describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => {
   test("find: every camelCase field quoted, the lock a clause", () => {
