@@ -236,11 +236,11 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(await x.balanceOf(buyer.address)).toBe(buyerBefore);
   });
 
-  test("discovery lists the resource that carried the bazaar extension", async () => {
+  test("discovery lists the resource that carried the bazaar extension and sold (test/x402-facilitator-farming.test.ts: the bounds)", async () => {
     const list = await server.request("GET", "/x402/facilitator/discovery/resources", { key: other.apiKey });
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ resource: `${shop.url}/weather`, sellerAgentId: seller.id, type: "http", x402Version: 2, description: "Weather in Paris" });
+    expect(list.body.data[0]).toMatchObject({ resource: `${shop.url}/weather`, sellerAgentId: seller.id, type: "http", x402Version: 2, description: "Weather in Paris", descriptionTrust: "untrusted" });
     expect(list.body.data[0].extensions.bazaar).toBeDefined();
     await expectLedgerOk(server);
   });
