@@ -35,11 +35,20 @@ const SOLD = `EXISTS (SELECT 1 FROM x402_sales WHERE x402_sales.agent_id = x402_
 /** An absolute http(s) URL of printable ASCII (no spaces, no control characters). */
 const isHttpUrl = (url: string) => /^[\x21-\x7e]+$/.test(url) && ["http:", "https:"].includes(URL.parse(url)?.protocol ?? "");
 
-/** Seller text as shown: invisible format characters (bidi overrides, zero-width) removed, control characters and line breaks as one space, cut to `max` characters. */
+/**
+ * Seller text as shown: invisible format characters (bidi overrides, zero-width) removed, control
+ * characters and line breaks as one space, cut to `max` UTF-16 units (what the answer's schema counts)
+ * between two characters, "…" included.
+ */
 function untrustedText(text: string, max: number): string {
   const plain = text.replace(/\p{Cf}/gu, "").replace(/[\p{Cc}\p{Zl}\p{Zp}]+/gu, " ").trim();
-  const chars = [...plain];
-  return chars.length <= max ? plain : `${chars.slice(0, max - 1).join("")}…`;
+  if (plain.length <= max) return plain;
+  let cut = "";
+  for (const char of plain) {
+    if (cut.length + char.length > max - 1) break;
+    cut += char;
+  }
+  return `${cut}…`;
 }
 
 export async function recordDiscovery(agentId: string, request: FacilitatorRequest): Promise<void> {
