@@ -134,8 +134,10 @@ function discoveredView(row: Row<typeof x402DiscoveredResources>) {
   return { id: row.id, sellerAgentId: row.agentId, resource: row.resource, ...entry, descriptionTrust: "untrusted" as const, lastUpdated: iso(row.updatedAt) };
 }
 
-/** The entries whose resource sold and that are not due, newest first (due ones are settled first). */
+/**
+ * The entries whose resource sold and that are not past due, newest first. A public list: what is due
+ * is left out, not applied here; the job drops it or, after a newer sale, moves its expiry (seconds).
+ */
 export async function listDiscovered(window: PageWindow) {
-  await expireDueDiscoveries();
   return read(newestFirst({ table: x402DiscoveredResources, scope: { where: `expires_at > ? AND ${SOLD}`, params: [clock.nowMs()] } }, window, discoveredView));
 }
