@@ -58,7 +58,12 @@ const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bi
 beforeAll(async () => {
   x = await startOfficialX402();
   server = await startServer({
-    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
+    env: {
+      ...{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
+      // One new (UNRATED) seller settles several sales on chain today: its tenth of this is 3,000,000 gas
+      // (the tier budgets themselves: test/x402-facilitator-farming.test.ts).
+      X402_FACILITATOR_GAS_PER_DAY: "30000000",
+    },
   });
   seller = await server.register();
   other = await server.register();
