@@ -32,7 +32,11 @@ export const VARIABLES = {
   USDC_ADDRESS: { default: "", meaning: "USDC contract on that chain" },
   MASTER_MNEMONIC: { default: "", meaning: "BIP-39 phrase of the custodial keys; unset: generated at first start into agentbank.mnemonic (0600) beside the database: back it up" },
   CONFIRMATIONS: { default: "2", meaning: "blocks before a deposit is credited or a withdrawal confirmed" },
-  X402_FACILITATOR_GAS_PER_DAY: { default: "3000000", meaning: "gas the treasury may spend settling one seller's x402 sales per UTC day (a settlement uses ~80,000; reserved at 150,000 until mined); 0: the facilitator settles nothing" },
+  X402_FACILITATOR_GAS_PER_DAY: { default: "3000000", meaning: "gas the treasury may spend settling a GOLD or PLATINUM seller's x402 sales per UTC day; SILVER half, BRONZE a quarter, UNRATED a tenth (a settlement uses ~80,000; reserved at 150,000 until mined); 0: the facilitator settles nothing" },
+  X402_FACILITATOR_GAS_PER_DAY_TOTAL: { default: "30000000", meaning: "gas the treasury may spend settling every seller's x402 sales together per UTC day; 0: the facilitator settles nothing" },
+  X402_FACILITATOR_MIN_AMOUNT: { default: "0.01", meaning: "smallest x402 payment (USDC) the facilitator verifies or settles; below it: invalid_exact_evm_authorization_value" },
+  X402_DISCOVERY_PER_SELLER: { default: "20", meaning: "resources one seller may have in the facilitator's discovery list (the oldest never sold make room for a new one)" },
+  X402_DISCOVERY_TOTAL: { default: "1000", meaning: "resources the facilitator's discovery list holds for all sellers together" },
   LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
 } as const satisfies Record<string, { default: string; meaning: string }>;
 
@@ -58,6 +62,15 @@ function decimal(env: Env, name: Variable): string {
   const raw = read(env, name);
   if (!/^\d+(\.\d+)?$/.test(raw)) throw new ConfigError(`${name}: expected a positive decimal number, got "${raw}"`);
   return raw;
+}
+
+/** A positive USDC amount in major units ("0.01"), as minor units (6 decimals). */
+function usdcAmount(env: Env, name: Variable): bigint {
+  const raw = read(env, name);
+  const match = /^(\d{1,9})(?:\.(\d{1,6}))?$/.exec(raw);
+  const minor = match ? BigInt(match[1]! + (match[2] ?? "").padEnd(6, "0")) : 0n;
+  if (minor === 0n) throw new ConfigError(`${name}: expected a positive USDC amount with at most 6 decimals (e.g. 0.01), got "${raw}"`);
+  return minor;
 }
 
 function oneOf<const T extends string>(env: Env, name: Variable, values: readonly T[]): T {
@@ -147,6 +160,11 @@ function configFrom(env: Env) {
     testClock: bool(env, "TEST_CLOCK"),
     chain: chain(env),
     x402FacilitatorGasPerDay: integer(env, "X402_FACILITATOR_GAS_PER_DAY", 0, 1_000_000_000_000),
+    x402FacilitatorGasPerDayTotal: integer(env, "X402_FACILITATOR_GAS_PER_DAY_TOTAL", 0, 1_000_000_000_000),
+    /** Minor units (USDC). */
+    x402FacilitatorMinAmount: usdcAmount(env, "X402_FACILITATOR_MIN_AMOUNT"),
+    x402DiscoveryPerSeller: integer(env, "X402_DISCOVERY_PER_SELLER", 0, 10_000),
+    x402DiscoveryTotal: integer(env, "X402_DISCOVERY_TOTAL", 0, 1_000_000),
     logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
   };
 }

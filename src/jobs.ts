@@ -18,6 +18,7 @@ import { registerJob } from "./scheduler";
 import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
 import { resolvePending } from "./x402/settlement";
+import { expireDueDiscoveries } from "./x402/facilitator/discovery";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
@@ -37,5 +38,6 @@ export function registerJobs(): void {
     registerJob("chain.watch", watchChain);
     registerJob("chain.withdrawals", processWithdrawals);
     registerJob("x402.resolve", resolvePending);
+    registerJob("x402.discovery-expire", expireDueDiscoveries);
   }
 }

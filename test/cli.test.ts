@@ -107,6 +107,10 @@ describe("errors: one line, exit 2 for usage and 1 for a failure", () => {
     expect(debug.stderr).toMatch(/\n\s+at /);
     expectOneLine(cli(["restore", join(work, "missing.db")], { DATABASE_PATH: join(work, "restored.db") }), 1, "no backup at");
     expectOneLine(cli(["serve"], { PORT: "99999" }), 1, "configuration error: PORT");
+    // The facilitator's minimum payment: a positive USDC amount, at most 6 decimals (0 would let value-0 sales through).
+    for (const value of ["0", "0.0000001", "1e-2"]) {
+      expectOneLine(cli(["serve"], { X402_FACILITATOR_MIN_AMOUNT: value }), 1, `X402_FACILITATOR_MIN_AMOUNT: expected a positive USDC amount with at most 6 decimals (e.g. 0.01), got "${value}"`);
+    }
     expectOneLine(cli(["backup", join(work, "c.db")], { LOG_LEVEL: "loud" }), 1, 'LOG_LEVEL: expected info or debug, got "loud"');
   });
 

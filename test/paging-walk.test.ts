@@ -169,21 +169,25 @@ const FIXTURES: Record<string, () => Promise<Filled>> = {
     return { caller, mine: await times(ITEMS, () => x402Pay(caller)), foreign: await times(2, () => x402Pay(other)) };
   },
   "/x402/facilitator/discovery/resources": async () => {
-    // A list every agent sees: the resources verified through the facilitator with the bazaar extension.
-    const [caller, seller] = [await agent(), await agent()];
+    // A list every agent sees: the resources sold through the facilitator with the bazaar extension, each
+    // by a seller of its own (a new seller's gas covers one settlement a day). One verified, never settled: not listed.
+    const caller = await agent();
     const buyer = privateKeyToAccount(generatePrivateKey());
     await x402.mint(buyer.address, "1");
-    const to = (await made(server.request("GET", "/wallets/blockchain", { key: seller.apiKey }), 200)).address;
-    const listed = async (n: number) => {
+    const sell = async (n: number, settled: boolean) => {
+      const seller = await agent();
+      const to = (await made(server.request("GET", "/wallets/blockchain", { key: seller.apiKey }), 200)).address;
       const url = `https://shop.example/item/${n}`;
       const body = await signedPayment(x402, buyer, { to, resource: { url }, extensions: { bazaar: { info: { input: { type: "http", method: "GET" } } } } });
       expect((await made(server.request("POST", "/x402/facilitator/verify", { key: seller.apiKey, body }), 200)).isValid).toBe(true);
-      return url;
+      if (settled) expect((await made(server.request("POST", "/x402/facilitator/settle", { key: seller.apiKey, body }), 200)).success).toBe(true);
+      return { url, seller };
     };
     const mine: string[] = [];
-    for (let n = 0; n < ITEMS; n++) mine.push(await listed(n));
-    // Not an item of the list (an agent id): as `after` it must answer like an id nobody has.
-    return { caller, mine, foreign: [seller.id], identify: (item) => item.resource as string };
+    for (let n = 0; n < ITEMS; n++) mine.push((await sell(n, true)).url);
+    const unsold = await sell(ITEMS, false);
+    // Not items of the list (an agent id, and the unsold entry's seller): as `after` they must answer like an id nobody has.
+    return { caller, mine, foreign: [unsold.seller.id], identify: (item) => item.resource as string };
   },
   "/lending/offers": async () => {
     // A public list: the open EUR offers (no other fixture lends EUR). Cancelled or taken ones left it.

@@ -61,7 +61,12 @@ const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bi
 beforeAll(async () => {
   x = await startOfficialX402();
   server = await startServer({
-    env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
+    env: {
+      ...{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
+      // One new (UNRATED) seller settles several sales on chain today: its tenth of this is 3,000,000 gas
+      // (the tier budgets themselves: test/x402-facilitator-farming.test.ts).
+      X402_FACILITATOR_GAS_PER_DAY: "30000000",
+    },
   });
   seller = await server.register();
   other = await server.register();
@@ -239,11 +244,11 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(await x.balanceOf(buyer.address)).toBe(buyerBefore);
   });
 
-  test("discovery lists the resource that carried the bazaar extension", async () => {
+  test("discovery lists the resource that carried the bazaar extension and sold (test/x402-facilitator-farming.test.ts: the bounds)", async () => {
     const list = await server.request("GET", "/x402/facilitator/discovery/resources", { key: other.apiKey });
     expect(list.status).toBe(200);
     expect(list.body.data).toHaveLength(1);
-    expect(list.body.data[0]).toMatchObject({ resource: `${shop.url}/weather`, sellerAgentId: seller.id, type: "http", x402Version: 2, description: "Weather in Paris" });
+    expect(list.body.data[0]).toMatchObject({ resource: `${shop.url}/weather`, sellerAgentId: seller.id, type: "http", x402Version: 2, description: "Weather in Paris", descriptionTrust: "untrusted" });
     expect(list.body.data[0].extensions.bazaar).toBeDefined();
     await expectLedgerOk(server);
   });

@@ -120,5 +120,11 @@ export const x402Sales = table(
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
-  (t) => [uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce), index("x402_sales_agent_idx").on(t.agentId, t.createdAt)],
+  (t) => [
+    uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce),
+    index("x402_sales_agent_idx").on(t.agentId, t.createdAt),
+    // The day's gas of every seller (x402/facilitator/gas.ts), and a discovered resource's sales (discovery.ts).
+    index("x402_sales_created_idx").on(t.createdAt),
+    index("x402_sales_resource_idx").on(t.agentId, t.resource),
+  ],
 );

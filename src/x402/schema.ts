@@ -46,7 +46,11 @@ export const x402Payments = table(
   ],
 );
 
-/** Resources verified through the facilitator that carried the bazaar extension: one row per (seller, resource URL). */
+/**
+ * Resources verified through the facilitator that carried the bazaar extension: one row per (seller,
+ * resource URL). Listed only once a sale of that seller and URL settled (x402_sales); expires_at is
+ * when it goes unless a sale is newer than X402 discovery's lifetime then (facilitator/discovery.ts).
+ */
 export const x402DiscoveredResources = table(
   "x402_discovered_resources",
   {
@@ -55,8 +59,25 @@ export const x402DiscoveredResources = table(
     resource: text().notNull(),
     /** The advertised entry as JSON: x402Version, accepts, description, mimeType, extensions. */
     entry: text().notNull(),
+    /** Rows from before it: due at once, so the expiry job keeps those with a recent sale and drops the rest. */
+    expiresAt: integer().notNull().default(0),
     createdAt: integer().notNull(),
     updatedAt: integer().notNull(),
   },
-  (t) => [uniqueIndex("x402_discovered_resources_resource_idx").on(t.agentId, t.resource), index("x402_discovered_resources_created_idx").on(t.createdAt)],
+  (t) => [
+    uniqueIndex("x402_discovered_resources_resource_idx").on(t.agentId, t.resource),
+    index("x402_discovered_resources_created_idx").on(t.createdAt),
+    index("x402_discovered_resources_expires_idx").on(t.expiresAt),
+  ],
 );
+
+/**
+ * One row per UTC day (its first ms) on which the facilitator claimed a sale for the chain. A claim
+ * updates it first: the row lock makes every claim of the day, on every instance, check the day's
+ * gas budgets after the ones before it committed (facilitator/gas.ts).
+ */
+export const x402GasDays = table("x402_gas_days", {
+  day: integer().primaryKey(),
+  /** Claims checked against the day's budgets (refused ones too). */
+  claims: integer().notNull(),
+});

@@ -478,19 +478,21 @@ export type Hostile402 = ReturnType<typeof startHostile402>;
 // A buyer of agentbank's facilitator (test/x402-facilitator.test.ts, the discovery list's paging walk).
 
 /**
- * A facilitator request body (x402 v2 verify/settle) for a 0.01 USDC payment to `to`, its EIP-3009
- * authorization signed by hand so that each field can be wrong; `resource` and `extensions` are sent as given.
+ * A facilitator request body (x402 v2 verify/settle) for a payment to `to` of `amount` base units (0.01
+ * USDC by default), its EIP-3009 authorization signed by hand so that each field can be wrong (`value`:
+ * the authorization's, when it is not the amount); `resource` and `extensions` are sent as given.
  */
 export async function signedPayment(
   x: { chainId: number; usdc: Address },
   account: PrivateKeyAccount,
-  changes: { to: Address; value?: bigint; validBefore?: bigint; resource?: { url: string; description?: string }; extensions?: Record<string, unknown> },
+  changes: { to: Address; amount?: bigint; value?: bigint; validBefore?: bigint; resource?: { url: string; description?: string }; extensions?: Record<string, unknown> },
 ) {
   const now = BigInt(Math.floor(Date.now() / 1000));
+  const amount = changes.amount ?? PRICE_UNITS;
   const authorization = {
     from: account.address,
     to: changes.to,
-    value: changes.value ?? PRICE_UNITS,
+    value: changes.value ?? amount,
     validAfter: now - 600n,
     validBefore: changes.validBefore ?? now + 60n,
     nonce: generatePrivateKey() as Hex,
@@ -505,7 +507,7 @@ export async function signedPayment(
     scheme: "exact",
     network: NETWORK_V2,
     asset: x.usdc,
-    amount: String(PRICE_UNITS),
+    amount: String(amount),
     payTo: changes.to,
     maxTimeoutSeconds: 60,
     extra: { name: "USDC", version: "2" },

@@ -1,5 +1,4 @@
 import { Elysia } from "elysia";
-import { read } from "../../db";
 import { auth } from "../../auth/macros";
 import { docs, paged, PageQuery } from "../../http/models";
 import { answers } from "../../http/responses";
@@ -37,8 +36,8 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
       { 200: SettleAnswer },
     ),
   })
-  .get("/discovery/resources", ({ query }) => paged(query, (window) => read(listDiscovered(window))), {
+  .get("/discovery/resources", ({ query }) => paged(query, listDiscovered), {
     agent: true,
     query: PageQuery,
-    ...answers(docs("x402", "Resources verified through the facilitator that carry the bazaar extension, newest first", "agent"), { 200: DiscoveredResourcePage }),
+    ...answers(docs("x402", "Resources sold through the facilitator that carry the bazaar extension, newest first: each entry is the seller's own words (descriptionTrust: untrusted)", "agent"), { 200: DiscoveredResourcePage }),
   });

@@ -4,12 +4,12 @@
 // network, in USDC, paid to one of its own deposit addresses.
 //
 // Settling submits the buyer's transferWithAuthorization from the treasury (the operator pays the gas,
-// within X402_FACILITATOR_GAS_PER_DAY per seller). The authorization is claimed in x402_sales (unique
+// within the day's gas budgets: gas.ts). The authorization is claimed in x402_sales (unique
 // payer + nonce) before anything is sent, so a second settle of it — replayed or in parallel — answers
 // the first one's outcome and never submits again. The seller is credited by the chain watcher, from
 // the Transfer log in a confirmed block, once (creditSale): for an outside buyer the facilitator moves no money.
 //
-// An agentbank agent buying through /x402/pay pays with a treasury authorization its payment debited:
+// An agentbank agent buying through /x402/pay pays with an internal signer's authorization its payment debited:
 // that one is never sent to the chain. Its settle claims the sale and settles the buyer's PENDING
 // payment to the seller in the ledger, in one write (settleAsSale): success with no transaction.
 //
@@ -24,15 +24,14 @@ import { chainSettings, publicClient } from "../../chain/client";
 import { SETTLE_GAS, signSettlement, type TransferAuthorization } from "../../chain/eip3009";
 import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
 import { clock } from "../../clock";
-import { config } from "../../config";
-import { exclusive, find, get, insertNew, read, run, update, write, type Query } from "../../db";
+import { exclusive, find, insertNew, read, run, update, write, type Query } from "../../db";
 import { uuid } from "../../ids";
-import { DAY_MS } from "../../time";
 import { x402Sales, type SaleStatus } from "../../chain/schema";
 import { settleAsSale } from "../settlement";
 import { findSale, type Sale } from "../../chain/sales";
 import type { FacilitatorRequest } from "./model";
-import { check, refuse, type Refusal } from "./verify";
+import { checkGasBudgets, lockGasDay } from "./gas";
+import { check, type Refusal } from "./verify";
 
 /** How long a settle waits for the receipt before answering settlement_pending with the transaction. */
 export const SETTLE_WAIT_MS = 10_000;
@@ -68,16 +67,15 @@ const soldBy = (agentId: string, keyId: string | null, authorization: TransferAu
   updatedAt: now,
 });
 
-/** A write op: the authorization is this seller's to settle, within its gas for the day; null if already claimed. */
+/** A write op: the authorization is this seller's to settle, within the day's gas budgets; null if already claimed. */
 function* claim(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
   yield* failStaleClaims(agentId);
-  const now = clock.nowMs();
-  const dayStart = now - (now % DAY_MS);
-  const spent = (yield* get<{ gas: bigint | null }>("SELECT CAST(SUM(gas) AS BIGINT) AS gas FROM x402_sales WHERE agent_id = ? AND created_at >= ?", agentId, dayStart))!.gas ?? 0n;
-  if (spent + SETTLE_GAS > BigInt(config.x402FacilitatorGasPerDay)) {
-    return refuse("facilitator_gas_cap_reached", `the treasury's gas for your settlements today (X402_FACILITATOR_GAS_PER_DAY = ${config.x402FacilitatorGasPerDay}) is spent; retry after 00:00 UTC`);
-  }
-  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, now), status: "SUBMITTING", gas: SETTLE_GAS }, ["payer", "nonce"]);
+  const day = yield* lockGasDay();
+  // Claimed by a parallel settle that committed before the lock: its outcome is answered, not a budget.
+  if (yield* findSale(authorization.from, authorization.nonce)) return null;
+  const refused = yield* checkGasBudgets(agentId, day);
+  if (refused) return refused;
+  const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, clock.nowMs()), status: "SUBMITTING", gas: SETTLE_GAS }, ["payer", "nonce"]);
   return sale?.id ?? null;
 }
 

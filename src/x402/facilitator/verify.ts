@@ -3,14 +3,17 @@
 // calling agent is the seller: only the `exact` scheme on the configured network, in USDC, paid to one
 // of its own deposit addresses; an authorization of the internal settlement signer only as an open
 // /x402/pay payment to it (settled in the ledger), and never one of the treasury's (it pays outside
-// payees only: submitted here, it would move treasury USDC to an agentbank address).
+// payees only: submitted here, it would move treasury USDC to an agentbank address). Nothing below
+// X402_FACILITATOR_MIN_AMOUNT: a sale of 0 (or of dust) costs the treasury a settlement's gas for nothing.
 import { getAddress, isAddress, type Hex } from "viem";
 import { isBlocked } from "../../agents/blocks";
 import { depositAddressOf } from "../../chain/addresses";
 import { chainSettings, networkName, usdcBalanceOf } from "../../chain/client";
 import { authorizationState, chainNowSeconds, signedByPayer, type TransferAuthorization } from "../../chain/eip3009";
 import { internalSignerAccount, treasuryAccount } from "../../chain/keys";
+import { config } from "../../config";
 import { read } from "../../db";
+import { toMajor } from "../../money";
 import { paymentOfAuthorization, type Payment } from "../payments";
 import { recordDiscovery } from "./discovery";
 import type { FacilitatorRequest, PaymentPayload } from "./model";
@@ -19,6 +22,12 @@ import { findSale } from "../../chain/sales";
 export type Refusal = { reason: string; message: string };
 /** `purchase`: the agentbank agent's /x402/pay payment that signed the authorization (the internal signer is the payer). */
 type Checked = { authorization: TransferAuthorization; signature: Hex; purchase: Payment | null } | Refusal;
+
+/**
+ * @x402/evm's exact facilitator's reason for an authorization value it does not take (ErrInvalidAuthorizationValue):
+ * ours for a value below X402_FACILITATOR_MIN_AMOUNT, 0 included, which the official one would settle.
+ */
+const INVALID_AUTHORIZATION_VALUE = "invalid_exact_evm_authorization_value";
 
 /** An authorization must stay valid this long after verify (the official facilitator's margin). */
 const VALID_BEFORE_MARGIN_SECONDS = 6n;
@@ -57,6 +66,10 @@ export async function check(agentId: string, request: FacilitatorRequest): Promi
   if (authorization.to !== getAddress(required.payTo)) return refuse("invalid_exact_evm_recipient_mismatch", "the authorization pays another address than payTo");
   if (!/^\d{1,30}$/.test(required.amount) || authorization.value !== BigInt(required.amount)) {
     return refuse("invalid_exact_evm_payload_authorization_value_mismatch", `the authorization's value ${authorization.value} is not the required amount ${required.amount}`);
+  }
+  if (authorization.value < config.x402FacilitatorMinAmount) {
+    const minimum = toMajor(config.x402FacilitatorMinAmount, "USDC");
+    return refuse(INVALID_AUTHORIZATION_VALUE, `${toMajor(authorization.value, "USDC")} USDC is below this facilitator's minimum payment of ${minimum} USDC (X402_FACILITATOR_MIN_AMOUNT)`);
   }
   const now = await chainNowSeconds();
   if (authorization.validBefore < now + VALID_BEFORE_MARGIN_SECONDS) return refuse("invalid_exact_evm_payload_authorization_valid_before", "the authorization has expired or expires within seconds");
