@@ -9,6 +9,7 @@ import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
+import { wakeMailer } from "./mail/dispatcher";
 import { defaultDueLoans } from "./lending/service";
 import { expireDueApprovals } from "./owners/decisions";
 import { purgeUnusedClients } from "./oauth/clients";
@@ -22,6 +23,7 @@ import { resolvePending } from "./x402/settlement";
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
   registerJob("webhooks.deliver-pending", wakeDispatcher);
+  registerJob("mail.send-due", wakeMailer);
   registerJob("bets.expire", () => expireDueBets());
   registerJob("bets.oracles", resolveOracleBets);
   registerJob("contracts.deadline", () => applyDueDeadlines());
