@@ -24,6 +24,7 @@ import { pathOf, requestLog } from "./http/log";
 import { clientAddressOf, consume } from "./auth/rate-limit";
 import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
+import { mailAdminRoutes } from "./mail/admin-routes";
 import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./profile/registration-routes";
@@ -101,6 +102,7 @@ export function createApp() {
     .use(chainAdminRoutes)
     .use(walletAdminRoutes)
     .use(agentAdminRoutes)
+    .use(mailAdminRoutes)
     .use(adminRoutes);
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));

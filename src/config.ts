@@ -1,5 +1,7 @@
 // Configuration comes from the environment only (Bun also reads a .env file), validated once at start.
 // A bad value stops the process with one line naming the variable.
+import { dirname, join } from "node:path";
+import { isMailbox } from "./email";
 
 export type Config = ReturnType<typeof configFrom>;
 
@@ -37,6 +39,9 @@ export const VARIABLES = {
   X402_FACILITATOR_MIN_AMOUNT: { default: "0.01", meaning: "smallest x402 payment (USDC) the facilitator verifies or settles; below it: invalid_exact_evm_authorization_value" },
   X402_DISCOVERY_PER_SELLER: { default: "20", meaning: "resources one seller may have in the facilitator's discovery list (the oldest never sold make room for a new one)" },
   X402_DISCOVERY_TOTAL: { default: "1000", meaning: "resources the facilitator's discovery list holds for all sellers together" },
+  SMTP_URL: { default: "", meaning: "smtp://[user:password@]host[:port] (STARTTLS when the server offers it; port 587 by default) or smtps://... (TLS; 465): the mail server; unset: every message is written to the outbox folder instead" },
+  MAIL_FROM: { default: "agentbank <agentbank@localhost>", meaning: "the From of every message: an address, or Name <address>" },
+  MAIL_OUTBOX_DIR: { default: "", meaning: "the outbox folder (one .eml file per message) when SMTP_URL is unset; unset: outbox/ in the data folder, DATABASE_PATH's folder (also with DATABASE_URL)" },
   LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
 } as const satisfies Record<string, { default: string; meaning: string }>;
 
@@ -138,14 +143,52 @@ function chain(env: Env) {
   return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, confirmations };
 }
 
+/** SMTP_URL as nodemailer's SMTP transport takes it; null when unset (mail goes to the outbox folder). */
+function smtpServer(env: Env) {
+  const raw = optional(env, "SMTP_URL");
+  if (!raw) return null;
+  const problem = new ConfigError(`SMTP_URL: expected smtp://[user:password@]host[:port] or smtps://..., got "${raw.replace(/\/\/.*@/, "//…@")}"`);
+  const url = URL.parse(raw);
+  if (!url || (url.protocol !== "smtp:" && url.protocol !== "smtps:") || !url.hostname || !["", "/"].includes(url.pathname) || url.search || url.hash || url.port === "0") throw problem;
+  const secure = url.protocol === "smtps:";
+  let user: string, pass: string;
+  try {
+    [user, pass] = [decodeURIComponent(url.username), decodeURIComponent(url.password)];
+  } catch {
+    throw problem;
+  }
+  return {
+    host: url.hostname.replace(/^\[(.*)\]$/, "$1"),
+    port: url.port ? Number(url.port) : secure ? 465 : 587,
+    secure,
+    auth: user ? { user, pass } : undefined,
+  };
+}
+
+/** MAIL_FROM: `address` or `Name <address>` (the name may be quoted). */
+function sender(env: Env): { name: string; address: string } {
+  const raw = read(env, "MAIL_FROM").trim();
+  const match = /^(?:"?([^"<>\x00-\x1f\x7f]{0,100}?)"?\s*<([^<>]*)>|([^<>\s]+))$/.exec(raw);
+  const address = match?.[2] ?? match?.[3] ?? "";
+  if (!match || !isMailbox(address)) throw new ConfigError(`MAIL_FROM: expected an address or Name <address>, got ${JSON.stringify(raw)}`);
+  return { name: (match[1] ?? "").trim(), address };
+}
+
+/** Mail: SMTP_URL's server, else the outbox folder (in the data folder unless MAIL_OUTBOX_DIR says where). */
+function mail(env: Env, databasePath: string) {
+  const dataFolder = dirname(databasePath === ":memory:" ? VARIABLES.DATABASE_PATH.default : databasePath);
+  return { smtp: smtpServer(env), from: sender(env), outboxDir: optional(env, "MAIL_OUTBOX_DIR") ?? join(dataFolder, "outbox") };
+}
+
 /** The configuration the environment gives; a bad value throws a ConfigError naming the variable. */
 function configFrom(env: Env) {
   const databaseUrl = optional(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) throw new ConfigError(`DATABASE_URL: expected a postgres:// URL, got "${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}"`);
+  const databasePath = read(env, "DATABASE_PATH");
   return {
     port: integer(env, "PORT", 0, 65535),
     host: read(env, "HOST"),
-    databasePath: read(env, "DATABASE_PATH"),
+    databasePath,
     databaseUrl,
     dbPoolSize: integer(env, "DB_POOL_SIZE", 1, 1000),
     adminApiKey: optional(env, "ADMIN_API_KEY"),
@@ -165,6 +208,7 @@ function configFrom(env: Env) {
     x402FacilitatorMinAmount: usdcAmount(env, "X402_FACILITATOR_MIN_AMOUNT"),
     x402DiscoveryPerSeller: integer(env, "X402_DISCOVERY_PER_SELLER", 0, 10_000),
     x402DiscoveryTotal: integer(env, "X402_DISCOVERY_TOTAL", 0, 1_000_000),
+    mail: mail(env, databasePath),
     logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
   };
 }

@@ -9,6 +9,7 @@ import { write } from "./db";
 import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
+import { wakeMailer } from "./mail/dispatcher";
 import { defaultDueLoans } from "./lending/service";
 import { expireDueApprovals } from "./owners/decisions";
 import { purgeUnusedClients } from "./oauth/clients";
@@ -23,6 +24,7 @@ import { expireDueDiscoveries } from "./x402/facilitator/discovery";
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
   registerJob("webhooks.deliver-pending", wakeDispatcher);
+  registerJob("mail.send-due", wakeMailer);
   registerJob("bets.expire", () => expireDueBets());
   registerJob("bets.oracles", resolveOracleBets);
   registerJob("contracts.deadline", () => applyDueDeadlines());

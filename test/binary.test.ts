@@ -1,9 +1,10 @@
 // The single executable: built with `bun build --compile`, run from an empty folder with nothing
 // beside it, it creates its database, applies the embedded migrations and serves.
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { waitFor } from "./helpers/wait";
 
 const ROOT = join(import.meta.dir, "..");
 let workDir: string;
@@ -61,6 +62,26 @@ test("applies the embedded migrations to a new DATABASE_PATH", async () => {
     });
     expect(reply.status).toBe(201);
     expect(existsSync(databasePath)).toBe(true);
+  } finally {
+    child.kill("SIGTERM");
+    await child.exited;
+  }
+});
+
+test("sends mail from the binary (nodemailer inside): with no SMTP_URL a message lands in ./data/outbox", async () => {
+  const cwd = mkdtempSync(join(workDir, "empty-"));
+  const { child, url } = await run(cwd, { ADMIN_API_KEY: "binary-admin" });
+  try {
+    const reply = await fetch(`${url}/admin/mail/test`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer binary-admin" },
+      body: JSON.stringify({ to: "ops@example.com" }),
+    });
+    expect(reply.status).toBe(202);
+    const { id } = (await reply.json()) as { id: string };
+    const outbox = join(cwd, "data/outbox");
+    const written = await waitFor(() => (existsSync(outbox) ? readdirSync(outbox).find((name) => name.endsWith(`_${id}.eml`)) : undefined));
+    expect(readFileSync(join(outbox, written), "utf8")).toContain("Subject: agentbank: test message\r\n");
   } finally {
     child.kill("SIGTERM");
     await child.exited;

@@ -7,6 +7,7 @@ import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
 import { flushLog, logLine } from "../http/log";
 import { registerJobs } from "../jobs";
+import { stopMailer } from "../mail/dispatcher";
 import { runAllJobs, startScheduler, stopScheduler } from "../scheduler";
 import { VERSION } from "../version";
 import { stopDispatcher } from "../webhooks/dispatcher";
@@ -38,6 +39,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
     // Stops listening; resolves once every request still running has been answered.
     await app.stop();
     stopDispatcher();
+    await stopMailer();
     await closeDatabase();
     flushLog();
     process.exit(0);

@@ -1456,6 +1456,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/mail": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every message of the mail outbox, newest first: its status, attempts, last error and where it went (smtp, or its file in the outbox folder) */
+        get: operations["getAdminMail"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/mail/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Queue a test message to `to`, sent like every message (SMTP_URL, or a file in the outbox folder); its progress shows in GET /admin/mail */
+        post: operations["postAdminMailTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/backup": {
         parameters: {
             query?: never;
@@ -15714,6 +15748,231 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminMail: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                status?: "QUEUED" | "SENT" | "FAILED";
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the mail outbox, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description what caused it; one message per event and recipient */
+                            event: string;
+                            /** @description the recipient's address */
+                            to: string;
+                            subject: string;
+                            /**
+                             * @description QUEUED (waiting for its next attempt, or being sent), SENT, FAILED (not sent within 24 h of queueing: kept, not retried)
+                             * @enum {string}
+                             */
+                            status: "QUEUED" | "SENT" | "FAILED";
+                            /** @description attempts started */
+                            attempts: number;
+                            /**
+                             * Format: date-time
+                             * @description when it was queued (its cause committed)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            nextAttemptAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            sentAt: string | null;
+                            /** @description why the last attempt failed */
+                            error: string | null;
+                            /**
+                             * @description where it went: the SMTP_URL server, or the outbox folder; null until sent
+                             * @enum {string|null}
+                             */
+                            via: "smtp" | "outbox" | null;
+                            /** @description its file in the outbox folder (via outbox) */
+                            file: string | null;
+                            /** @description its Message-ID header, the same on every attempt: a resend after a crash carries the same one */
+                            messageId: string;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminMailTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description one e-mail address, local@domain
+                     */
+                    to: string;
+                    /** @description names the test: the same reference and address again queue nothing more */
+                    reference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A message of the mail outbox */
+            202: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description what caused it; one message per event and recipient */
+                        event: string;
+                        /** @description the recipient's address */
+                        to: string;
+                        subject: string;
+                        /**
+                         * @description QUEUED (waiting for its next attempt, or being sent), SENT, FAILED (not sent within 24 h of queueing: kept, not retried)
+                         * @enum {string}
+                         */
+                        status: "QUEUED" | "SENT" | "FAILED";
+                        /** @description attempts started */
+                        attempts: number;
+                        /**
+                         * Format: date-time
+                         * @description when it was queued (its cause committed)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        nextAttemptAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        sentAt: string | null;
+                        /** @description why the last attempt failed */
+                        error: string | null;
+                        /**
+                         * @description where it went: the SMTP_URL server, or the outbox folder; null until sent
+                         * @enum {string|null}
+                         */
+                        via: "smtp" | "outbox" | null;
+                        /** @description its file in the outbox folder (via outbox) */
+                        file: string | null;
+                        /** @description its Message-ID header, the same on every attempt: a resend after a crash carries the same one */
+                        messageId: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;

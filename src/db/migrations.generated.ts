@@ -22,6 +22,7 @@ import sqlite18 from "../../migrations/sqlite/0018_commitment_keys.sql" with { t
 import sqlite19 from "../../migrations/sqlite/0019_oauth_bounds.sql" with { type: "text" };
 import sqlite20 from "../../migrations/sqlite/0020_idempotency_acting_key.sql" with { type: "text" };
 import sqlite21 from "../../migrations/sqlite/0021_facilitator_bounds.sql" with { type: "text" };
+import sqlite22 from "../../migrations/sqlite/0022_mail_outbox.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -41,6 +42,7 @@ import pg15 from "../../migrations/pg/0015_commitment_keys.sql" with { type: "te
 import pg16 from "../../migrations/pg/0016_oauth_bounds.sql" with { type: "text" };
 import pg17 from "../../migrations/pg/0017_idempotency_acting_key.sql" with { type: "text" };
 import pg18 from "../../migrations/pg/0018_facilitator_bounds.sql" with { type: "text" };
+import pg19 from "../../migrations/pg/0019_mail_outbox.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -65,6 +67,7 @@ export const sqliteMigrations = [
   { tag: "0019_oauth_bounds", when: 1795822289718, breakpoints: true, sql: sqlite19 },
   { tag: "0020_idempotency_acting_key", when: 1795822716270, breakpoints: true, sql: sqlite20 },
   { tag: "0021_facilitator_bounds", when: 1795823385117, breakpoints: true, sql: sqlite21 },
+  { tag: "0022_mail_outbox", when: 1795825295834, breakpoints: true, sql: sqlite22 },
 ];
 
 export const pgMigrations = [
@@ -87,4 +90,5 @@ export const pgMigrations = [
   { tag: "0016_oauth_bounds", when: 1795822294148, breakpoints: true, sql: pg16 },
   { tag: "0017_idempotency_acting_key", when: 1795822719620, breakpoints: true, sql: pg17 },
   { tag: "0018_facilitator_bounds", when: 1795823387093, breakpoints: true, sql: pg18 },
+  { tag: "0019_mail_outbox", when: 1795825298647, breakpoints: true, sql: pg19 },
 ];

@@ -8,6 +8,7 @@ import { createHmac } from "node:crypto";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
+import { dispatcher } from "../dispatch";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
 import { outboundFetch, OutboundRefused } from "../net/outbound";
@@ -21,11 +22,6 @@ const RECLAIM_AFTER_MS = MINUTE_MS;
 
 type WebhookEvent = Row<typeof webhookEvents>;
 type Outcome = { outcome: DeliveryOutcome | "SKIPPED"; httpStatus: number | null; error: string | null };
-
-const inFlight = new Set<string>();
-let stopped = false;
-let claiming = false;
-let wokenWhileClaiming = false;
 
 /** Standard Webhooks signature: base64 HMAC-SHA256 of "id.timestamp.body", keyed by the secret's bytes. */
 export function sign(secret: string, id: string, timestamp: number, body: string): string {
@@ -47,37 +43,13 @@ function* claim(limit: number): Query<WebhookEvent[]> {
   );
 }
 
+const sender = dispatcher("webhook", MAX_IN_FLIGHT, claim, deliver);
+
 /** Sends what is waiting, up to MAX_IN_FLIGHT at a time; called after every commit that queued an event. */
-export function wakeDispatcher(): void {
-  if (stopped || inFlight.size >= MAX_IN_FLIGHT) return;
-  if (claiming) {
-    wokenWhileClaiming = true;
-    return;
-  }
-  claiming = true;
-  void (async () => {
-    try {
-      do {
-        wokenWhileClaiming = false;
-        const events = await write(() => claim(MAX_IN_FLIGHT - inFlight.size));
-        for (const event of events) {
-          inFlight.add(event.id);
-          void deliver(event).finally(() => {
-            inFlight.delete(event.id);
-            wakeDispatcher();
-          });
-        }
-      } while (wokenWhileClaiming && !stopped && inFlight.size < MAX_IN_FLIGHT);
-    } catch (error) {
-      logLine({ level: "warn", msg: "webhook claim failed", error: String((error as Error).message ?? error) });
-    } finally {
-      claiming = false;
-    }
-  })();
-}
+export const wakeDispatcher = (): void => sender.wake();
 
 export function stopDispatcher(): void {
-  stopped = true;
+  void sender.stop();
 }
 
 async function attempt(url: string, secret: string, event: WebhookEvent): Promise<Outcome> {
@@ -117,7 +89,7 @@ async function deliver(event: WebhookEvent): Promise<void> {
   const started = performance.now();
   const result: Outcome = target ? await attempt(target.url, target.secret, event) : { outcome: "SKIPPED", httpStatus: null, error: "no webhook URL" };
   const durationMs = Math.round(performance.now() - started);
-  if (stopped) return;
+  if (sender.stopped) return;
   await write(function* () {
     yield* update(webhookEvents, event.id, { status: result.outcome === "DELIVERED" || result.outcome === "SKIPPED" ? result.outcome : "FAILED" });
     if (!target || result.outcome === "SKIPPED") return;
