@@ -63,13 +63,17 @@ export const stopMailer = (): Promise<void> => sender.stop(STOP_WAIT_MS);
 /** 1 min after the first failed attempt, doubling up to 1 h. */
 const backOff = (attempts: number) => Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), LONGEST_RETRY_MS);
 
-/** A write op: what the attempt came to. A failure is recorded only while the claim is still this attempt's. */
+/**
+ * A write op: what the attempt came to. A failure is recorded only while the claim is still this
+ * attempt's. Once SENT or FAILED the body is dropped: it may hold a single-use link (a claim, a
+ * sign-in), which must not outlive its message in the database or its backups.
+ */
 function* record(mail: Mail, outcome: { deliveredTo: string } | { error: string; giveUp: boolean }): Query<void> {
   const now = clock.nowMs();
   if ("deliveredTo" in outcome) {
-    yield* run("UPDATE mail_outbox SET status = 'SENT', sent_at = ?, delivered_to = ?, claimed_at = NULL, error = NULL WHERE id = ? AND status = 'QUEUED'", now, outcome.deliveredTo, mail.id);
+    yield* run("UPDATE mail_outbox SET status = 'SENT', sent_at = ?, delivered_to = ?, claimed_at = NULL, error = NULL, body_text = '', body_html = NULL WHERE id = ? AND status = 'QUEUED'", now, outcome.deliveredTo, mail.id);
   } else if (outcome.giveUp) {
-    yield* run("UPDATE mail_outbox SET status = 'FAILED', claimed_at = NULL, error = ? WHERE id = ? AND status = 'QUEUED' AND claimed_at = ?", outcome.error, mail.id, mail.claimedAt);
+    yield* run("UPDATE mail_outbox SET status = 'FAILED', claimed_at = NULL, error = ?, body_text = '', body_html = NULL WHERE id = ? AND status = 'QUEUED' AND claimed_at = ?", outcome.error, mail.id, mail.claimedAt);
   } else {
     const next = now + backOff(Number(mail.attempts));
     yield* run("UPDATE mail_outbox SET next_attempt_at = ?, claimed_at = NULL, error = ? WHERE id = ? AND status = 'QUEUED' AND claimed_at = ?", next, outcome.error, mail.id, mail.claimedAt);
