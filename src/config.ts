@@ -43,6 +43,9 @@ export const VARIABLES = {
   MAIL_FROM: { default: "agentbank <agentbank@localhost>", meaning: "the From of every message: an address, or Name <address>" },
   MAIL_OUTBOX_DIR: { default: "", meaning: "the outbox folder (one .eml file per message) when SMTP_URL is unset; unset: outbox/ in the data folder, DATABASE_PATH's folder (also with DATABASE_URL)" },
   LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
+  PUBLIC_URL: { default: "", meaning: "the address owners reach this service at (https://bank.example.com), for the links in mail; unset: http://HOST:PORT as bound" },
+  OWNER_KEY_AT_REGISTRATION: { default: "false", meaning: "true: registration also answers an owner key (po_…), as before owner accounts; false: the owner claims the agent by the link mailed to ownerEmail (agentbank dev: true)" },
+  UNCLAIMED_POLICY: { default: "approvalAbove=10", meaning: "the spending policy of an agent nobody has claimed yet, in USD value per currency: approvalAbove=10,perTransaction=50,daily=100 (any of them), or none" },
 } as const satisfies Record<string, { default: string; meaning: string }>;
 
 export type Variable = keyof typeof VARIABLES;
@@ -121,6 +124,32 @@ function hostNames(env: Env, name: Variable): HostName[] {
       }
       return { hostname, port };
     });
+}
+
+/** Where links in mail point: PUBLIC_URL without a trailing slash; null: the bound address (main.ts knows it). */
+function publicUrl(env: Env): string | null {
+  const raw = optional(env, "PUBLIC_URL");
+  if (raw === undefined) return null;
+  const url = URL.parse(raw);
+  if (!url || !["http:", "https:"].includes(url.protocol) || url.search || url.hash || url.username) throw new ConfigError(`PUBLIC_URL: expected an http(s) address with no query, like https://bank.example.com, got "${raw}"`);
+  return url.href.replace(/\/$/, "");
+}
+
+const UNCLAIMED_PARTS = ["approvalAbove", "perTransaction", "daily"] as const;
+/** Each part of the unclaimed policy as a USD value (decimal text); {} for none. */
+function unclaimedPolicy(env: Env): Partial<Record<(typeof UNCLAIMED_PARTS)[number], string>> {
+  const raw = read(env, "UNCLAIMED_POLICY").trim();
+  if (raw === "none") return {};
+  const parts: Partial<Record<(typeof UNCLAIMED_PARTS)[number], string>> = {};
+  for (const pair of raw.split(",")) {
+    const [name, value] = pair.split("=").map((part) => part.trim());
+    const part = UNCLAIMED_PARTS.find((known) => known === name);
+    if (!part || !value || !/^\d+(\.\d{1,2})?$/.test(value) || parts[part] !== undefined) {
+      throw new ConfigError(`UNCLAIMED_POLICY: expected none, or ${UNCLAIMED_PARTS.join(", ")} as name=USD value pairs like approvalAbove=10,daily=100, got "${raw}"`);
+    }
+    parts[part] = value;
+  }
+  return parts;
 }
 
 /** The layer-2 chain: configured only when the RPC, the chain id and the USDC contract are all set. */
@@ -210,6 +239,9 @@ function configFrom(env: Env) {
     x402DiscoveryTotal: integer(env, "X402_DISCOVERY_TOTAL", 0, 1_000_000),
     mail: mail(env, databasePath),
     logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
+    publicUrl: publicUrl(env),
+    ownerKeyAtRegistration: bool(env, "OWNER_KEY_AT_REGISTRATION"),
+    unclaimedPolicy: unclaimedPolicy(env),
   };
 }
 

@@ -66,6 +66,11 @@ export function usdValueExceeds(amountMinor: bigint, currency: Currency, rate: s
   return left > right;
 }
 
+/** The most of `currency` worth at most `usd` (a decimal string) at a reference rate, in minor units (rounded down). Exact, no floats. */
+export function minorWorth(usd: string, currency: Currency, rate: string): bigint {
+  return (scaleRate(usd) * 10n ** BigInt(DECIMALS[currency])) / scaleRate(rate);
+}
+
 /** The USD value of an amount at a reference rate, rounded to cents: for display, never for a decision. */
 export function usdValue(amountMinor: bigint, currency: Currency, rate: string): number {
   const cents = (amountMinor * scaleRate(rate) * 100n) / 10n ** BigInt(DECIMALS[currency] + RATE_DECIMALS);

@@ -74,6 +74,8 @@ export async function startAgentbank(options: StartOptions = {}) {
         TEST_CLOCK: "true",
         RATE_LIMIT_DEFAULT: "100000",
         RATE_LIMIT_PUBLIC: "100000",
+        // As in agentbank dev: register() hands each agent's owner key to the test (OWNER_KEY_AT_REGISTRATION=false tests the claim).
+        OWNER_KEY_AT_REGISTRATION: "true",
         ...pg,
         ...options.env,
         ADMIN_API_KEY: adminKey,

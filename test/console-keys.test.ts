@@ -34,7 +34,7 @@ async function signIn(): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, locale: "en-US" });
   await page.goto(`${server.url}/console`);
   await page.fill("#ownerKey", owner.ownerKey);
-  await page.click("button[type=submit]");
+  await page.click("form[action='/console/login'] button[type=submit]");
   return page;
 }
 const pay = (key: string, amount: number) => server.request("POST", "/payments/send", { key, body: { toAgentId: other.id, amount, currency: "USDC", reason: "a page" } });

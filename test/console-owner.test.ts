@@ -53,7 +53,7 @@ async function signIn(viewport: { width: number; height: number }): Promise<Page
   const page = await browser.newPage({ viewport, locale: "en-US", timezoneId: "Europe/Berlin", acceptDownloads: true });
   await page.goto(`${server.url}/console`);
   await page.fill("#ownerKey", alice.ownerKey);
-  await page.click("button[type=submit]");
+  await page.click("form[action='/console/login'] button[type=submit]");
   await page.waitForSelector("text=Balances");
   return page;
 }

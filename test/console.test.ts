@@ -62,7 +62,7 @@ async function signIn(key: string, viewport = PHONE): Promise<Page> {
   const page = await browser.newPage({ viewport, locale: "en-US", timezoneId: "Europe/Berlin" });
   await page.goto(`${server.url}/console`);
   await page.fill("#ownerKey", key);
-  await page.click("button[type=submit]");
+  await page.click("form[action='/console/login'] button[type=submit]");
   return page;
 }
 const shot = (page: Page, name: string) => page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -330,7 +330,7 @@ describe.skipIf(!haveBrowser)("owner console", () => {
       expect(await signedOut.locator("#ownerKey").count()).toBe(1);
     }
     await page.fill("#ownerKey", newKey);
-    await page.click("button[type=submit]");
+    await page.click("form[action='/console/login'] button[type=submit]");
     await page.waitForSelector("header >> text=Keys");
     owner.ownerKey = newKey;
     await page.close();

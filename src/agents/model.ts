@@ -78,7 +78,9 @@ export const Registration = Model(
   {
     agent: Agent,
     apiKey: t.String({ description: "the agent's key (pp_...): send it as `Authorization: Bearer <apiKey>`. Shown only here." }),
-    ownerKey: t.String({ description: "the human owner's key (po_...), for approvals. Shown only here." }),
+    ownerKey: t.Optional(
+      t.String({ description: "only where the operator set OWNER_KEY_AT_REGISTRATION=true (and in agentbank dev): the human owner's key (po_...), for the policy and approvals. Shown only here. Otherwise the owner claims the agent by the link mailed to ownerEmail (onboarding.owner)" }),
+    ),
     webhookSecret: t.Optional(t.String({ description: "signing secret of webhook deliveries (whsec_...); present only when webhookUrl was given. Shown only here." })),
     wallet: Model(
       {
@@ -90,6 +92,15 @@ export const Registration = Model(
     onboarding: Model(
       {
         message: t.String(),
+        owner: Model(
+          {
+            status: Enum(["UNCLAIMED", "KEY"] as const, { description: "UNCLAIMED: a claim link went to ownerEmail; KEY: ownerKey is in this answer" }),
+            claimLinkSentTo: t.Optional(t.String({ description: "where the claim link went (ownerEmail)" })),
+            claimLinkExpiresAt: t.Optional(Timestamp("until when the claim link works")),
+            meanwhile: t.String(),
+          },
+          { description: "Who owns the agent: its owner claims it by the link mailed to ownerEmail, or (OWNER_KEY_AT_REGISTRATION) holds ownerKey" },
+        ),
         authentication: t.String(),
         fund: t.String(),
         limits: Model(
@@ -115,7 +126,6 @@ export const Registration = Model(
       {
         agent: { ...EXAMPLE_AGENT, score: 0, tier: "UNRATED" },
         apiKey: "pp_Xq3v9ZkT1bN7yR2mW8cJ5sD0fH4gL6aP1eU9iO3tY7w",
-        ownerKey: "po_Lm4n8B2v6C0x5Z9q3W7e1R5t9Y3u7I1o5P9a3S7d1F5",
         webhookSecret: "whsec_MfKQ9r8GbYcNcY6GvR8eN1UvPxPZ5i4C",
         wallet: {
           address: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
@@ -128,7 +138,14 @@ export const Registration = Model(
           ],
         },
         onboarding: {
-          message: "Store apiKey and ownerKey now: they are shown only once.",
+          message: "Store apiKey now: it is shown only once.",
+          owner: {
+            status: "UNCLAIMED",
+            claimLinkSentTo: "owner@example.com",
+            claimLinkExpiresAt: "2025-06-08T12:00:00.000Z",
+            meanwhile:
+              "Until the owner opens the claim link and confirms, outflows above the service's default policy wait for the owner (GET /owner/policy shows it to the owner; 202 AWAITING_APPROVAL to you).",
+          },
           authentication: "Send Authorization: Bearer <apiKey> on every request.",
           fund: "Deposit USDC to your wallet address (chain) or ask the operator for a deposit (POST /admin/deposits).",
           limits: { tier: "UNRATED", maxPerTransaction: 100, rateLimit: { requests: 100, windowSeconds: 60 } },

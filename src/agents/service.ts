@@ -137,11 +137,12 @@ export type Registration = {
 };
 
 /**
- * A write op: creates the agent's row with its keys (returned once, stored hashed). Its ledger accounts
+ * A write op: creates the agent's row with its keys (returned once, stored hashed; the caller decides
+ * whether the owner key is shown at all) and its starting `policy` (stored form). Its ledger accounts
  * and deposit address are opened by the caller's op (profile/registration.ts), which sits above the
  * ledger and the chain.
  */
-export function* registerAgent(input: Registration, webhookSecret: string | null): Query<{ id: string; apiKey: string; ownerKey: string }> {
+export function* registerAgent(input: Registration, webhookSecret: string | null, policy: string | null): Query<{ id: string; apiKey: string; ownerKey: string }> {
   const id = uuid();
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
@@ -156,6 +157,7 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
     webhookSecret: input.webhookUrl ? webhookSecret : null,
     apiKeyHash: sha256Hex(apiKey),
     ownerKeyHash: sha256Hex(ownerKey),
+    policy,
     createdAt: clock.nowMs(),
   });
   return { id, apiKey, ownerKey };
@@ -166,8 +168,8 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  * hash of the key the agent's request authenticated with, checked again under the row lock, so that of
  * concurrent rotations with one key the first replaces it and the others find it dead (401), as any
  * later request with it would. Without it (the owner, in the console) whichever key is current goes.
+ * Returns the new key (shown once) and the hash of the one it replaced.
  */
-/** A write op: a new agent key (shown once), and the hash of the one it replaced. */
 export function* rotateApiKey(agentId: string, presentedHash?: string): Query<{ apiKey: string; replaced: string }> {
   const apiKey = secret("pp_");
   const replaced = yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);

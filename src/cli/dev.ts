@@ -95,7 +95,8 @@ function checkHost(host: string, allowPublic: boolean): void {
 
 export async function dev(options: { fresh?: boolean; public?: boolean }): Promise<void> {
   const adminKey = secret("dev_admin_");
-  const env = { ...process.env, DATABASE_PATH: DATABASE, DATABASE_URL: "", ADMIN_API_KEY: adminKey, TEST_CLOCK: "true" };
+  // The demo agents' owner keys are printed: a development start keeps the owner key at registration.
+  const env = { OWNER_KEY_AT_REGISTRATION: "true", ...process.env, DATABASE_PATH: DATABASE, DATABASE_URL: "", ADMIN_API_KEY: adminKey, TEST_CLOCK: "true" };
   checkHost(loadConfig(env).host, options.public === true);
   if (options.fresh) for (const file of [DATABASE, `${DATABASE}-wal`, `${DATABASE}-shm`, DEMO_ENV]) rmSync(file, { force: true });
   const existed = existsSync(DATABASE);

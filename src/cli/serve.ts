@@ -50,6 +50,8 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
 
   app.listen({ port: config.port, hostname: config.host });
   const url = baseUrl(config.host, app.server!.port!);
+  // Links in mail point here unless PUBLIC_URL says where owners reach the service.
+  config.publicUrl ??= url;
   console.log(startLog(config, url).join("\n"));
   // Catch up on what came due while the service was down, then keep to the schedule (also when the
   // catch-up failed: another instance running the jobs past the wait's bound is SERVICE_BUSY).

@@ -1911,8 +1911,8 @@ export interface operations {
                         };
                         /** @description the agent's key (pp_...): send it as `Authorization: Bearer <apiKey>`. Shown only here. */
                         apiKey: string;
-                        /** @description the human owner's key (po_...), for approvals. Shown only here. */
-                        ownerKey: string;
+                        /** @description only where the operator set OWNER_KEY_AT_REGISTRATION=true (and in agentbank dev): the human owner's key (po_...), for the policy and approvals. Shown only here. Otherwise the owner claims the agent by the link mailed to ownerEmail (onboarding.owner) */
+                        ownerKey?: string;
                         /** @description signing secret of webhook deliveries (whsec_...); present only when webhookUrl was given. Shown only here. */
                         webhookSecret?: string;
                         /** @description The agent's new wallet */
@@ -1935,6 +1935,22 @@ export interface operations {
                         /** @description How to start: store the keys, authenticate, fund the wallet */
                         onboarding: {
                             message: string;
+                            /** @description Who owns the agent: its owner claims it by the link mailed to ownerEmail, or (OWNER_KEY_AT_REGISTRATION) holds ownerKey */
+                            owner: {
+                                /**
+                                 * @description UNCLAIMED: a claim link went to ownerEmail; KEY: ownerKey is in this answer
+                                 * @enum {string}
+                                 */
+                                status: "UNCLAIMED" | "KEY";
+                                /** @description where the claim link went (ownerEmail) */
+                                claimLinkSentTo?: string;
+                                /**
+                                 * Format: date-time
+                                 * @description until when the claim link works
+                                 */
+                                claimLinkExpiresAt?: string;
+                                meanwhile: string;
+                            };
                             authentication: string;
                             fund: string;
                             /** @description The new agent's limits */

@@ -4,7 +4,8 @@
 // __proto__, constructor or prototype is refused with 400. A service's refusal (ApiError) is shown on
 // the section's page at its status (refusedAs).
 import { t } from "elysia";
-import { findAgent } from "../agents/service";
+import { agentsOf } from "../accounts/service";
+import { findAgent, namesOf } from "../agents/service";
 import { read } from "../db";
 import { ApiError } from "../errors";
 import { secret } from "../ids";
@@ -28,15 +29,22 @@ export const redirect = (to: string, headers: Record<string, string> = {}) => ne
 export const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
 export const Id = t.Object({ id: t.String({ format: "uuid" }) });
 
-/** `next`: the console page to go back to once signed in (the OAuth consent page). */
+/** A new double-submit CSRF token for a form before sign-in (set as LOGIN_CSRF_COOKIE with the page). */
+export const loginCsrf = () => secret("");
+
+/** `next`: the console page to go back to once signed in (an approval from a mail, the OAuth consent page). */
 export function signInPage(request: Request, error?: string, status = 200, next?: string) {
-  const csrf = secret("");
+  const csrf = loginCsrf();
+  const hidden = raw(html`<input type="hidden" name="csrf" value="${csrf}">${next ? raw(html`<input type="hidden" name="next" value="${next}">`) : ""}`);
   return page(
     bare(
       "Sign in",
-      html`<section><p>Sign in with your agent's <strong>owner key</strong> (po_…), shown once when the agent registered.</p>
-${error ? raw(html`<p class="error">${error}</p>`) : ""}
-<form method="post" action="/console/login"><input type="hidden" name="csrf" value="${csrf}">${next ? raw(html`<input type="hidden" name="next" value="${next}">`) : ""}
+      html`${error ? raw(html`<p class="error">${error}</p>`) : ""}<section><h2>With your e-mail address</h2><p>The address you claimed your agents with: we mail you a link that signs you in.</p>
+<form method="post" action="/console/login/email">${hidden}
+<label for="email">E-mail address</label><input id="email" name="email" type="email" autocomplete="email" required>
+<button type="submit">E-mail me a sign-in link</button></form></section>
+<section><h2>With an owner key</h2><p>An agent's owner key (po_…): it signs you in to that one agent.</p>
+<form method="post" action="/console/login">${hidden}
 <label for="ownerKey">Owner key</label><input id="ownerKey" name="ownerKey" type="password" autocomplete="off" required>
 <button type="submit">Sign in</button></form></section>`,
     ),
@@ -49,7 +57,8 @@ ${error ? raw(html`<p class="error">${error}</p>`) : ""}
 export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
   const agent = (await read(findAgent(session.agentId)))!;
   const pending = await read(pendingCount(session.agentId));
-  return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current }, body), status);
+  const others = session.ownerId === null ? [] : [...(await read(namesOf((await read(agentsOf(session.ownerId))).filter((id) => id !== agent.id))))].map(([id, name]) => ({ id, name }));
+  return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current, others }, body), status);
 }
 
 /** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */

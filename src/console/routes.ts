@@ -1,30 +1,21 @@
-// /console: the human owner's side of an agent. Signs in with the owner key (po_…). Overview (balances,
-// history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
+// /console: the human owner's side of its agents (signing in and claiming: sign-in-routes.ts). Overview
+// (balances, history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
 // that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks (deliveries,
 // send a failed one again, rotate the signing secret), Keys (keys-routes.ts). Every action goes through
 // the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
-import { findAgentByKeyHash } from "../agents/service";
-import { read, write } from "../db";
-import { sha256Hex } from "../ids";
+import { write } from "../db";
 import { executeApproved } from "../owners/executors";
 import { approve, decline, getApproval } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
 import { historyCsv, type CsvRequest } from "./csv";
-import { action, field, Form, Id, redirect, refused, refusedAs, render, reservedField, reservedMessage, signedIn, signInPage, type Fields } from "./door";
+import { action, field, Form, Id, redirect, refusedAs, render, signedIn, type Fields } from "./door";
 import { keyRoutes } from "./keys-routes";
+import { signInRoutes } from "./sign-in-routes";
 import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
-import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, type Session } from "../owners/sessions";
+import type { Session } from "../owners/sessions";
 import { html, writerFor } from "./views";
-
-/**
- * Where sign-in may send the browser back to (`next`): a console page of this service, spelled as a
- * URL's path and query are (printable ASCII: the consent page's own URL, percent-encoded). A control
- * character, a line separator or anything else is refused before anything is written: it could not
- * be sent in the Location header.
- */
-const CONSOLE_PATH = /^\/console\/[A-Za-z0-9][\x21-\x7e]*$/;
 
 const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t.Literal("approve"), t.Literal("decline")]) });
 
@@ -48,35 +39,6 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
         return render(session, request, "Overview", "/console", await overview(session.agentId, pageNumber, session.csrfToken, writerFor(request)));
       })({ request }),
     { query: t.Object({ page: t.Optional(t.String({ maxLength: 10 })) }), detail: { hide: true } },
-  )
-  .post(
-    "/login",
-    async ({ request, body }) => {
-      if (!sameToken(readCookie(request, LOGIN_CSRF_COOKIE), field(body, "csrf"))) return refused("The form expired or did not come from this console. Reload and try again.");
-      const reserved = reservedField(body);
-      if (reserved !== null) return signInPage(request, reservedMessage(reserved), 400);
-      const next = field(body, "next") || undefined;
-      if (next !== undefined && !CONSOLE_PATH.test(next)) return refused("The page to go back to after signing in is not a console page of this service. Sign in from /console.", 400);
-      const ownerKey = field(body, "ownerKey") ?? "";
-      if (ownerKey.startsWith("pp_")) return signInPage(request, "This is an agent key (pp_…); sign in with the owner key (po_…) shown at registration.", 401, next);
-      const agent = ownerKey.startsWith("po_") ? await read(findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey))) : null;
-      if (!agent) return signInPage(request, "That owner key is not valid: it is not the po_… key of any agent (it may have been replaced).", 401, next);
-      const { token, maxAgeSeconds } = await write(() => openSession(agent.id));
-      return redirect(next ?? "/console", { "set-cookie": cookie(SESSION_COOKIE, token, request, maxAgeSeconds) });
-    },
-    { body: Form, detail: { hide: true } },
-  )
-  .post(
-    "/logout",
-    async ({ request, body }) => {
-      const session = await read(sessionOf(request));
-      if (session && !sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token.");
-      const reserved = reservedField(body);
-      if (reserved !== null) return refused(reservedMessage(reserved), 400);
-      await write(() => closeSession(request));
-      return redirect("/console", { "set-cookie": cookie(SESSION_COOKIE, "", request, 0) });
-    },
-    { body: Form, detail: { hide: true } },
   )
   .get("/approvals", signedIn(async (session, request) => render(session, request, "Approvals", "/console/approvals", await approvalsPage(session.agentId, writerFor(request)))), {
     detail: { hide: true },
@@ -159,4 +121,5 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .use(keyRoutes);
+  .use(keyRoutes)
+  .use(signInRoutes);

@@ -78,7 +78,8 @@ for (const b of document.querySelectorAll("button.copy[data-copy]")) {
   b.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(b.dataset.copy).then(() => { b.textContent = "copied"; }));
 }`;
 
-export type Shell = { title: string; agentName: string; agentId: string; pending: number; csrf: string; current: string };
+/** `others`: the owner account's other agents, to switch to (none when signed in with one agent's owner key). */
+export type Shell = { title: string; agentName: string; agentId: string; pending: number; csrf: string; current: string; others: { id: string; name: string }[] };
 
 const NAV: [string, string][] = [
   ["/console", "Overview"],
@@ -96,7 +97,10 @@ export function layout(shell: Shell, body: string): string {
       html`<a href="${href}"${raw(shell.current === href ? ' aria-current="page"' : "")}>${label}${label === "Approvals" && shell.pending > 0 ? raw(html`<span class="badge" id="pending-count" aria-label="${shell.pending} waiting">${shell.pending}</span>`) : ""}</a>`,
     ),
   );
-  const header = html`<span class="who">${shell.agentName}<small>owner console · ${shell.agentId}</small></span>${links}
+  const switcher = shell.others.map(
+    (agent) => raw(html`<form class="inline" method="post" action="/console/agents/${agent.id}/show"><input type="hidden" name="csrf" value="${shell.csrf}"><button type="submit" class="plain">${agent.name}</button></form>`),
+  );
+  const header = html`<span class="who">${shell.agentName}<small>owner console${shell.others.length ? raw(html` · your other agents: ${switcher}`) : ""}</small></span>${links}
 <form class="inline" method="post" action="/console/logout"><input type="hidden" name="csrf" value="${shell.csrf}"><button type="submit" class="plain">Sign out</button></form>`;
   return document(shell.title, header, body);
 }

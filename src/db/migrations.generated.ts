@@ -23,6 +23,7 @@ import sqlite19 from "../../migrations/sqlite/0019_oauth_bounds.sql" with { type
 import sqlite20 from "../../migrations/sqlite/0020_idempotency_acting_key.sql" with { type: "text" };
 import sqlite21 from "../../migrations/sqlite/0021_facilitator_bounds.sql" with { type: "text" };
 import sqlite22 from "../../migrations/sqlite/0022_mail_outbox.sql" with { type: "text" };
+import sqlite23 from "../../migrations/sqlite/0023_owner_accounts.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -43,6 +44,7 @@ import pg16 from "../../migrations/pg/0016_oauth_bounds.sql" with { type: "text"
 import pg17 from "../../migrations/pg/0017_idempotency_acting_key.sql" with { type: "text" };
 import pg18 from "../../migrations/pg/0018_facilitator_bounds.sql" with { type: "text" };
 import pg19 from "../../migrations/pg/0019_mail_outbox.sql" with { type: "text" };
+import pg20 from "../../migrations/pg/0020_owner_accounts.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -68,6 +70,7 @@ export const sqliteMigrations = [
   { tag: "0020_idempotency_acting_key", when: 1795822716270, breakpoints: true, sql: sqlite20 },
   { tag: "0021_facilitator_bounds", when: 1795823385117, breakpoints: true, sql: sqlite21 },
   { tag: "0022_mail_outbox", when: 1795825295834, breakpoints: true, sql: sqlite22 },
+  { tag: "0023_owner_accounts", when: 1795825750134, breakpoints: true, sql: sqlite23 },
 ];
 
 export const pgMigrations = [
@@ -91,4 +94,5 @@ export const pgMigrations = [
   { tag: "0017_idempotency_acting_key", when: 1795822719620, breakpoints: true, sql: pg17 },
   { tag: "0018_facilitator_bounds", when: 1795823387093, breakpoints: true, sql: pg18 },
   { tag: "0019_mail_outbox", when: 1795825298647, breakpoints: true, sql: pg19 },
+  { tag: "0020_owner_accounts", when: 1795825752882, breakpoints: true, sql: pg20 },
 ];

@@ -4,7 +4,7 @@
 // The maps per currency have no prototype and are read by own property only: a currency is limited
 // only if the owner named it.
 import { dictionary, ownProperty } from "../json";
-import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
+import { CURRENCIES, minorWorth, toMajor, toMinor, type Currency } from "../money";
 
 export type Limits = Partial<Record<Currency, bigint>>;
 export type Policy = { perTransaction: Limits; daily: Limits; allowlist: string[] | null; approvalAbove: Limits };
@@ -75,4 +75,14 @@ export function policyFromInput(input: PolicyInput): Policy {
 
 export function limitsView(limits: Limits): MajorLimits {
   return perCurrency(limits, (value, currency) => toMajor(value, currency));
+}
+
+/** The parts of a policy given as USD values (UNCLAIMED_POLICY): each becomes, per currency, what that value buys at the reference rates. */
+export function policyOfUsdValues(parts: Partial<Record<"perTransaction" | "daily" | "approvalAbove", string>>, rates: Record<string, string>): Policy {
+  const limits = (usd: string | undefined): Limits => {
+    const each = dictionary<bigint>();
+    if (usd !== undefined) for (const currency of CURRENCIES) each[currency] = minorWorth(usd, currency, rates[currency]!);
+    return each;
+  };
+  return { perTransaction: limits(parts.perTransaction), daily: limits(parts.daily), allowlist: null, approvalAbove: limits(parts.approvalAbove) };
 }

@@ -12,7 +12,8 @@ export const SESSION_COOKIE = "agentbank_session";
 export const LOGIN_CSRF_COOKIE = "agentbank_login_csrf";
 const SESSION_TTL_MS = 12 * HOUR_MS;
 
-export type Session = { agentId: string; csrfToken: string };
+/** `ownerId`: signed in by e-mail, an owner account (every agent it claimed); null: with one agent's owner key. */
+export type Session = { agentId: string; ownerId: string | null; csrfToken: string };
 
 export function cookie(name: string, value: string, request: Request, maxAgeSeconds: number): string {
   const https = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
@@ -30,11 +31,11 @@ export function readCookie(request: Request, name: string): string | null {
 export const sameToken = (a: string | undefined | null, b: string | undefined | null) =>
   !!a && !!b && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
-/** A write op: a new session for the owner of `agentId`; returns the cookie token. */
-export function* openSession(agentId: string): Query<{ token: string; maxAgeSeconds: number }> {
+/** A write op: a new session showing `agentId`, of the owner account `ownerId` (null: signed in with the agent's owner key); returns the cookie token. */
+export function* openSession(agentId: string, ownerId: string | null = null): Query<{ token: string; maxAgeSeconds: number }> {
   const token = secret("cs_");
   const now = clock.nowMs();
-  yield* insert(consoleSessions, { tokenHash: sha256Hex(token), agentId, csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  yield* insert(consoleSessions, { tokenHash: sha256Hex(token), agentId, ownerId, csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
   return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
@@ -43,12 +44,18 @@ export function* sessionOf(request: Request): Query<Session | null> {
   if (!token) return null;
   const [row] = yield* select(consoleSessions, "token_hash = ?", sha256Hex(token));
   if (!row || row.expiresAt <= clock.nowMs()) return null;
-  return { agentId: row.agentId, csrfToken: row.csrfToken };
+  return { agentId: row.agentId, ownerId: row.ownerId, csrfToken: row.csrfToken };
 }
 
-/** A write op: every session of the agent's owner ends (its owner key was replaced). */
+/** A write op: every session signed in with the agent's owner key ends (it was replaced); sessions by e-mail stay. */
 export function* closeSessionsOf(agentId: string): Query<void> {
-  yield* run("DELETE FROM console_sessions WHERE agent_id = ?", agentId);
+  yield* run("DELETE FROM console_sessions WHERE agent_id = ? AND owner_id IS NULL", agentId);
+}
+
+/** A write op: an owner's session shows another of its agents (the caller checked the owner claimed it). */
+export function* showAgent(request: Request, agentId: string): Query<void> {
+  const token = readCookie(request, SESSION_COOKIE);
+  if (token) yield* run("UPDATE console_sessions SET agent_id = ? WHERE token_hash = ? AND owner_id IS NOT NULL", agentId, sha256Hex(token));
 }
 
 /** A write op. */

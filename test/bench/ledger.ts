@@ -25,7 +25,7 @@ export async function ledgerBench() {
   const ids: string[] = [];
   await write(function* () {
     for (let i = 0; i < 100; i++) {
-      const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null);
+      const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null, null);
       yield* openAgentAccounts(id);
       yield* deposit(id, 1_000_000_000_000n, "USDC", { type: "deposit", id: `d${i}` });
       ids.push(id);
