@@ -21,6 +21,7 @@ import sqlite17 from "../../migrations/sqlite/0017_list_counts.sql" with { type:
 import sqlite18 from "../../migrations/sqlite/0018_commitment_keys.sql" with { type: "text" };
 import sqlite19 from "../../migrations/sqlite/0019_oauth_bounds.sql" with { type: "text" };
 import sqlite20 from "../../migrations/sqlite/0020_idempotency_acting_key.sql" with { type: "text" };
+import sqlite21 from "../../migrations/sqlite/0021_agent_freezes.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -39,6 +40,7 @@ import pg14 from "../../migrations/pg/0014_list_counts.sql" with { type: "text" 
 import pg15 from "../../migrations/pg/0015_commitment_keys.sql" with { type: "text" };
 import pg16 from "../../migrations/pg/0016_oauth_bounds.sql" with { type: "text" };
 import pg17 from "../../migrations/pg/0017_idempotency_acting_key.sql" with { type: "text" };
+import pg18 from "../../migrations/pg/0018_agent_freezes.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -62,6 +64,7 @@ export const sqliteMigrations = [
   { tag: "0018_commitment_keys", when: 1795820527897, breakpoints: true, sql: sqlite18 },
   { tag: "0019_oauth_bounds", when: 1795822289718, breakpoints: true, sql: sqlite19 },
   { tag: "0020_idempotency_acting_key", when: 1795822716270, breakpoints: true, sql: sqlite20 },
+  { tag: "0021_agent_freezes", when: 1795823929899, breakpoints: true, sql: sqlite21 },
 ];
 
 export const pgMigrations = [
@@ -83,4 +86,5 @@ export const pgMigrations = [
   { tag: "0015_commitment_keys", when: 1795820530902, breakpoints: true, sql: pg15 },
   { tag: "0016_oauth_bounds", when: 1795822294148, breakpoints: true, sql: pg16 },
   { tag: "0017_idempotency_acting_key", when: 1795822719620, breakpoints: true, sql: pg17 },
+  { tag: "0018_agent_freezes", when: 1795823933872, breakpoints: true, sql: pg18 },
 ];
