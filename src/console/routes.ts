@@ -1,8 +1,9 @@
 // /console: the human owner's side of an agent. Signs in with the owner key (po_…). Overview (balances,
 // history), Approvals (held outflows and negotiations: approve or decline, each after a confirmation
-// that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks (deliveries,
-// send a failed one again, rotate the signing secret), Keys (keys-routes.ts). Every action goes through
-// the same services as the API; every page and form through the door (door.ts).
+// that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks
+// (deliveries, send a failed one again, rotate the signing secret), Keys (keys-routes.ts), and the brakes
+// (brakes-routes.ts: freeze the agent, stop what it committed to from Activity). Every action goes
+// through the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
 import { findAgentByKeyHash } from "../agents/service";
 import { read, write } from "../db";
@@ -12,6 +13,7 @@ import { approve, decline, getApproval } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
 import { historyCsv, type CsvRequest } from "./csv";
 import { action, field, Form, Id, redirect, refused, refusedAs, render, reservedField, reservedMessage, signedIn, signInPage, type Fields } from "./door";
+import { brakeRoutes } from "./brakes-routes";
 import { keyRoutes } from "./keys-routes";
 import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
@@ -159,4 +161,5 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .use(keyRoutes);
+  .use(keyRoutes)
+  .use(brakeRoutes);
