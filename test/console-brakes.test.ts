@@ -3,10 +3,12 @@
 // the Activity page — cancel a subscription, withdraw an open loan offer and an untaken bet, each after a
 // confirmation that repeats the amount — while it is frozen, then unfreeze it. Another owner reaches none
 // of it; the operator's freeze shows in the banner and cannot be lifted here.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { formsOf, getPage, postForm, signIn, type ConsolePage } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { ADMIN_KEY, startServer, type Agent, type TestServer } from "./helpers/server";
+
+setDefaultTimeout(30_000);
 
 let server: TestServer;
 beforeAll(async () => {
