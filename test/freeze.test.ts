@@ -284,6 +284,20 @@ test("a subscription due while frozen is neither charged nor counted as failed; 
   await expectLedgerOk(server);
 });
 
+test("a subscription cancelled while its payer is frozen is cancelled without charging the periods it missed", async () => {
+  const { a, b } = await parties();
+  const subscription = await made(rest(a.apiKey)("POST", "/subscriptions", { recipientId: b.id, amount: 2, currency: USDC, frequency: "DAILY" }));
+  await brake(a, "freeze");
+  const before = await total(b);
+  await server.advance(2 * DAY + 60);
+  const cancelled = await server.request("DELETE", `/subscriptions/${subscription.id}`, { key: a.apiKey });
+  expect(cancelled.body).toMatchObject({ status: "CANCELLED", periodsCharged: 1, failedAttempts: 0 });
+  await brake(a, "unfreeze");
+  await server.advance(DAY);
+  expect(await total(b)).toEqual(before);
+  await expectLedgerOk(server);
+});
+
 test("a PAST_DUE subscription's retry falls while frozen: not attempted, its failures stay as they were; unfrozen, it is charged", async () => {
   const a = await server.register();
   const b = await server.register();
