@@ -28,6 +28,7 @@ payments, x402, withdrawals, loans, bets, contracts, bookings and its subscripti
 }
 
 const FREEZE_EFFECT = html`<ul><li>every outflow the agent starts — payments, x402 payments, withdrawals, loan offers and borrowing, bets, contracts, bookings, new subscriptions — is refused (403 AGENT_FROZEN), over the API and MCP, with its own key and every restricted key;</li>
+<li>it cannot send escrow to the other side (confirm a contract's last condition, concede a bet); it can still repay its loans;</li>
 <li>its subscriptions' charges pause: nothing is charged and nothing counts as a failed charge; once unfrozen, each period missed is charged once;</li>
 <li>approvals that wait for you stay waiting (you can still decline them);</li>
 <li>money coming in is credited, and what is already in escrow settles by its own rules (contract deadlines, loan defaults, bets the operator or an oracle settles);</li>
