@@ -1,9 +1,11 @@
 // The class, generated (issue 32): every kind of credential × every commitment that outlives the request
 // that made it × every way a credential ends. For each cell the commitment is made with the credential,
-// the credential ends (revoked, expired, rotated away, its budget spent elsewhere), and then whatever
-// would move money later because of the commitment runs: nothing may move on behalf of a credential that
-// has ended, what was counted when it was made may still move when only the budget ran out, and money
-// coming in is never refused (src/keys/commitments.ts says the rule). The commitments are the code's
+// the credential ends (revoked, expired, rotated away, its budget spent elsewhere, or its agent frozen by
+// the owner: issue 33), and then whatever would move money later because of the commitment runs: nothing
+// may move on behalf of a credential that has ended, what was counted when it was made may still move
+// when only the budget ran out, a frozen agent moves nothing more on its own behalf (but pays what it owes,
+// and what others do with its open offers and bets goes on), and money coming in is never refused
+// (src/keys/commitments.ts and src/outflows/release.ts say the rules). The commitments are the code's
 // own list (COMMITMENTS) and the credentials the kinds a request can carry (CREDENTIAL_KINDS): a kind
 // without a row here fails the first test.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -15,10 +17,9 @@ import { SCOPES } from "../src/keys/scopes";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { expectLedgerOk } from "./helpers/ledger";
 import { signIn } from "./helpers/console";
-import { grantOverHttp, refresh, registerClient, toolReply, type Host } from "./helpers/oauth";
+import { grantOverHttp, refresh, registerClient, toolFor, toolReply, type Host } from "./helpers/oauth";
 import { startServer, type Agent, type Reply, type TestServer } from "./helpers/server";
 import { PRICE_UNITS, signedPayment, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
-import { TOOLS } from "../src/mcp/tools";
 
 setDefaultTimeout(60_000);
 
@@ -32,7 +33,7 @@ const TIGHT = 2 * AMOUNT;
 const KEY_SECONDS = 600;
 const GRANT_SECONDS = 30 * 86_400;
 
-type Ending = "revoked" | "expired" | "rotated" | "overspent" | "token_expired";
+type Ending = "revoked" | "expired" | "rotated" | "overspent" | "token_expired" | "frozen";
 
 let x: OfficialX402;
 let hostile: Hostile402;
@@ -109,7 +110,7 @@ const CREDENTIALS: CredentialRow[] = [
   {
     name: "the agent key",
     kind: "agent_key",
-    endings: ["rotated"],
+    endings: ["rotated", "frozen"],
     async make({ a }) {
       return { call: rest(() => a.apiKey), ownerKey: () => a.ownerKey, end: () => rotateAgentKey(a), overspend: async () => {} };
     },
@@ -117,7 +118,7 @@ const CREDENTIALS: CredentialRow[] = [
   {
     name: "a key the owner key made",
     kind: "owner_key",
-    endings: ["rotated"],
+    endings: ["rotated", "frozen"],
     async make({ a, budget }) {
       const key = await makeKey(a.ownerKey, budget);
       return { call: rest(() => key.apiKey), ownerKey: () => a.ownerKey, end: () => rotateOwnerKey(a), overspend: async () => {} };
@@ -126,7 +127,7 @@ const CREDENTIALS: CredentialRow[] = [
   {
     name: "a restricted key (depth 1)",
     kind: "restricted_key",
-    endings: ["revoked", "expired", "rotated", "overspent"],
+    endings: ["revoked", "expired", "rotated", "overspent", "frozen"],
     async make({ a, b, budget }) {
       const key = await makeKey(a.apiKey, budget, { expiresInSeconds: KEY_SECONDS });
       const call = rest(() => key.apiKey);
@@ -145,7 +146,7 @@ const CREDENTIALS: CredentialRow[] = [
   {
     name: "a restricted key made by a key made by a key (depth 3)",
     kind: "restricted_key",
-    endings: ["revoked", "expired", "rotated", "overspent"],
+    endings: ["revoked", "expired", "rotated", "overspent", "frozen"],
     async make({ a, b, budget }) {
       const first = await makeKey(a.apiKey, budget, { expiresInSeconds: KEY_SECONDS });
       const second = await makeKey(first.apiKey, budget);
@@ -166,7 +167,7 @@ const CREDENTIALS: CredentialRow[] = [
   {
     name: "an MCP host's OAuth token",
     kind: "oauth_token",
-    endings: ["revoked", "expired", "rotated", "overspent", "token_expired"],
+    endings: ["revoked", "expired", "rotated", "overspent", "token_expired", "frozen"],
     async make({ a, b, budget }) {
       const host: Host = { clientId: "", redirectUri: "http://127.0.0.1:9/callback" };
       host.clientId = ((await (await registerClient(server, [host.redirectUri], "credential test host")).json()) as { client_id: string }).client_id;
@@ -199,18 +200,6 @@ const CREDENTIALS: CredentialRow[] = [
   },
 ];
 
-/** The MCP tool of a route, and its arguments (path parameters and body in one object). */
-function toolFor(method: string, path: string, body: Record<string, unknown>): [string, Record<string, unknown>] {
-  for (const tool of TOOLS) {
-    if (tool.method !== method) continue;
-    const names: string[] = [];
-    const pattern = new RegExp(`^${tool.path.replace(/:(\w+)/g, (_, name: string) => (names.push(name), "([^/]+)"))}$`);
-    const match = pattern.exec(path);
-    if (match) return [tool.name, { ...Object.fromEntries(names.map((name, i) => [name, match[i + 1]])), ...body }];
-  }
-  throw new Error(`no MCP tool for ${method} ${path}`);
-}
-
 // ---------------------------------------------------------------------------------------------------
 // The commitments: each is made with the caller, then `later` runs what would move money because of it.
 // `moved` says whether that movement happened (checked against balances), given whether it may.
@@ -235,12 +224,18 @@ const ok = (reply: Reply) => reply.status >= 200 && reply.status < 300;
 /** The credential ended for good: nothing moves on its behalf. Only the budget running out lets counted commitments go on. */
 const stillInForce = (ending: Ending, credential: CredentialRow) => credential.kind === "agent_key" || ending === "token_expired";
 const countedAtMaking = (ending: Ending, credential: CredentialRow) => stillInForce(ending, credential) || ending === "overspent";
+/**
+ * Its agent frozen (issue 33): its own later movements stop (charges, approvals, releases, an x402 debit);
+ * a repayment, what it owes, is made; its open offers and bets stay open to others (the owner withdraws them).
+ */
+const unlessFrozen = (rule: Scenario["continues"]): Scenario["continues"] => (ending, credential) => ending !== "frozen" && rule(ending, credential);
+const evenFrozen = (rule: Scenario["continues"]): Scenario["continues"] => (ending, credential) => ending === "frozen" || rule(ending, credential);
 
 const SCENARIOS: Record<CommitmentKind, Scenario> = {
   subscription: {
     counted: AMOUNT,
-    // Each charge is a new outflow of the key: a spent budget refuses it too.
-    continues: stillInForce,
+    // Each charge is a new outflow of the key: a spent budget refuses it too; a frozen payer's pause.
+    continues: unlessFrozen(stillInForce),
     async make({ b }, caller) {
       const made = await caller.call("POST", "/subscriptions", { recipientId: b.id, amount: AMOUNT, currency: USDC, frequency: "DAILY" });
       expect(made.body).toMatchObject({ status: "ACTIVE" });
@@ -254,7 +249,8 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   },
   approval: {
     counted: AMOUNT,
-    continues: countedAtMaking,
+    // Approving a frozen agent's outflow is refused (it stays PENDING).
+    continues: unlessFrozen(countedAtMaking),
     async make({ a, b }, caller) {
       expect((await server.request("PUT", "/owner/policy", { key: a.ownerKey, body: { approvalAbove: { USDC: AMOUNT / 2 } } })).status).toBe(200);
       const held = await pay(caller.call, b, AMOUNT);
@@ -269,7 +265,8 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   },
   loan_offer: {
     counted: AMOUNT,
-    continues: countedAtMaking,
+    // Taking an open offer is the borrower's move: it stays open while the lender is frozen.
+    continues: evenFrozen(countedAtMaking),
     async make(_, caller) {
       const made = await caller.call("POST", "/lending/offers", { amount: AMOUNT, currency: USDC, interestRate: 0, durationDays: 30, collateralPercent: 0 });
       expect(made.body.status).toBe("OPEN");
@@ -282,7 +279,7 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   },
   bet: {
     counted: AMOUNT,
-    continues: countedAtMaking,
+    continues: evenFrozen(countedAtMaking),
     async make(_, caller) {
       const made = await caller.call("POST", "/betting", { description: "credential test", condition: "it rains", amount: AMOUNT, currency: USDC });
       expect(made.body.status).toBe("OPEN");
@@ -295,7 +292,8 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   },
   contract: {
     counted: AMOUNT,
-    continues: countedAtMaking,
+    // The last condition is a release a frozen agent may not make (outflows/release.ts).
+    continues: unlessFrozen(countedAtMaking),
     async make({ b }, caller) {
       const conditions = [{ id: "done", type: "manual", description: "the work is done", params: {} }];
       const made = await caller.call("POST", "/contracts", { counterpartyId: b.id, title: "credential test", description: "work", escrowAmount: AMOUNT, currency: USDC, conditions });
@@ -311,7 +309,8 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   },
   loan: {
     counted: AMOUNT,
-    continues: countedAtMaking,
+    // A repayment is a debt it owes: made while frozen (outflows/release.ts).
+    continues: evenFrozen(countedAtMaking),
     async make({ b }, caller) {
       const offer = await server.request("POST", "/lending/offers", { key: b.apiKey, body: { amount: AMOUNT, currency: USDC, interestRate: 0, durationDays: 30, collateralPercent: 0 } });
       const loan = await caller.call("POST", "/lending/borrow", { offerId: offer.body.id });
@@ -327,7 +326,7 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
   x402_payment: {
     // Nothing is counted until the resource has answered 402: the debit is the movement.
     counted: 0,
-    continues: (ending, credential) => credential.kind === "agent_key",
+    continues: unlessFrozen((_, credential) => credential.kind === "agent_key"),
     async make(_, caller) {
       const waiting = new Promise<void>((resolve) => (reached = resolve));
       const reply = caller.call("POST", "/x402/pay", { url: `http://127.0.0.1:${gated.port}/resource`, maxAmount: 1 });
@@ -340,7 +339,7 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
       const reply = await inFlight.reply;
       const debited = (await total(a)) < before;
       expect(ok(reply)).toBe(debited);
-      if (!debited) expect(reply.body.error).toBeOneOf(["KEY_INACTIVE", "KEY_BUDGET_EXCEEDED"]);
+      if (!debited) expect(reply.body.error).toBeOneOf(["KEY_INACTIVE", "KEY_BUDGET_EXCEEDED", "AGENT_FROZEN"]);
       return debited;
     },
   },
@@ -394,6 +393,7 @@ for (const credential of CREDENTIALS) {
           const caller = await credential.make(ctx);
           const made = await scenario.make(ctx, caller);
           if (ending === "overspent") await caller.overspend(ctx.budget - scenario.counted);
+          else if (ending === "frozen") expect((await server.request("POST", `/owner/agents/${a.id}/freeze`, { key: caller.ownerKey() })).body.frozen).toBe(true);
           else await caller.end(ending);
           expect(await scenario.later(ctx, caller, made)).toBe(scenario.continues(ending, credential));
           await expectLedgerOk(server);

@@ -57,6 +57,12 @@ beforeAll(async () => {
   // The attacker holds one outflow too, so its console shows the approval forms.
   expect((await server.request("PUT", "/owner/policy", { key: keys.owner, body: { approvalAbove: { USDC: 50 } } })).status).toBe(200);
   expect((await server.request("POST", "/payments/send", { key: keys.agent, body: { toAgentId: payee.id, amount: 60, currency: "USDC" } })).status).toBe(202);
+  // What the console's Activity page can stop: a subscription, an open loan offer, an open bet.
+  for (const [path, body] of [
+    ["/subscriptions", { recipientId: payee.id, amount: 1, currency: "USDC", frequency: "DAILY" }],
+    ["/lending/offers", { amount: 5, currency: "USDC", interestRate: 1, durationDays: 5, collateralPercent: 0 }],
+    ["/betting", { description: "d", condition: "c", amount: 1, currency: "USDC" }],
+  ] as const) expect((await server.request("POST", path, { key: keys.agent, body })).status).toBe(201);
   const webhookUrl = `http://127.0.0.1:${receiver.port}/hook`;
   expect((await server.request("PUT", "/agents/me/webhook", { key: keys.agent, body: { webhookUrl } })).status).toBe(200);
   await server.deposit(payee.id, 10);
@@ -220,7 +226,8 @@ describe("every form of the owner console", () => {
     const notRefused: string[] = [];
     // Discover the forms: every console page reachable from the overview, signed in.
     const formPages = new Map<string, string>();
-    const queue = ["/console"];
+    // The unfreeze page is linked only while the agent is frozen (the banner's); the header links the freeze page.
+    const queue = ["/console", "/console/unfreeze"];
     const seen = new Set(queue);
     while (queue.length > 0 && seen.size < 80) {
       const path = queue.shift()!;
@@ -252,8 +259,10 @@ describe("every form of the owner console", () => {
     expect(notRefused).toEqual([]);
     // Every kind of form was found (a crawl that found none would prove nothing).
     const actions = [...formPages.keys()];
-    for (const expected of ["/console/logout", "/console/policy", "/console/rotate", "/console/security/keys", "/console/security/owner-key", "/console/webhooks/rotate"]) expect(actions).toContain(expected);
-    for (const pattern of [/^\/console\/approvals\/[^/]+\/approve$/, /^\/console\/approvals\/[^/]+\/decline$/, /^\/console\/webhooks\/[^/]+\/resend$/]) {
+    const expected = ["/console/logout", "/console/policy", "/console/rotate", "/console/security/keys", "/console/security/owner-key", "/console/webhooks/rotate", "/console/freeze", "/console/unfreeze"];
+    for (const action of expected) expect(actions).toContain(action);
+    const patterns = [/^\/console\/approvals\/[^/]+\/approve$/, /^\/console\/approvals\/[^/]+\/decline$/, /^\/console\/webhooks\/[^/]+\/resend$/, /^\/console\/activity\/subscription\/[^/]+$/, /^\/console\/activity\/offer\/[^/]+$/, /^\/console\/activity\/bet\/[^/]+$/];
+    for (const pattern of patterns) {
       expect(actions.some((action) => pattern.test(action))).toBe(true);
     }
   });

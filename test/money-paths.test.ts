@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Glob } from "bun";
 import { dirname, join, relative } from "node:path";
+import { OUTFLOW_KINDS } from "../src/outflows/kinds";
+import { RELEASES } from "../src/outflows/release";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -184,8 +186,9 @@ describe("borrowing is an outflow to the lender of principal + interest", () => 
 // ---------------------------------------------------------------------------------------------------
 // The inventory: every call of the ledger's money functions in src/ (outside src/ledger), by file and
 // top-level function, with the calls in source order, and the check that guards it. A row whose check
-// begins with `authorizeOutflow(KIND)` is verified: that function (or the one named after "in") calls
-// authorizeOutflow with that kind before it moves the money.
+// begins with `authorizeOutflow(KIND)` or `authorizeRelease(KIND)` is verified: that function (or the one
+// named after "in") calls it with that kind before it moves the money. Both refuse a frozen agent before
+// anything else (a release unless its kind pays a debt): the last tests check that, and which kinds.
 
 /** The modules whose functions move money, and those functions. src/chain/ledger.ts: the chain's entries. */
 const MONEY_FUNCTIONS: Record<string, string[]> = {
@@ -211,13 +214,16 @@ const INVENTORY: Site[] = [
   // Settlements of outflows checked when they began.
   ["src/x402/settlement.ts › settle", "post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource"],
   ["src/chain/sender.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
-  ["src/betting/service.ts › settle", "voidHold, voidHold, postHold", "settles stakes checked at createBet (BET) and acceptBet (BET_ACCEPT): each back to its holder, or the loser's to the winner"],
-  ["src/contracts/service.ts › fulfillCondition", "postHold", "settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
-  ["src/lending/service.ts › repay", "transfer, voidHold", "settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
+  // Settled by a request of the agent (a release, src/outflows/release.ts: refused while it is frozen
+  // unless the release pays a debt), or by time, the operator or an oracle (never refused).
+  ["src/betting/service.ts › settle", "voidHold, voidHold, postHold", "authorizeRelease(BET_CONCESSION) in reportOutcome, when the reporter concedes; the operator's and the oracle's resolutions settle it too: stakes checked at createBet (BET) and acceptBet (BET_ACCEPT), each back to its holder, or the loser's to the winner"],
+  ["src/contracts/service.ts › fulfillCondition", "postHold", "authorizeRelease(CONTRACT_CONDITION): settles the escrow checked at createContract (CONTRACT), to the counterparty it named"],
+  ["src/lending/service.ts › repay", "transfer, voidHold", "authorizeRelease(LOAN_REPAYMENT): settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
   ["src/lending/service.ts › defaultLoanIfDue", "postHold", "settles the borrow checked at borrow (LOAN_BORROW): the collateral to the lender"],
   // Money going back to the agent it came from.
   ["src/x402/settlement.ts › refund", "post", "returns an x402 payment to the agent"],
   ["src/betting/service.ts › expire", "expireHold", "returns the creator's stake"],
+  ["src/betting/service.ts › cancelBet", "voidHold", "returns the creator's stake (withdrawn untaken, by the agent or its owner)"],
   ["src/lending/offers.ts › expireOfferIfDue", "expireHold", "returns the lender's escrow"],
   ["src/lending/offers.ts › cancelOffer", "voidHold", "returns the lender's escrow"],
   ["src/contracts/service.ts › cancelContract", "voidHold", "returns the creator's escrow (cancelled unsigned)"],
@@ -334,22 +340,57 @@ describe("inventory: every call that moves money is listed with its check", () =
     expect(writes).toEqual([]);
   });
 
-  test("each `authorizeOutflow(KIND)` row: that function authorizes that kind before the money moves", async () => {
+  test("each `authorizeOutflow(KIND)` and `authorizeRelease(KIND)` row: that function authorizes that kind before the money moves", async () => {
     const byFile = new Map((await sources()).map((source) => [source.file, source]));
     for (const [site, , check] of INVENTORY) {
-      const claim = /^authorizeOutflow(?:\((\w+)\))?(?: in (\w+)\b)?/.exec(check);
+      const claim = /^(authorizeOutflow|authorizeRelease)(?:\((\w+)\))?(?: in (\w+)\b)?/.exec(check);
       if (!claim) continue;
+      const [, authorize, kind, caller] = claim as unknown as [string, string, string | undefined, string | undefined];
       const [file, fn] = site.split(" › ") as [string, string];
       const source = byFile.get(file)!;
       const firstMove = moneyCalls(source).find((call) => call.fn === fn)!;
       // Authorized in a caller: that caller authorizes before it calls this function.
-      const where = claim[2] ?? fn;
+      const where = caller ?? fn;
       const body = bodyOf(source, where)!;
-      const moveAt = claim[2] ? body.text.search(new RegExp(`(?<![\\w.$])${fn}\\s*\\(`)) : firstMove.at - body.at;
-      const authorizeAt = body.text.indexOf("authorizeOutflow(");
-      expect(authorizeAt, `${site}: ${where} must call authorizeOutflow() before it moves money`).toBeGreaterThanOrEqual(0);
-      expect(authorizeAt, `${site}: ${where} must call authorizeOutflow() before it moves money`).toBeLessThan(moveAt);
-      if (claim[1]) expect(body.text.slice(authorizeAt, authorizeAt + 200), `${site}: the outflow's kind`).toContain(`kind: "${claim[1]}"`);
+      const moveAt = caller ? body.text.search(new RegExp(`(?<![\\w.$])${fn}\\s*\\(`)) : firstMove.at - body.at;
+      const authorizeAt = body.text.indexOf(`${authorize}(`);
+      expect(authorizeAt, `${site}: ${where} must call ${authorize}() before it moves money`).toBeGreaterThanOrEqual(0);
+      expect(authorizeAt, `${site}: ${where} must call ${authorize}() before it moves money`).toBeLessThan(moveAt);
+      if (kind) expect(body.text.slice(authorizeAt, authorizeAt + 200), `${site}: the outflow's kind`).toContain(`kind: "${kind}"`);
     }
+  });
+
+  // The brake (issue 33) sits in the one check beside the tier and the policy, and in the one check of a
+  // release: every row above that claims authorizeOutflow or authorizeRelease refuses a frozen agent, and
+  // test/freeze.test.ts drives every kind those rows claim (OUTFLOW_KINDS, RELEASES) against a frozen one.
+  test("the brake comes first: authorizeOutflow refuses a frozen agent before the tier and the policy, authorizeRelease before the key", async () => {
+    const check = { file: "src/outflows/check.ts", text: withoutComments(await Bun.file(join(ROOT, "src/outflows/check.ts")).text()) };
+    const limits = bodyOf(check, "checkLimits")!.text;
+    const frozenAt = limits.indexOf("assertNotFrozen(");
+    expect(frozenAt, "checkLimits must call assertNotFrozen()").toBeGreaterThanOrEqual(0);
+    for (const later of ["assertWithinTier(", "assertCounterparty(", "assertPerTransaction(", "assertDaily(", "chargeActingKey("]) expect(frozenAt, `assertNotFrozen() before ${later}`).toBeLessThan(limits.indexOf(later));
+    // Every way through authorizeOutflow (granted, or not: counted, or held for the owner) runs checkLimits first.
+    const authorize = bodyOf(check, "authorizeOutflow")!.text;
+    const granted = authorize.slice(0, authorize.indexOf("return;"));
+    expect(granted.indexOf("checkLimits(")).toBeGreaterThanOrEqual(0);
+    expect(granted.indexOf("checkLimits(")).toBeLessThan(granted.indexOf("takeGrant("));
+    const rest = authorize.slice(authorize.indexOf("return;"));
+    for (const after of ["new Deferred", "countOutflow("]) expect(rest.indexOf("checkLimits(")).toBeLessThan(rest.indexOf(after));
+    const held = bodyOf(check, "holdForApproval")!.text;
+    expect(held.indexOf("checkLimits(")).toBeLessThan(held.indexOf("holdOutflow("));
+
+    const release = { file: "src/outflows/release.ts", text: withoutComments(await Bun.file(join(ROOT, "src/outflows/release.ts")).text()) };
+    const releaseBody = bodyOf(release, "authorizeRelease")!.text;
+    expect(releaseBody).toMatch(/if \(!RELEASES\[release\.kind\]\.whileFrozen\) assertNotFrozen\(/);
+    expect(releaseBody.indexOf("assertNotFrozen(")).toBeLessThan(releaseBody.indexOf("chargeKey("));
+  });
+
+  test("the kinds the inventory claims are the code's: every outflow kind and every release kind, and no other", () => {
+    const outflowRows = INVENTORY.filter(([, , check]) => check.startsWith("authorizeOutflow"));
+    const named = (kind: string) => outflowRows.some(([, , check]) => new RegExp(`\\b${kind}\\b`).test(check));
+    expect(OUTFLOW_KINDS.filter((kind) => !named(kind)), "an outflow kind no row authorizes").toEqual([]);
+    const claimed = (authorize: string) => INVENTORY.flatMap(([, , check]) => new RegExp(`^${authorize}\\((\\w+)\\)`).exec(check)?.[1] ?? []);
+    expect(claimed("authorizeOutflow").filter((kind) => !(OUTFLOW_KINDS as readonly string[]).includes(kind))).toEqual([]);
+    expect(claimed("authorizeRelease").sort()).toEqual(Object.keys(RELEASES).sort());
   });
 });

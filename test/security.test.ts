@@ -125,6 +125,7 @@ describe("another agent's resources", () => {
       ["POST", `/negotiations/${negotiation.id}/reject`],
       ["GET", `/betting/${bet.id}`],
       ["POST", `/betting/${bet.id}/resolve`, { outcome: "MET" }],
+      ["DELETE", `/betting/${bet.id}`],
       ["GET", `/contracts/${contract.id}`],
       ["POST", `/contracts/${contract.id}/sign`],
       ["POST", `/contracts/${contract.id}/fulfill`, { conditionId: "c1" }],

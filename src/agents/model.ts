@@ -43,6 +43,7 @@ const EXAMPLE_AGENT = {
   webhookUrl: "https://agent.example.com/hooks/agentbank",
   score: 7,
   tier: "BRONZE",
+  frozen: false,
   createdAt: "2025-06-01T09:30:00.000Z",
 };
 
@@ -57,6 +58,7 @@ export const Agent = Model(
     webhookUrl: Nullable(t.String({ format: "uri" }), { description: "where events are POSTed; null when none" }),
     score: Int({ description: "reputation score (see GET /agents/{id}/reputation)" }),
     tier: TierName,
+    frozen: t.Boolean({ description: "true while its owner or the operator has frozen it: every outflow it starts is refused (403 AGENT_FROZEN); money coming in is credited" }),
     createdAt: Timestamp(),
   },
   {
@@ -247,4 +249,26 @@ export const RateLimit = Model(
     windowSeconds: Int({ description: "the rate-limit window" }),
   },
   { description: "An agent's rate limit", examples: [{ agentId: AGENT_ID, rateLimit: 600, windowSeconds: 60 }] },
+);
+
+const BrakeOn = (who: string) =>
+  Nullable(Model({ since: Timestamp(`when ${who} froze it`), reason: Nullable(t.String(), { description: `why, as ${who} said (null: no reason given)` }) }, { description: `${who}'s brake` }), {
+    description: `${who}'s brake, or null when ${who} has not frozen it`,
+  });
+
+export const Freeze = Model(
+  {
+    agentId: Uuid,
+    frozen: t.Boolean({ description: "whether any brake is on: then every outflow the agent starts is refused with 403 AGENT_FROZEN" }),
+    changed: t.Boolean({ description: "whether this request changed it (false: the brake already was so; nothing was recorded)" }),
+    brakes: Model({ owner: BrakeOn("the owner"), operator: BrakeOn("the operator") }, { description: "Each party's brake: each lifts only its own" }),
+  },
+  {
+    description: "The brakes on an agent after a freeze or an unfreeze",
+    examples: [{ agentId: AGENT_ID, frozen: true, changed: true, brakes: { owner: { since: "2025-06-02T08:00:00.000Z", reason: "its key leaked" }, operator: null } }],
+  },
+);
+
+export const FreezeBody = t.Optional(
+  t.Object({ reason: t.Optional(t.String({ minLength: 1, maxLength: 500, description: "why, kept with the record" })) }, { additionalProperties: false }),
 );

@@ -1,4 +1,4 @@
-import { integer, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, table, text, uniqueIndex } from "../db/tables";
 
 export const agents = table("agents", {
   id: text().primaryKey(),
@@ -17,8 +17,29 @@ export const agents = table("agents", {
   rateLimit: integer(),
   /** The owner's spending policy (outflows/policy.ts), JSON; null: none. */
   policy: text(),
+  /**
+   * The brakes (agents/freeze.ts): when the owner froze the agent, when the operator did; null: that
+   * brake is off. Either one on refuses every outflow the agent starts (403 AGENT_FROZEN). Two columns,
+   * not one: each party lifts only its own brake.
+   */
+  ownerFrozenAt: integer(),
+  operatorFrozenAt: integer(),
   createdAt: integer().notNull(),
 });
+
+/** Every freeze and unfreeze of an agent, by whom and why (the record; the brakes in force are on the agent's row). */
+export const agentFreezes = table(
+  "agent_freezes",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    brake: text<"owner" | "operator">().notNull(),
+    action: text<"FREEZE" | "UNFREEZE">().notNull(),
+    reason: text(),
+    createdAt: integer().notNull(),
+  },
+  (t) => [index("agent_freezes_agent_idx").on(t.agentId, t.createdAt)],
+);
 
 /** blockerId refuses every action of blockedId that names it. */
 export const blocks = table(

@@ -16,7 +16,7 @@ export function findAgent(id: string): Query<AgentRow | null> {
 }
 
 /** What may change of an agent's row through updateAgent (the score moves only by addToScore). */
-type AgentChanges = Pick<Changes<typeof agents>, "rateLimit" | "policy" | "webhookUrl" | "webhookSecret" | "apiKeyHash" | "ownerKeyHash">;
+type AgentChanges = Pick<Changes<typeof agents>, "rateLimit" | "policy" | "webhookUrl" | "webhookSecret" | "apiKeyHash" | "ownerKeyHash" | "ownerFrozenAt" | "operatorFrozenAt">;
 
 /** A write op: changes columns of an agent's row (and the cache forgets it). */
 export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
@@ -111,6 +111,9 @@ export function* replaceKeyHash(agentId: string, field: KeyField, newHash: strin
   return old;
 }
 
+/** Whether a brake is on (agents/freeze.ts): the owner's or the operator's. */
+export const isFrozen = (agent: AgentRow) => agent.ownerFrozenAt !== null || agent.operatorFrozenAt !== null;
+
 export function agentView(agent: AgentRow) {
   const score = Number(agent.score);
   return {
@@ -123,6 +126,7 @@ export function agentView(agent: AgentRow) {
     webhookUrl: agent.webhookUrl,
     score,
     tier: tierOf(score).tier,
+    frozen: isFrozen(agent),
     createdAt: iso(agent.createdAt),
   };
 }

@@ -76,6 +76,18 @@ export async function agentFromHeader(header: string | undefined): Promise<Agent
 /** The agent whose human owner calls: only the owner key (po_…), so that an agent cannot act as its owner. */
 export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> => keyHolder(bearer(header), OWNER_KEY);
 
+/**
+ * The agent `agentId`, if the request carries its owner's credential: the one check of every
+ * /owner/agents/{id}/… route. Today that credential is the agent's owner key (po_…); an owner account
+ * signed in by e-mail, owning several agents, is added here. Another owner's credential is 404 (the
+ * agent is not theirs even to know of), an agent key 403, a missing or unknown key 401.
+ */
+export async function ownerOfAgent(header: string | undefined, agentId: string): Promise<AgentRow> {
+  const owned = await ownerFromHeader(header);
+  if (owned.id !== agentId) throw notFound("agent");
+  return owned;
+}
+
 /** /admin answers 404 when no operator key is configured, 401 for any other key. */
 export function assertAdmin(header: string | undefined): void {
   if (!config.adminApiKey) throw notFound("route");

@@ -1,11 +1,12 @@
 // Route guards as Elysia macros: `{ agent: true }` resolves the calling agent and the restricted key
 // it used, if any (and counts it against its rate limit); `{ owner: true }` resolves the agent whose
-// human owner calls; `{ agentOrOwner: true }` takes either (the owner acts as the agent key). All
+// human owner calls; `{ agentOwner: true }` the agent named by the path's `id`, for its owner only
+// (ownerOfAgent); `{ agentOrOwner: true }` takes either (the owner acts as the agent key). All
 // authenticate in `transform`, before body validation, so a request without a valid key is 401 (a valid
 // key of the other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
 import { Elysia } from "elysia";
 import type { AgentRow } from "../agents/service";
-import { agentFromHeader, bearer, credentialKind, ownerFromHeader, type AgentCaller } from "./keys";
+import { agentFromHeader, bearer, credentialKind, ownerFromHeader, ownerOfAgent, type AgentCaller } from "./keys";
 import { noteCredential } from "../http/log";
 import { ApiError } from "../errors";
 import { keyScopes, type KeyRow, type KeyScopes } from "../keys/service";
@@ -82,6 +83,12 @@ export const auth = new Elysia({ name: "auth" }).macro({
   owner: {
     async transform({ headers, request }) {
       remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
+    },
+    resolve: ({ request }): { owner: AgentRow } => ({ owner: caller(request).agent }),
+  },
+  agentOwner: {
+    async transform({ headers, request, params }) {
+      remember(request, { agent: await ownerOfAgent(headers.authorization, (params as Record<string, string>).id ?? ""), key: null }, true);
     },
     resolve: ({ request }): { owner: AgentRow } => ({ owner: caller(request).agent }),
   },

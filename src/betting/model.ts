@@ -17,8 +17,9 @@ export const Bet = Model(
     currency: CurrencyCode,
     oracleType: Enum(ORACLE_TYPES, { description: "MANUAL (the parties report), API (an HTTP JSON value) or ORACLE_NET (a price feed on chain)" }),
     oracle: Nullable(JsonObject("an API or ORACLE_NET bet's settings, as given"), { description: "null for a MANUAL bet" }),
-    status: Enum(["OPEN", "MATCHED", "SETTLED", "VOID", "DISPUTED", "EXPIRED"], {
-      description: "OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)",
+    status: Enum(["OPEN", "MATCHED", "SETTLED", "VOID", "DISPUTED", "EXPIRED", "CANCELLED"], {
+      description:
+        "OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)",
     }),
     creatorOutcome: Reported("creator"),
     acceptorOutcome: Reported("acceptor"),
@@ -27,7 +28,7 @@ export const Bet = Model(
     resolvedBy: NullableEnum(["PARTIES", "OPERATOR", "ORACLE"], { description: "who decided the outcome; null until settled" }),
     expiresAt: Timestamp("when an OPEN bet expires unaccepted"),
     matchedAt: MaybeTimestamp("when it was accepted"),
-    closedAt: MaybeTimestamp("when it was settled, voided or expired"),
+    closedAt: MaybeTimestamp("when it was settled, voided, expired or cancelled"),
     createdAt: Timestamp(),
   },
   {

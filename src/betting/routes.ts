@@ -1,11 +1,11 @@
 import { Elysia, t } from "elysia";
-import { read } from "../db";
+import { read, write } from "../db";
 import { auth } from "../auth/macros";
 import { Amount, Currency, docs, FreeForm, paged, PageQuery } from "../http/models";
 import { mutation } from "../auth/mutation";
 import { assertCallable } from "../net/outbound";
 import { ORACLE_TYPES, OUTCOMES } from "./oracles";
-import { acceptBet, applyBetDue, createBet, getBet, myBets, openBets, reportOutcome } from "./service";
+import { acceptBet, applyBetDue, cancelBet, createBet, getBet, myBets, openBets, reportOutcome } from "./service";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Bet, BetPage } from "./model";
@@ -36,7 +36,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 720, description: "default 24" })),
       }),
       ...answers(docs("Betting", "Create a bet; the stake is held in escrow until it is settled or expires", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 201: Bet, 202: Held }),
     },
   )
@@ -59,6 +59,18 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
     ({ agent, params }) => getBet(agent.id, params.betId),
     { agent: true, params: BetIdParam, ...answers(docs("Betting", "A bet: its parties see it always, others only while it is OPEN", "agent", ["NOT_FOUND"]), { 200: Bet }) },
   )
+  .delete(
+    "/:betId",
+    async ({ agent, params }) => {
+      await applyBetDue(params.betId);
+      return write(() => cancelBet(agent.id, params.betId));
+    },
+    {
+      agent: true,
+      params: BetIdParam,
+      ...answers(docs("Betting", "Withdraw your bet while nobody has accepted it: CANCELLED, the stake returns to you", "agent", ["NOT_FOUND", "INVALID_STATE"]), { 200: Bet }),
+    },
+  )
   .post(
     "/:betId/accept",
     async ({ agent, params, headers, request, set }) => {
@@ -69,7 +81,7 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       agent: true,
       params: BetIdParam,
       ...answers(docs("Betting", "Accept an OPEN bet: an equal stake is held from the caller", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 200: Bet, 202: Held }),
     },
   )
@@ -81,8 +93,8 @@ export const bettingRoutes = new Elysia({ prefix: "/betting", name: "betting" })
       agent: true,
       params: BetIdParam,
       body: OutcomeBody,
-      ...answers(docs("Betting", "Report the outcome as a party; equal reports settle the bet, different ones dispute it", "agent", [
-        "NOT_FOUND", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ...answers(docs("Betting", "Report the outcome as a party; equal reports settle the bet, different ones dispute it (conceding is refused while the reporter is frozen)", "agent", [
+        "NOT_FOUND", "INVALID_STATE", "AGENT_FROZEN", "IDEMPOTENCY_KEY_REUSED",
       ]), { 200: Bet }),
     },
   );

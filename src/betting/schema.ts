@@ -5,7 +5,8 @@ import type { OracleType } from "./oracles";
 
 /**
  * A bet between its creator (who bets that `condition` is met) and one acceptor; each holds `amount`
- * in escrow. OPEN → MATCHED → SETTLED | VOID, MATCHED → DISPUTED → SETTLED | VOID, OPEN → EXPIRED.
+ * in escrow. OPEN → MATCHED → SETTLED | VOID, MATCHED → DISPUTED → SETTLED | VOID, OPEN → EXPIRED,
+ * OPEN → CANCELLED (withdrawn untaken).
  */
 export const bets = table(
   "bets",

@@ -9,7 +9,7 @@ import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
-import { authorizeRelease } from "../outflows/budget";
+import { authorizeRelease } from "../outflows/release";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { HOUR_MS } from "../time";
@@ -103,6 +103,24 @@ export function* acceptBet(agentId: string, betId: string, sanction: Sanction = 
   return betView(matched);
 }
 
+/**
+ * The creator withdraws its bet while nobody has taken it (the agent, or its owner from the console: a
+ * frozen agent's too, since the stake only comes back): CANCELLED, the stake returned. 404 for anyone
+ * else; 409 once it is taken, settled or expired.
+ */
+export function* cancelBet(creatorId: string, betId: string) {
+  const bet = yield* find(bets, betId, true);
+  if (!bet || bet.creatorId !== creatorId) throw notFound("bet");
+  // Past its expiry it is expired even before the job has marked it (applyBetDue, before this op, stores it).
+  const status = isDue(bet, clock.nowMs()) ? "EXPIRED" : bet.status;
+  if (status !== "OPEN") throw invalidState(`the bet is ${status}, no longer open`);
+  yield* voidHold(yield* pendingHold(reference(bet), creatorId));
+  const cancelled = yield* update(bets, bet.id, { status: "CANCELLED", closedAt: clock.nowMs() });
+  const stake = toMajor(bet.amount, bet.currency);
+  yield* notifyFinancial(creatorId, "bet.cancelled", { betId: bet.id, amount: stake, currency: bet.currency }, `Bet withdrawn untaken: ${stake} ${bet.currency} returned`);
+  return betView(cancelled);
+}
+
 /** A party's report. The same report from both settles the bet; different reports dispute it. */
 export function* reportOutcome(agentId: string, betId: string, outcome: Outcome) {
   const bet = yield* find(bets, betId, true);
@@ -110,9 +128,9 @@ export function* reportOutcome(agentId: string, betId: string, outcome: Outcome)
   if (bet.status !== "MATCHED") throw invalidState(`outcomes are reported on a MATCHED bet; this one is ${bet.status}`);
   const byCreator = bet.creatorId === agentId;
   if ((byCreator ? bet.creatorOutcome : bet.acceptorOutcome) !== null) throw invalidState("you have already reported an outcome");
-  // Conceding decides that the reporter's stake goes to the other party: a release of it (outflows/budget.ts).
+  // Conceding decides that the reporter's stake goes to the other party: a release of it (outflows/release.ts).
   if (outcome === (byCreator ? "NOT_MET" : "MET")) {
-    yield* authorizeRelease({ amount: bet.amount, currency: bet.currency, counterpartyId: byCreator ? bet.acceptorId : bet.creatorId, madeBy: byCreator ? bet.creatorKeyId : bet.acceptorKeyId });
+    yield* authorizeRelease({ kind: "BET_CONCESSION", agentId, amount: bet.amount, currency: bet.currency, counterpartyId: byCreator ? bet.acceptorId : bet.creatorId, madeBy: byCreator ? bet.creatorKeyId : bet.acceptorKeyId });
   }
   const reported = yield* update(bets, bet.id, byCreator ? { creatorOutcome: outcome } : { acceptorOutcome: outcome });
   const other = byCreator ? bet.acceptorOutcome : bet.creatorOutcome;

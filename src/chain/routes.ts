@@ -30,7 +30,7 @@ export const chainWalletRoutes = new Elysia({ prefix: "/wallets", name: "chain-w
         currency: t.Optional(t.String({ maxLength: 10, default: "USDC", description: "USDC only" })),
       }),
       ...answers(docs("Wallets", "Withdraw USDC to an address on the layer-2 chain", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
+        "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED",
       ]), { 200: Withdrawal, 202: Held }),
     },
   )

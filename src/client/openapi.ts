@@ -560,7 +560,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED */
+        /** Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED. While the agent is frozen it is refused (AGENT_FROZEN) and stays PENDING */
         post: operations["postOwnerApprovalsByIdApprove"];
         delete?: never;
         options?: never;
@@ -596,6 +596,40 @@ export interface paths {
         put?: never;
         /** Replace the owner key: the new key (po_…) is shown once; the old key, every console session signed in with it and, unless keepRestrictedKeys is true, every restricted key and MCP host grant it made end at once */
         post: operations["postOwnerKeyRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/owner/agents/{id}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Freeze the agent: every outflow it starts is refused (403 AGENT_FROZEN) until you unfreeze it; its scheduled charges pause, money coming in is credited, escrow settles by its own rules. Freezing a frozen agent changes nothing */
+        post: operations["postOwnerAgentsByIdFreeze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/owner/agents/{id}/unfreeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift your freeze: the agent's outflows and its paused charges resume (the operator's freeze, if any, stays until the operator lifts it) */
+        post: operations["postOwnerAgentsByIdUnfreeze"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1056,7 +1090,8 @@ export interface paths {
         get: operations["getBettingByBetId"];
         put?: never;
         post?: never;
-        delete?: never;
+        /** Withdraw your bet while nobody has accepted it: CANCELLED, the stake returns to you */
+        delete: operations["deleteBettingByBetId"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1088,7 +1123,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Report the outcome as a party; equal reports settle the bet, different ones dispute it */
+        /** Report the outcome as a party; equal reports settle the bet, different ones dispute it (conceding is refused while the reporter is frozen) */
         post: operations["postBettingByBetIdResolve"];
         delete?: never;
         options?: never;
@@ -1173,7 +1208,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm a condition as the creator; the last one pays the escrow to the counterparty */
+        /** Confirm a condition as the creator; the last one pays the escrow to the counterparty (refused while the creator is frozen) */
         post: operations["postContractsByIdFulfill"];
         delete?: never;
         options?: never;
@@ -1456,6 +1491,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/agents/{id}/freeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Freeze an agent: every outflow it starts is refused (403 AGENT_FROZEN) until the operator unfreezes it, whatever its owner does. Freezing a frozen agent changes nothing */
+        post: operations["postAdminAgentsByIdFreeze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{id}/unfreeze": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Lift the operator's freeze of an agent (its owner's freeze, if any, stays) */
+        post: operations["postAdminAgentsByIdUnfreeze"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/mail": {
         parameters: {
             query?: never;
@@ -1550,7 +1619,7 @@ export interface components {
              * @description A stable code: branch on it
              * @enum {string}
              */
-            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "KEY_BUDGET_EXCEEDED" | "KEY_INACTIVE" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_BUSY";
+            error: "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "VALIDATION_ERROR" | "INSUFFICIENT_BALANCE" | "TIER_LIMIT_EXCEEDED" | "POLICY_LIMIT_EXCEEDED" | "COUNTERPARTY_NOT_ALLOWED" | "KEY_SCOPE_DENIED" | "KEY_BUDGET_EXCEEDED" | "KEY_INACTIVE" | "AGENT_FROZEN" | "METHOD_NOT_ALLOWED" | "INVALID_STATE" | "IDEMPOTENCY_KEY_REUSED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMIT_EXCEEDED" | "PAIR_LIMIT_EXCEEDED" | "INTERNAL_ERROR" | "CHAIN_UNAVAILABLE" | "SERVICE_BUSY";
             /** @description What went wrong and what to change, for a person or a model */
             message: string;
             /** @description Per-field problems of a VALIDATION_ERROR, or the figures of an INSUFFICIENT_BALANCE */
@@ -1875,6 +1944,7 @@ export interface operations {
                          *       "webhookUrl": "https://agent.example.com/hooks/agentbank",
                          *       "score": 7,
                          *       "tier": "BRONZE",
+                         *       "frozen": false,
                          *       "createdAt": "2025-06-01T09:30:00.000Z"
                          *     }
                          */
@@ -1903,6 +1973,8 @@ export interface operations {
                              * @enum {string}
                              */
                             tier: "UNRATED" | "BRONZE" | "SILVER" | "GOLD" | "PLATINUM";
+                            /** @description true while its owner or the operator has frozen it: every outflow it starts is refused (403 AGENT_FROZEN); money coming in is credited */
+                            frozen: boolean;
                             /**
                              * Format: date-time
                              * @description ISO 8601 time (UTC)
@@ -2050,6 +2122,8 @@ export interface operations {
                          * @enum {string}
                          */
                         tier: "UNRATED" | "BRONZE" | "SILVER" | "GOLD" | "PLATINUM";
+                        /** @description true while its owner or the operator has frozen it: every outflow it starts is refused (403 AGENT_FROZEN); money coming in is credited */
+                        frozen: boolean;
                         /**
                          * Format: date-time
                          * @description ISO 8601 time (UTC)
@@ -6564,7 +6638,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, AGENT_FROZEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -6821,6 +6895,234 @@ export interface operations {
             };
             /** @description FORBIDDEN */
             403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOwnerAgentsByIdFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, kept with the record */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The brakes on an agent after a freeze or an unfreeze */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description whether any brake is on: then every outflow the agent starts is refused with 403 AGENT_FROZEN */
+                        frozen: boolean;
+                        /** @description whether this request changed it (false: the brake already was so; nothing was recorded) */
+                        changed: boolean;
+                        /** @description Each party's brake: each lifts only its own */
+                        brakes: {
+                            /** @description the owner's brake */
+                            owner: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the owner froze it
+                                 */
+                                since: string;
+                                /** @description why, as the owner said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                            /** @description the operator's brake */
+                            operator: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the operator froze it
+                                 */
+                                since: string;
+                                /** @description why, as the operator said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOwnerAgentsByIdUnfreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, kept with the record */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The brakes on an agent after a freeze or an unfreeze */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description whether any brake is on: then every outflow the agent starts is refused with 403 AGENT_FROZEN */
+                        frozen: boolean;
+                        /** @description whether this request changed it (false: the brake already was so; nothing was recorded) */
+                        changed: boolean;
+                        /** @description Each party's brake: each lifts only its own */
+                        brakes: {
+                            /** @description the owner's brake */
+                            owner: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the owner froze it
+                                 */
+                                since: string;
+                                /** @description why, as the owner said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                            /** @description the operator's brake */
+                            operator: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the operator froze it
+                                 */
+                                since: string;
+                                /** @description why, as the operator said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -7173,7 +7475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8012,7 +8314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8560,7 +8862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9824,7 +10126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10179,7 +10481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10808,10 +11110,10 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         /**
-                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                          * @enum {string}
                          */
-                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                         /**
                          * @description the outcome the creator reported; null until reported
                          * @enum {string|null}
@@ -10923,7 +11225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11037,10 +11339,10 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             /**
-                             * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                             * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                              * @enum {string}
                              */
-                            status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                            status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                             /**
                              * @description the outcome the creator reported; null until reported
                              * @enum {string|null}
@@ -11229,10 +11531,10 @@ export interface operations {
                                 [key: string]: unknown;
                             } | null;
                             /**
-                             * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                             * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                              * @enum {string}
                              */
-                            status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                            status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                             /**
                              * @description the outcome the creator reported; null until reported
                              * @enum {string|null}
@@ -11418,10 +11720,10 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         /**
-                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                          * @enum {string}
                          */
-                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                         /**
                          * @description the outcome the creator reported; null until reported
                          * @enum {string|null}
@@ -11552,6 +11854,207 @@ export interface operations {
             };
         };
     };
+    deleteBettingByBetId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                betId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A bet between its creator and one acceptor, each stake held in escrow until it is settled */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description bet_... */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description who bets that `condition` is met
+                         */
+                        creatorId: string;
+                        /**
+                         * Format: uuid
+                         * @description who took the other side; null while OPEN
+                         */
+                        acceptorId: string | null;
+                        description: string;
+                        /** @description what the creator bets will happen */
+                        condition: string;
+                        /** @description each party's stake, in major units (the pot is twice this) */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /**
+                         * @description MANUAL (the parties report), API (an HTTP JSON value) or ORACLE_NET (a price feed on chain)
+                         * @enum {string}
+                         */
+                        oracleType: "MANUAL" | "API" | "ORACLE_NET";
+                        /** @description an API or ORACLE_NET bet's settings, as given */
+                        oracle: {
+                            [key: string]: unknown;
+                        } | null;
+                        /**
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
+                         * @enum {string}
+                         */
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
+                        /**
+                         * @description the outcome the creator reported; null until reported
+                         * @enum {string|null}
+                         */
+                        creatorOutcome: "MET" | "NOT_MET" | "VOID" | null;
+                        /**
+                         * @description the outcome the acceptor reported; null until reported
+                         * @enum {string|null}
+                         */
+                        acceptorOutcome: "MET" | "NOT_MET" | "VOID" | null;
+                        /**
+                         * @description MET (the creator wins), NOT_MET (the acceptor wins) or VOID (stakes back); null until settled
+                         * @enum {string|null}
+                         */
+                        outcome: "MET" | "NOT_MET" | "VOID" | null;
+                        /**
+                         * Format: uuid
+                         * @description who won the pot; null unless SETTLED
+                         */
+                        winnerId: string | null;
+                        /**
+                         * @description who decided the outcome; null until settled
+                         * @enum {string|null}
+                         */
+                        resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE" | null;
+                        /**
+                         * Format: date-time
+                         * @description when an OPEN bet expires unaccepted
+                         */
+                        expiresAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        matchedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        closedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postBettingByBetIdAccept: {
         parameters: {
             query?: never;
@@ -11610,10 +12113,10 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         /**
-                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                          * @enum {string}
                          */
-                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                         /**
                          * @description the outcome the creator reported; null until reported
                          * @enum {string|null}
@@ -11725,7 +12228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11859,10 +12362,10 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         /**
-                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                          * @enum {string}
                          */
-                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                         /**
                          * @description the outcome the creator reported; null until reported
                          * @enum {string|null}
@@ -11937,7 +12440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description AGENT_FROZEN, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12191,7 +12694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12931,7 +13434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, AGENT_FROZEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13343,7 +13846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14878,7 +15381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15310,10 +15813,10 @@ export interface operations {
                             [key: string]: unknown;
                         } | null;
                         /**
-                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned)
+                         * @description OPEN → MATCHED (accepted) → SETTLED or VOID; MATCHED → DISPUTED (different reports, or no oracle answer) → SETTLED or VOID; OPEN → EXPIRED (stake returned); OPEN → CANCELLED (withdrawn by its creator or the creator's owner, stake returned)
                          * @enum {string}
                          */
-                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED";
+                        status: "OPEN" | "MATCHED" | "SETTLED" | "VOID" | "DISPUTED" | "EXPIRED" | "CANCELLED";
                         /**
                          * @description the outcome the creator reported; null until reported
                          * @enum {string|null}
@@ -15739,6 +16242,214 @@ export interface operations {
                         rateLimit: number;
                         /** @description the rate-limit window */
                         windowSeconds: number;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminAgentsByIdFreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, kept with the record */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The brakes on an agent after a freeze or an unfreeze */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description whether any brake is on: then every outflow the agent starts is refused with 403 AGENT_FROZEN */
+                        frozen: boolean;
+                        /** @description whether this request changed it (false: the brake already was so; nothing was recorded) */
+                        changed: boolean;
+                        /** @description Each party's brake: each lifts only its own */
+                        brakes: {
+                            /** @description the owner's brake */
+                            owner: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the owner froze it
+                                 */
+                                since: string;
+                                /** @description why, as the owner said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                            /** @description the operator's brake */
+                            operator: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the operator froze it
+                                 */
+                                since: string;
+                                /** @description why, as the operator said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminAgentsByIdUnfreeze: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why, kept with the record */
+                    reason?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The brakes on an agent after a freeze or an unfreeze */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        agentId: string;
+                        /** @description whether any brake is on: then every outflow the agent starts is refused with 403 AGENT_FROZEN */
+                        frozen: boolean;
+                        /** @description whether this request changed it (false: the brake already was so; nothing was recorded) */
+                        changed: boolean;
+                        /** @description Each party's brake: each lifts only its own */
+                        brakes: {
+                            /** @description the owner's brake */
+                            owner: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the owner froze it
+                                 */
+                                since: string;
+                                /** @description why, as the owner said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                            /** @description the operator's brake */
+                            operator: {
+                                /**
+                                 * Format: date-time
+                                 * @description when the operator froze it
+                                 */
+                                since: string;
+                                /** @description why, as the operator said (null: no reason given) */
+                                reason: string | null;
+                            } | null;
+                        };
                     };
                 };
             };

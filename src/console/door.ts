@@ -5,13 +5,15 @@
 // the section's page at its status (refusedAs).
 import { t } from "elysia";
 import { agentsOf } from "../accounts/service";
-import { findAgent, namesOf } from "../agents/service";
+import { freezeView } from "../agents/freeze";
+import { findAgent, isFrozen, namesOf } from "../agents/service";
 import { read } from "../db";
 import { ApiError } from "../errors";
 import { secret } from "../ids";
 import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
 import { pendingCount } from "../owners/service";
 import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, type Session } from "../owners/sessions";
+import { frozenBanner } from "./brakes";
 import { MOST_KNOWN } from "./counterparties";
 import { bare, html, layout, page, raw } from "./views";
 
@@ -53,12 +55,17 @@ export function signInPage(request: Request, error?: string, status = 200, next?
   );
 }
 
-/** The signed-in page: the agent's name and the count of what waits for the owner in the header. */
+/**
+ * The signed-in page: the agent's name and the count of what waits for the owner in the header, the
+ * owner's freeze offered there, and while a brake is on the banner that says so above the body.
+ */
 export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
   const agent = (await read(findAgent(session.agentId)))!;
   const pending = await read(pendingCount(session.agentId));
   const others = session.ownerId === null ? [] : [...(await read(namesOf((await read(agentsOf(session.ownerId))).filter((id) => id !== agent.id))))].map(([id, name]) => ({ id, name }));
-  return page(layout({ title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current, others }, body), status);
+  const banner = isFrozen(agent) ? frozenBanner(await read(freezeView(agent.id))) : "";
+  const shell = { title, agentName: agent.name, agentId: agent.id, pending, csrf: session.csrfToken, current, others, banner, canFreeze: agent.ownerFrozenAt === null };
+  return page(layout(shell, body), status);
 }
 
 /** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */

@@ -14,7 +14,7 @@ import { activeKeyCount, keyView, listKeys, revokeKey, type KeyView } from "../k
 import { DAY_MS } from "../time";
 import { allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
-import { html, raw, table, type Writer } from "./views";
+import { csrfField, html, raw, table, type Writer } from "./views";
 
 type Fields = Record<string, string>;
 
@@ -27,7 +27,6 @@ const BUDGET_PARTS = [
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 365;
 
-const hidden = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
 const scopeList = (key: KeyView) => key.scopes.join(", ");
 
 /** Per currency: what the total has left, or what was spent when there is no total; the most per outflow. */
@@ -120,7 +119,7 @@ function newKeyForm(csrf: string, known: Map<string, string>, outcome?: KeyOutco
       return raw(html`<input name="${name}" inputmode="decimal" aria-label="${label} (${currency})" value="${value(name)}" placeholder="no budget"${marked(name)}>${beside(name)}`);
     }),
   ]);
-  return html`<form method="post" action="/console/security/keys">${hidden(csrf)}
+  return html`<form method="post" action="/console/security/keys">${csrfField(csrf)}
 <section><h2>Make a restricted key</h2>
 <label for="key-name">Name</label><input id="key-name" name="name" maxlength="100" value="${value("name")}" placeholder="research sub-agent" required${marked("name")}>${beside("name")}
 <fieldset class="plain"${marked("scopes")}><legend>What it may do (docs/delegation.md)</legend><ul class="checks">${scopeBoxes}</ul></fieldset>${beside("scopes")}
@@ -173,13 +172,13 @@ ${raw(newKeyForm(csrf, known, outcome))}
 export async function confirmRevokeAll(agentId: string, csrf: string): Promise<string> {
   const active = await read(activeKeyCount(agentId));
   return html`<section class="confirm danger"><p>Revoke every restricted key of this agent (${active} in force), and every key made from them? Sub-agents, scripts and connected MCP hosts using them stop at once; what they left waiting (open loan offers and bets, held approvals) is given back. The agent's own API key keeps working. This cannot be undone.</p>
-<form method="post" action="/console/security/revoke-all">${hidden(csrf)}
+<form method="post" action="/console/security/revoke-all">${csrfField(csrf)}
 <div class="actions"><button type="submit" class="danger">Yes, revoke every restricted key</button><a class="button plain" href="/console/security">Cancel</a></div></form></section>`;
 }
 
 /** The confirmation before a key is revoked: its name and what stops. */
 export function confirmRevoke(key: KeyView, csrf: string): string {
   return html`<section class="confirm danger"><p>Revoke the key “${key.name}” (${scopeList(key)})? It stops working at once, and so does every key made from it. This cannot be undone.</p>
-<form method="post" action="/console/security/keys/${key.id}/revoke">${hidden(csrf)}
+<form method="post" action="/console/security/keys/${key.id}/revoke">${csrfField(csrf)}
 <div class="actions"><button type="submit" class="danger">Yes, revoke “${key.name}”</button><a class="button plain" href="/console/security">Cancel</a></div></form></section>`;
 }

@@ -7,21 +7,22 @@ import { clock } from "../clock";
 import { config } from "../config";
 import { myContracts } from "../contracts/service";
 import { read } from "../db";
+import { openOffersOf } from "../lending/offers";
 import { myLoans } from "../lending/service";
 import { listBookings } from "../marketplace/bookings";
 import { CURRENCIES } from "../money";
 import { listApprovals, policyView, type ApprovalView } from "../owners/service";
 import { listSubscriptions } from "../subscriptions/service";
 import { deliveriesOf, webhookOf } from "../webhooks/service";
+import type { StoppableKind } from "./brakes";
 import { CSV_LIMITS } from "./csv";
 import { amountInWords, formatAmount } from "./format";
 import { operationsOf, type Operation } from "./history";
 import { approvalSentence, outcomeWords } from "./sentences";
-import { html, raw, table, type Writer } from "./views";
+import { csrfField, html, raw, table, type Writer } from "./views";
 
 export const PAGE_SIZE = 20;
 
-const hidden = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
 const status = (value: string) => raw(html`<span class="status ${value}">${value}</span>`);
 
 /** "Paid “annual data licence”", then in small print how it went: approved by you, its escrow steps. */
@@ -63,7 +64,7 @@ function balanceCards(balances: { currency: string; available: number; held: num
 /** The small form that downloads the history as CSV (a POST: it carries the session's CSRF token like every form). */
 function exportForm(csrf: string, today: string) {
   const options = CURRENCIES.map((currency) => raw(html`<option value="${currency}">${currency}</option>`));
-  return html`<form class="export" method="post" action="/console/history.csv">${hidden(csrf)}
+  return html`<form class="export" method="post" action="/console/history.csv">${csrfField(csrf)}
 <label>From<input type="date" name="from" value="${today.slice(0, 8)}01" required></label><label>To<input type="date" name="to" value="${today}" required></label>
 <label>Currency<select name="currency"><option value="">all</option>${options}</select></label><button type="submit" class="plain">Download CSV</button></form>
 <p class="muted">At most ${CSV_LIMITS.days} days and ${CSV_LIMITS.rows.toLocaleString("en")} operations per file.</p>`;
@@ -136,7 +137,7 @@ export function confirmPage(item: ApprovalView, action: "approve" | "decline", c
   return html`<section class="confirm ${action === "decline" ? "danger" : ""}"><h2>${verb}? ${approvalSentence(item, w, names)}</h2>
 <p class="big" id="amount-in-words">${words}</p>
 <p>${effect}</p>${terms(item.terms, w, names)}
-<form method="post" action="/console/approvals/${item.id}/${action}">${hidden(csrf)}<input type="hidden" name="termsHash" value="${item.termsHash}">
+<form method="post" action="/console/approvals/${item.id}/${action}">${csrfField(csrf)}<input type="hidden" name="termsHash" value="${item.termsHash}">
 <div class="actions"><button type="submit" class="${action === "decline" ? "danger" : ""}">Yes, ${action} ${words}</button><a class="button plain" href="/console/approvals">Cancel</a></div></form></section>`;
 }
 
@@ -152,9 +153,13 @@ function betOutcome(bet: { status: string; winnerId?: string | null; outcome?: s
   return bet.winnerId === agentId ? raw(html`<strong>You won</strong>`) : raw(html`${w.name(bet.winnerId, names)} won`);
 }
 
+/** A link to the confirmation of stopping one item (brakes.ts): cancel a subscription, withdraw an offer or a bet. */
+const stop = (kind: StoppableKind, id: string, label: string) => raw(html`<a class="button plain" href="/console/activity/${kind}/${id}">${label}…</a>`);
+
 export async function activity(agentId: string, w: Writer): Promise<string> {
   const all = { limit: 100, offset: 0 };
   const loans = (await myLoans(agentId, {}, all)).data;
+  const offers = (await openOffersOf(agentId, all)).data;
   const bets = (await myBets(agentId, all)).data;
   const contracts = (await myContracts(agentId, all)).data;
   const subscriptions = (await listSubscriptions(agentId, {}, all)).data;
@@ -169,11 +174,15 @@ export async function activity(agentId: string, w: Writer): Promise<string> {
     ]),
   );
   const other = (a: string, b: string | null) => (a === agentId ? b : a);
+  const offerRows = offers.map((o) => [w.money(o.amount, o.currency), `${o.interestRate} %`, `${o.durationDays} days`, w.when(o.expiresAt), stop("offer", o.id, "Withdraw")]);
+  const betAction = (b: (typeof bets)[number]) => (b.creatorId === agentId && b.status === "OPEN" ? stop("bet", b.id, "Withdraw") : "");
+  const subscriptionAction = (s: (typeof subscriptions)[number]) => (s.payerId === agentId && s.status !== "CANCELLED" ? stop("subscription", s.id, "Cancel") : "");
   return html`<section><h2>Loans</h2>${raw(table(["With", "Status", "Principal", "Outstanding", "Due"], loans.map((l) => [w.who(other(l.lenderId, l.borrowerId), names), status(l.status), w.money(l.principal, l.currency), w.money(l.outstanding, l.currency), w.when(l.dueAt)]), [2, 3]))}</section>
-<section><h2>Bets</h2>${raw(table(["With", "Status", "Stake", "Condition", "Result"], bets.map((b) => [w.who(other(b.creatorId, b.acceptorId), names, "nobody yet"), status(b.status), w.money(b.amount, b.currency), b.condition, betOutcome(b, agentId, w, names)]), [2]))}</section>
+<section><h2>Open loan offers</h2>${raw(table(["Amount", "Interest", "Term", "Expires", ""], offerRows, [0]))}</section>
+<section><h2>Bets</h2>${raw(table(["With", "Status", "Stake", "Condition", "Result", ""], bets.map((b) => [w.who(other(b.creatorId, b.acceptorId), names, "nobody yet"), status(b.status), w.money(b.amount, b.currency), b.condition, betOutcome(b, agentId, w, names), betAction(b)]), [2]))}</section>
 <section><h2>Bookings</h2>${raw(table(["When", "Role", "With", "Status", "Amount"], bookings.map((b) => [w.when(b.createdAt), b.agentId === agentId ? "you booked" : "booked from you", w.who(other(b.agentId, b.providerId), names), status(b.status), w.money(b.amount, b.currency)]), [4]))}</section>
 <section><h2>Contracts</h2>${raw(table(["With", "Status", "Title", "Escrow"], contracts.map((c) => [w.who(other(c.creatorId, c.counterpartyId), names), status(c.status), c.title, w.money(c.escrowAmount, c.currency)]), [3]))}</section>
-<section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge"], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt)]), [2]))}</section>`;
+<section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge", ""], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt), subscriptionAction(s)]), [2]))}</section>`;
 }
 
 export async function webhooksPage(agentId: string, csrf: string, w: Writer, shownSecret?: string): Promise<string> {
@@ -185,7 +194,7 @@ export async function webhooksPage(agentId: string, csrf: string, w: Writer, sho
     status(d.outcome),
     d.httpStatus ?? "",
     d.error ?? "",
-    d.outcome === "DELIVERED" ? "" : raw(html`<form class="inline" method="post" action="/console/webhooks/${d.id}/resend">${hidden(csrf)}<button type="submit" class="plain">Send again</button></form>`),
+    d.outcome === "DELIVERED" ? "" : raw(html`<form class="inline" method="post" action="/console/webhooks/${d.id}/resend">${csrfField(csrf)}<button type="submit" class="plain">Send again</button></form>`),
   ]);
   const secret = shownSecret
     ? raw(html`<p class="ok">A new signing secret is in force. Store it now: it is not shown again. The old one no longer verifies.</p><p class="key" id="new-secret">${shownSecret}</p>`)
@@ -224,6 +233,6 @@ const ROTATIONS = {
 export function confirmRotation(what: keyof typeof ROTATIONS, csrf: string): string {
   const { action, text, button, cancel, keep } = ROTATIONS[what];
   const keeping = keep ? raw(html`<label><input type="checkbox" name="keepRestrictedKeys" value="on"> ${keep}</label>`) : "";
-  return html`<section class="confirm danger"><p>${text}</p><form method="post" action="${action}">${hidden(csrf)}${keeping}
+  return html`<section class="confirm danger"><p>${text}</p><form method="post" action="${action}">${csrfField(csrf)}${keeping}
 <div class="actions"><button type="submit" class="danger">${button}</button><a class="button plain" href="${cancel}">Cancel</a></div></form></section>`;
 }

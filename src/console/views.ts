@@ -14,6 +14,8 @@ class Raw {
   constructor(readonly value: string) {}
 }
 export const raw = (value: string) => new Raw(value);
+/** The hidden field that carries the session's CSRF token in every form. */
+export const csrfField = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
 function toHtml(value: unknown): string {
   if (value instanceof Raw) return value.value;
   if (Array.isArray(value)) return value.map(toHtml).join("");
@@ -56,6 +58,7 @@ input,textarea,select{font-size:1rem;padding:.5rem;width:100%;margin:.25rem 0 .7
 .error{color:#b00020}.ok{color:#0a7a36}.muted{color:#5b6478}
 .key{font-family:monospace;word-break:break-all;background:#fff6d6;padding:.5rem;border-radius:6px}
 .confirm{border:2px solid #2456d6}.confirm.danger{border-color:#c4372f}
+.frozen{border:2px solid #c4372f;background:#fff5f5}header a.brake{color:#ffb4ae;font-weight:600}
 form.inline{display:inline}
 @media (max-width:640px){
   table.cards thead{display:none}
@@ -78,8 +81,12 @@ for (const b of document.querySelectorAll("button.copy[data-copy]")) {
   b.addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText(b.dataset.copy).then(() => { b.textContent = "copied"; }));
 }`;
 
-/** `others`: the owner account's other agents, to switch to (none when signed in with one agent's owner key). */
-export type Shell = { title: string; agentName: string; agentId: string; pending: number; csrf: string; current: string; others: { id: string; name: string }[] };
+/**
+ * `others`: the owner account's other agents, to switch to (none when signed in with one agent's owner
+ * key); `banner`: shown above every page's body (the frozen agent's); `canFreeze`: the header offers the
+ * owner's freeze.
+ */
+export type Shell = { title: string; agentName: string; agentId: string; pending: number; csrf: string; current: string; others: { id: string; name: string }[]; banner: string; canFreeze: boolean };
 
 const NAV: [string, string][] = [
   ["/console", "Overview"],
@@ -98,11 +105,12 @@ export function layout(shell: Shell, body: string): string {
     ),
   );
   const switcher = shell.others.map(
-    (agent) => raw(html`<form class="inline" method="post" action="/console/agents/${agent.id}/show"><input type="hidden" name="csrf" value="${shell.csrf}"><button type="submit" class="plain">${agent.name}</button></form>`),
+    (agent) => raw(html`<form class="inline" method="post" action="/console/agents/${agent.id}/show">${csrfField(shell.csrf)}<button type="submit" class="plain">${agent.name}</button></form>`),
   );
-  const header = html`<span class="who">${shell.agentName}<small>owner console${shell.others.length ? raw(html` · your other agents: ${switcher}`) : ""}</small></span>${links}
-<form class="inline" method="post" action="/console/logout"><input type="hidden" name="csrf" value="${shell.csrf}"><button type="submit" class="plain">Sign out</button></form>`;
-  return document(shell.title, header, body);
+  const brake = shell.canFreeze ? raw(html`<a class="brake" href="/console/freeze"${raw(shell.current === "/console/freeze" ? ' aria-current="page"' : "")}>Freeze…</a>`) : "";
+  const header = html`<span class="who">${shell.agentName}<small>owner console${shell.others.length ? raw(html` · your other agents: ${switcher}`) : ""}</small></span>${links}${brake}
+<form class="inline" method="post" action="/console/logout">${csrfField(shell.csrf)}<button type="submit" class="plain">Sign out</button></form>`;
+  return document(shell.title, header, shell.banner + body);
 }
 
 /** A page before sign-in (or a refusal): no navigation. */

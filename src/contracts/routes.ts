@@ -39,7 +39,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
         deadlineDays: t.Optional(t.Number({ minimum: 1, maximum: 365, multipleOf: 1, description: "whole days, default 30, counted from creation" })),
       }),
       ...answers(docs("Contracts", "Propose a contract; the escrow is held from the creator", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 201: Contract, 202: Held }),
     },
   )
@@ -77,8 +77,8 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
       agent: true,
       params: IdParam,
       body: t.Object({ conditionId: ConditionId }),
-      ...answers(docs("Contracts", "Confirm a condition as the creator; the last one pays the escrow to the counterparty", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "IDEMPOTENCY_KEY_REUSED",
+      ...answers(docs("Contracts", "Confirm a condition as the creator; the last one pays the escrow to the counterparty (refused while the creator is frozen)", "agent", [
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "AGENT_FROZEN", "IDEMPOTENCY_KEY_REUSED",
       ]), { 200: Contract }),
     },
   )

@@ -12,7 +12,7 @@ import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/esc
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
 import { committingKeyId } from "../keys/service";
-import { authorizeRelease } from "../outflows/budget";
+import { authorizeRelease } from "../outflows/release";
 import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -129,8 +129,8 @@ export function* fulfillCondition(agentId: string, id: string, conditionId: stri
   if (condition.fulfilledAt !== null) throw invalidState("this condition is already confirmed");
   const conditions = conditionsOf(contract).map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
   if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions) }));
-  // The last confirmation sends the escrow to the counterparty: a release by the confirming key (outflows/budget.ts).
-  yield* authorizeRelease({ amount: contract.escrowAmount, currency: contract.currency, counterpartyId: contract.counterpartyId, madeBy: contract.keyId });
+  // The last confirmation sends the escrow to the counterparty: a release by the confirming key (outflows/release.ts).
+  yield* authorizeRelease({ kind: "CONTRACT_CONDITION", agentId, amount: contract.escrowAmount, currency: contract.currency, counterpartyId: contract.counterpartyId, madeBy: contract.keyId });
   yield* postHold(yield* escrowHold(contract), contract.counterpartyId);
   yield* adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
   const fulfilled = yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions), status: "FULFILLED", closedAt: now });

@@ -24,6 +24,7 @@ import sqlite20 from "../../migrations/sqlite/0020_idempotency_acting_key.sql" w
 import sqlite21 from "../../migrations/sqlite/0021_facilitator_bounds.sql" with { type: "text" };
 import sqlite22 from "../../migrations/sqlite/0022_mail_outbox.sql" with { type: "text" };
 import sqlite23 from "../../migrations/sqlite/0023_owner_accounts.sql" with { type: "text" };
+import sqlite24 from "../../migrations/sqlite/0024_agent_freezes.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -45,6 +46,7 @@ import pg17 from "../../migrations/pg/0017_idempotency_acting_key.sql" with { ty
 import pg18 from "../../migrations/pg/0018_facilitator_bounds.sql" with { type: "text" };
 import pg19 from "../../migrations/pg/0019_mail_outbox.sql" with { type: "text" };
 import pg20 from "../../migrations/pg/0020_owner_accounts.sql" with { type: "text" };
+import pg21 from "../../migrations/pg/0021_agent_freezes.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -71,6 +73,7 @@ export const sqliteMigrations = [
   { tag: "0021_facilitator_bounds", when: 1795823385117, breakpoints: true, sql: sqlite21 },
   { tag: "0022_mail_outbox", when: 1795825295834, breakpoints: true, sql: sqlite22 },
   { tag: "0023_owner_accounts", when: 1795825750134, breakpoints: true, sql: sqlite23 },
+  { tag: "0024_agent_freezes", when: 1795826453331, breakpoints: true, sql: sqlite24 },
 ];
 
 export const pgMigrations = [
@@ -95,4 +98,5 @@ export const pgMigrations = [
   { tag: "0018_facilitator_bounds", when: 1795823387093, breakpoints: true, sql: pg18 },
   { tag: "0019_mail_outbox", when: 1795825298647, breakpoints: true, sql: pg19 },
   { tag: "0020_owner_accounts", when: 1795825752882, breakpoints: true, sql: pg20 },
+  { tag: "0021_agent_freezes", when: 1795826455131, breakpoints: true, sql: pg21 },
 ];

@@ -11,7 +11,7 @@
 // - a request of another restricted key that releases the agent's money to the other party (the last
 //   condition of a contract, a bet's outcome conceded, a loan repaid) is that key's outflow: in force,
 //   its allowlist, and its budgets unless its own chain made (and so counted) the commitment
-//   (authorizeRelease, outflows/release.ts);
+//   (authorizeRelease, outflows/release.ts; a frozen agent makes none but a repayment);
 // - what the terms already owe (a defaulted loan's collateral, a breached contract's escrow back, a
 //   settled bet) and money coming in are never refused.
 // test/credentials.test.ts makes each of these with every kind of credential and ends the credential

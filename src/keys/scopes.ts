@@ -48,7 +48,7 @@ export const SCOPE_ROUTES: Record<Scope, readonly string[]> = {
   message: ["POST /messages", "POST /messages/:messageId/read"],
   negotiate: ["POST /negotiations", "POST /negotiations/:id/counter", "POST /negotiations/:id/accept", "POST /negotiations/:id/reject"],
   lend: ["POST /lending/offers", "DELETE /lending/offers/:offerId", "POST /lending/borrow", "POST /lending/repay/:loanId"],
-  bet: ["POST /betting", "POST /betting/:betId/accept", "POST /betting/:betId/resolve"],
+  bet: ["POST /betting", "DELETE /betting/:betId", "POST /betting/:betId/accept", "POST /betting/:betId/resolve"],
   contract: ["POST /contracts", "POST /contracts/:id/sign", "POST /contracts/:id/fulfill", "POST /contracts/:id/cancel"],
   subscribe: ["POST /subscriptions", "DELETE /subscriptions/:id"],
   book: ["POST /services", "PATCH /services/:id", "DELETE /services/:id", "POST /quotes", "POST /bookings"],

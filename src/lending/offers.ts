@@ -117,6 +117,21 @@ export const applyOfferDue = (id: string) => applyIfDue(dueOffers, id);
 /** The job: every due offer expires. */
 export const expireDueOffers = () => applyDue(dueOffers);
 
+/** One of the lender's own offers, its due expiry applied first; 404 for anyone else's (existence not revealed). */
+export async function lenderOffer(lenderId: string, id: string) {
+  await applyOfferDue(id);
+  const row = await read(find(loanOffers, id));
+  if (!row || row.lenderId !== lenderId) throw notFound("loan offer");
+  return offerView(row);
+}
+
+/** The lender's own OPEN offers (the owner's console lists them to withdraw), its due expiries applied first. */
+export async function openOffersOf(lenderId: string, window: PageWindow) {
+  const scope = { where: "lender_id = ? AND status = 'OPEN'", params: [lenderId] };
+  await applyDue(dueOffers, scope);
+  return read(newestFirst({ table: loanOffers, scope }, window, offerView));
+}
+
 /** OPEN offers not yet past their expiry (the expiry job marks those soon; none is shown meanwhile). */
 export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
   const narrow = filter.currency ? { where: "currency = ?", params: [filter.currency] } : undefined;

@@ -27,7 +27,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         expiresInHours: t.Optional(t.Number({ exclusiveMinimum: 0, maximum: 8760, description: "default 168" })),
       }),
       ...answers(docs("Lending", "Offer a loan; the amount is held in escrow until taken, cancelled or expired", "agent", [
-        "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 201: LoanOffer, 202: Held }),
     },
   )
@@ -61,7 +61,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
         collateral: t.Optional(Amount({ description: "if given, must equal the offer's collateralRequired" })),
       }),
       ...answers(docs("Lending", "Take an offer: your collateral is held and the principal paid to you (an outflow of principal + interest to the lender)", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 200: Loan, 202: Held }),
     },
   )

@@ -14,7 +14,7 @@ import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor } from "../money";
 import { adjustScore } from "../agents/score";
 import { committingKeyId } from "../keys/service";
-import { authorizeRelease } from "../outflows/budget";
+import { authorizeRelease } from "../outflows/release";
 import { authorizeOutflow, type Sanction } from "../outflows/check";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -121,7 +121,7 @@ export function* repay(borrowerId: string, loanId: string, amountMajor: number) 
   const amount = toMinor(amountMajor, currency);
   const outstanding = row.amountDue - row.amountRepaid;
   if (amount > outstanding) throw invalid(`the outstanding amount is ${toMajor(outstanding, currency)} ${currency}`);
-  yield* authorizeRelease({ amount, currency, counterpartyId: row.lenderId, madeBy: row.keyId });
+  yield* authorizeRelease({ kind: "LOAN_REPAYMENT", agentId: borrowerId, amount, currency, counterpartyId: row.lenderId, madeBy: row.keyId });
   yield* transfer({ from: borrowerId, to: row.lenderId, amount, currency, reference: loanRef(row), entryType: "LOAN_REPAYMENT", sentAs: "LOAN_REPAYMENT", receivedAs: "LOAN_REPAYMENT" });
   const repaid = row.amountRepaid + amount;
   const full = repaid === row.amountDue;

@@ -88,7 +88,7 @@ export const quoteRoutes = new Elysia({ name: "quotes" })
       agent: true,
       body: t.Object({ quoteId: t.String({ minLength: 1, maxLength: 64 }), rail: t.Optional(t.String({ minLength: 1, maxLength: 20, description: `one of ${RAILS.join(", ")}` })) }),
       ...answers(docs("Marketplace", "Book a quote: pays the provider now", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 201: Booking, 202: Held }),
     },
   )

@@ -1,5 +1,5 @@
 // A restricted key's limits on money going out, checked in authorizeOutflow beside the tier and the
-// owner's policy, and on a release (authorizeRelease): the key and every key it was made from in force
+// owner's policy, and on a release (authorizeRelease, release.ts): the key and every key it was made from in force
 // (keys/service.ts chainInForce, inside the write), each one's counterparty allowlist, its budget per
 // transaction, and its total budget over its life. A key with any budget spends only the currencies it
 // has a budget in (fails closed). The total is counted by one conditional UPDATE per key (`spent +
@@ -10,10 +10,10 @@ import { ApiError } from "../errors";
 import { toMajor, type Currency } from "../money";
 import type { Outflow } from "./approvals";
 import { keySpending } from "../keys/schema";
-import { allowlistOf, budgetsOf, chainInForce, committingKeyOf, keyChain, type KeyRow } from "../keys/service";
+import { allowlistOf, budgetsOf, chainInForce, type KeyRow } from "../keys/service";
 
 /** What a key's limits look at in money going out: how much, in what, to whom (null: nobody named yet, or outside the service). */
-type Spend = { amount: bigint; currency: Currency; counterpartyId: string | null };
+export type Spend = { amount: bigint; currency: Currency; counterpartyId: string | null };
 
 function assertAllowed(key: KeyRow, spend: Spend): void {
   const allowlist = allowlistOf(key);
@@ -56,7 +56,7 @@ function* count(key: KeyRow, spend: Spend): Query<void> {
 }
 
 /** Key `keyId`'s chain in force (403 KEY_INACTIVE), each key's allowlist, and, when `counted` is false, each key's budgets. */
-function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query<void> {
+export function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query<void> {
   for (const key of yield* chainInForce(keyId)) {
     assertAllowed(key, spend);
     if (!counted) yield* count(key, spend);
@@ -70,23 +70,4 @@ function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query<void> 
 export function* chargeActingKey(outflow: Outflow, counted = false): Query<void> {
   const keyId = yield* actingKey();
   if (keyId !== null) yield* chargeKey(keyId, outflow, counted);
-}
-
-/** Money a commitment holds (or owes) that a request sends to its other party; `madeBy`: the restricted key that made the commitment. */
-export type Release = Spend & { madeBy: string | null };
-
-/**
- * A restricted key's request that decides the agent's money goes to the other party of a commitment —
- * the last condition of a contract confirmed, a bet's outcome conceded, a loan repaid — is that key's
- * outflow: its chain in force, its allowlist, and its budgets, unless its own chain counted the money
- * when it made the commitment (the key that made it, or one that key was made from). The agent key
- * acts freely. Throws KEY_INACTIVE, KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED.
- */
-export function* authorizeRelease(release: Release): Query<void> {
-  const keyId = yield* actingKey();
-  if (keyId === null) return;
-  // An MCP host's token acts for its grant, which is what its commitments record.
-  const acting = (yield* committingKeyOf(keyId)).id;
-  const counted = release.madeBy !== null && (yield* keyChain(release.madeBy)).some((key) => key.id === acting);
-  yield* chargeKey(keyId, release, counted);
 }

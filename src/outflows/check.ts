@@ -1,9 +1,10 @@
 // The one check of every outflow an agent starts (payments, x402, bets, loan offers, borrowing,
-// contracts, subscriptions, bookings, withdrawals): the reputation tier's limit, then the owner's
-// policy — the counterparty allowlist, the per-transaction cap, the 24 h cap, and the approval amount,
+// contracts, subscriptions, bookings, withdrawals): the brakes (a frozen agent sends nothing), the
+// reputation tier's limit, then the owner's policy — the counterparty allowlist, the per-transaction cap, the 24 h cap, and the approval amount,
 // above which the outflow is held for the owner instead of made. A path that moves an agent's money
 // out calls authorizeOutflow() in its write op before the movement; there is no other way to the tier
 // check. test/money-paths.test.ts lists every movement of money and what checked it.
+import { assertNotFrozen } from "../agents/freeze";
 import { findAgent, lockAgents } from "../agents/service";
 import { type Query } from "../db";
 import { ApiError } from "../errors";
@@ -91,12 +92,14 @@ const needsApproval = (policy: Policy, outflow: Outflow) => {
 };
 
 /**
- * The tier, the allowlist and the caps, and the acting key's chain (in force, allowlist); `daily`: the
- * 24 h cap and the key's budgets too (not for a granted outflow: counted when it was held). Returns
- * the policy (null: none).
+ * The brakes, the tier, the allowlist and the caps, and the acting key's chain (in force, allowlist);
+ * `daily`: the 24 h cap and the key's budgets too (not for a granted outflow: counted when it was held).
+ * Returns the policy (null: none).
  */
 function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
   const agent = (yield* findAgent(outflow.agentId))!;
+  // Frozen first: an owner's or the operator's brake refuses whatever the limits would say.
+  assertNotFrozen(agent);
   assertWithinTier(Number(agent.score), outflow.amount, outflow.currency);
   const policy = parsePolicy(agent.policy);
   if (policy) {
@@ -109,7 +112,7 @@ function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
 }
 
 /**
- * In the write op of an outflow, before its money moves. Throws TIER_LIMIT_EXCEEDED,
+ * In the write op of an outflow, before its money moves. Throws AGENT_FROZEN, TIER_LIMIT_EXCEEDED,
  * COUNTERPARTY_NOT_ALLOWED or POLICY_LIMIT_EXCEEDED, and for a restricted key KEY_INACTIVE,
  * KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED; throws Deferred (202, the outflow held for the owner) above
  * the approval amount; otherwise counts the outflow in the agent's 24 h usage.

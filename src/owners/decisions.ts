@@ -1,5 +1,7 @@
 // The owner's decisions on held outflows (src/outflows/approvals.ts keeps the records): approve — the
 // request runs again with the grant —, decline, and the expiry of what nobody decided in time.
+import { frozenError } from "../agents/freeze";
+import { findAgent } from "../agents/service";
 import { clock } from "../clock";
 import { find, update, write, type Query } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
@@ -32,7 +34,7 @@ function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
  * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
  * ones, the first to lock the row acts, and the others find it decided.
  */
-async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T>): Promise<T> {
+async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T | ApiError>): Promise<T> {
   const outcome = await write(function* (): Query<T | ApiError> {
     const row = yield* settled(ownerAgentId, id);
     if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
@@ -54,12 +56,15 @@ export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
  * The owner approves: the request runs again as the agent, with the grant, and moves the money in
  * the same transaction that marks the approval APPROVED. If it cannot (the counterparty blocked the
  * agent meanwhile, a bet was taken, the policy was tightened…), the approval is FAILED with that
- * reason and the hold goes back. Of concurrent approves (and declines), only the one whose decision
+ * reason and the hold goes back — unless the agent is frozen: then nothing runs and it stays PENDING
+ * (403 AGENT_FROZEN). Of concurrent approves (and declines), only the one whose decision
  * committed first answers; the others are refused (409) as any later one would be.
  */
 export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
+  // A frozen agent moves nothing, approved or not: the approve is refused (403 AGENT_FROZEN) and the
+  // approval stays PENDING, to be approved once unfrozen, declined, or left to expire.
   const row = await decide(ownerAgentId, id, termsHash, function* (row) {
-    return row;
+    return frozenError((yield* findAgent(row.agentId))!) ?? row;
   });
   const grant: Grant = { approvalId: row.id, taken: false };
   let answered: { result: unknown } | null = null;
@@ -68,6 +73,8 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
     answered = { result: await execute(row, grant) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
+    // Frozen since the check above: refused the same way, still PENDING (its op rolled back whole).
+    if (error.code === "AGENT_FROZEN") throw error;
     failure = `${error.code}: ${error.message}`;
   }
   const keep = ({ result }: { result: unknown }) => update(approvals, row.id, { result: JSON.stringify(result ?? null) });

@@ -1,5 +1,6 @@
 // /owner: the human owner's API (owner key po_…, so an agent cannot loosen its own limits): the
-// spending policy, approving or declining what waits, and replacing the owner key. /approvals/{id}: an agent reads one of its
+// spending policy, approving or declining what waits, replacing the owner key, and the brake (freezing
+// the agent: /owner/agents/{id}/…, for that agent's owner only). /approvals/{id}: an agent reads one of its
 // held outflows (what it answered once approved).
 import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
@@ -9,7 +10,8 @@ import { docs, IdParam, page, pageWindow } from "../http/models";
 import { answers } from "../http/responses";
 import { executeApproved } from "./executors";
 import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody, RotatedOwnerKey } from "./model";
-import { RotationBody } from "../agents/model";
+import { Freeze, FreezeBody, RotationBody } from "../agents/model";
+import { setFrozen } from "../profile/freeze";
 import { approve, decline, getApproval, listApprovals, ownerKeyInForce, policyView, rotateOwnerKey, setPolicy } from "./service";
 
 const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
@@ -43,7 +45,12 @@ export const ownerRoutes = new Elysia({ name: "owners" })
     params: IdParam,
     body: DecisionBody,
     ...answers(
-      docs("Owners", "Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED", "owner", [...DECIDE_ERRORS]),
+      docs(
+        "Owners",
+        "Approve: a held outflow is made now, exactly as held (status APPROVED, or FAILED with the reason); a negotiation is ACCEPTED. While the agent is frozen it is refused (AGENT_FROZEN) and stays PENDING",
+        "owner",
+        [...DECIDE_ERRORS, "AGENT_FROZEN"],
+      ),
       { 200: Approval },
     ),
   })
@@ -74,6 +81,29 @@ export const ownerRoutes = new Elysia({ name: "owners" })
       ),
     },
   )
+  .post("/owner/agents/:id/freeze", ({ owner, body }) => write(() => setFrozen(owner.id, "owner", true, body?.reason ?? null)), {
+    agentOwner: true,
+    params: IdParam,
+    body: FreezeBody,
+    ...answers(
+      docs(
+        "Owners",
+        "Freeze the agent: every outflow it starts is refused (403 AGENT_FROZEN) until you unfreeze it; its scheduled charges pause, money coming in is credited, escrow settles by its own rules. Freezing a frozen agent changes nothing",
+        "owner",
+        ["NOT_FOUND"],
+      ),
+      { 200: Freeze },
+    ),
+  })
+  .post("/owner/agents/:id/unfreeze", ({ owner, body }) => write(() => setFrozen(owner.id, "owner", false, body?.reason ?? null)), {
+    agentOwner: true,
+    params: IdParam,
+    body: FreezeBody,
+    ...answers(
+      docs("Owners", "Lift your freeze: the agent's outflows and its paused charges resume (the operator's freeze, if any, stays until the operator lifts it)", "owner", ["NOT_FOUND"]),
+      { 200: Freeze },
+    ),
+  })
   .get("/approvals/:id", ({ agent, params }) => getApproval(agent.id, params.id), {
     agent: true,
     params: IdParam,

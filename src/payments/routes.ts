@@ -25,7 +25,7 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
       }),
       ...answers(
         docs("Payments", "Pay another agent (completed at once)", "agent", [
-          "NOT_FOUND", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
+          "NOT_FOUND", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "FORBIDDEN", "IDEMPOTENCY_KEY_REUSED",
         ]),
         { 201: Payment, 202: Held },
       ),

@@ -1,12 +1,14 @@
-// PUT /admin/agents/{id}/rate-limit: one agent's requests per window, set by the operator.
+// PUT /admin/agents/{id}/rate-limit: one agent's requests per window, set by the operator; POST
+// /admin/agents/{id}/freeze and /unfreeze: the operator's brake (profile/freeze.ts).
 import { t } from "elysia";
 import { config } from "../config";
 import { write } from "../db";
 import { docs, IdParam } from "../http/models";
 import { operatorRoutes } from "../auth/operator";
 import { answers } from "../http/responses";
-import { RateLimit } from "../agents/model";
+import { Freeze, FreezeBody, RateLimit } from "../agents/model";
 import { setRateLimit } from "../agents/service";
+import { setFrozen } from "./freeze";
 
 export const agentAdminRoutes = operatorRoutes("agents-admin")
   .put(
@@ -20,4 +22,17 @@ export const agentAdminRoutes = operatorRoutes("agents-admin")
       body: t.Object({ limit: t.Integer({ minimum: 1, maximum: 1_000_000_000 }) }),
       ...answers(docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]), { 200: RateLimit }),
     },
-  );
+  )
+  .post("/agents/:id/freeze", ({ params, body }) => write(() => setFrozen(params.id, "operator", true, body?.reason ?? null)), {
+    params: IdParam,
+    body: FreezeBody,
+    ...answers(
+      docs("Operator", "Freeze an agent: every outflow it starts is refused (403 AGENT_FROZEN) until the operator unfreezes it, whatever its owner does. Freezing a frozen agent changes nothing", "admin", ["NOT_FOUND"]),
+      { 200: Freeze },
+    ),
+  })
+  .post("/agents/:id/unfreeze", ({ params, body }) => write(() => setFrozen(params.id, "operator", false, body?.reason ?? null)), {
+    params: IdParam,
+    body: FreezeBody,
+    ...answers(docs("Operator", "Lift the operator's freeze of an agent (its owner's freeze, if any, stays)", "admin", ["NOT_FOUND"]), { 200: Freeze }),
+  });

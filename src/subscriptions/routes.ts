@@ -23,7 +23,7 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
         frequency: t.Union(FREQUENCIES.map((frequency) => t.Literal(frequency))),
       }),
       ...answers(docs("Subscriptions", "Pay an agent every day, week or month; the first charge is taken now", "agent", [
-        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
+        "NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "IDEMPOTENCY_KEY_REUSED",
       ]), { 201: Subscription, 202: Held }),
     },
   )

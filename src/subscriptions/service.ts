@@ -3,8 +3,11 @@
 // crash, a restart, overlapping job runs or a clock jump cannot charge a period twice. A subscription
 // made with a restricted key is charged as that key: each charge counts against the key's budgets, and
 // once the key (or one it was made from) is revoked or expired the next charge is refused and the
-// subscription is cancelled (keys/commitments.ts).
+// subscription is cancelled (keys/commitments.ts). While the payer is frozen its charges pause: no
+// attempt, no failure, no notice; once unfrozen every period missed is charged, each once, as after
+// downtime.
 import { committingKeyId } from "../keys/service";
+import { assertNotFrozen, notFrozenSql } from "../agents/freeze";
 import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
@@ -120,7 +123,10 @@ function* findAsParty(agentId: string, id: string, locked = false): Query<Subscr
   return row;
 }
 
-/** Periods that came due before the cancel are owed: they are charged first, then it is cancelled. */
+/**
+ * Periods that came due before the cancel are owed: they are charged first, then it is cancelled. A
+ * frozen payer's due periods are not charged (the charges are paused): cancelled meanwhile, they never are.
+ */
 export async function cancelSubscription(agentId: string, id: string) {
   await read(findAsParty(agentId, id));
   await chargeDue(id);
@@ -165,10 +171,15 @@ function* recordFailure(id: string, period: number, at: number, error: ApiError)
   yield* notifyFinancial(row.recipientId, kind, data, summary);
 }
 
-/** A write op: charges `period` unless another run has charged it or recorded this attempt meanwhile. */
+/**
+ * A write op: charges `period` unless another run has charged it or recorded this attempt meanwhile.
+ * A frozen payer is refused (AGENT_FROZEN) before anything else could fail the attempt.
+ */
 function* chargeIfStillDue(id: string, period: number, at: number): Query<void> {
   const current = yield* find(subscriptions, id, true);
-  if (stillDue(current, period, at)) yield* charge(current, period);
+  if (!stillDue(current, period, at)) return;
+  assertNotFrozen((yield* findAgent(current.payerId))!);
+  yield* charge(current, period);
 }
 
 /**
@@ -186,22 +197,33 @@ async function chargeDue(id: string): Promise<boolean> {
       if (row.nextChargeAt !== BigInt(at)) await write(() => run("UPDATE subscriptions SET next_charge_at = ? WHERE id = ? AND next_period = ? AND status = ?", at, id, row.nextPeriod, row.status));
       return attempted;
     }
-    attempted = true;
     const period = Number(row.nextPeriod);
     try {
       // As the key that made it: its chain in force and its budgets, checked in the charge's own write.
       await write(() => actingAs(row.keyId, chargeIfStillDue(id, period, at)));
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
+      // Paused, not failed: the payer is frozen. The op rolled back; the period waits for the unfreeze.
+      if (error.code === "AGENT_FROZEN") return attempted;
       // The failed op rolled back; the failure is recorded in an op of its own.
       await write(() => recordFailure(id, period, at, error));
     }
+    attempted = true;
   }
   return attempted;
 }
 
-/** Only subscriptions whose next attempt is due are read (by the next_charge_at index), never every active one. */
-const dueCharges: DueWork = { name: "subscriptions.charge", table: "subscriptions", where: "status IN ('ACTIVE', 'PAST_DUE')", dueColumn: "next_charge_at", apply: chargeDue };
+/**
+ * Only subscriptions whose next attempt is due are read (by the next_charge_at index), never every
+ * active one, and not those of a frozen payer: paused, they would be read again at every run.
+ */
+const dueCharges: DueWork = {
+  name: "subscriptions.charge",
+  table: "subscriptions",
+  where: `status IN ('ACTIVE', 'PAST_DUE') AND ${notFrozenSql("subscriptions.payer_id")}`,
+  dueColumn: "next_charge_at",
+  apply: chargeDue,
+};
 
 /** The job: every subscription with something due. */
 export const chargeDueSubscriptions = () => applyDue(dueCharges);

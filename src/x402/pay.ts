@@ -1,7 +1,8 @@
 // POST /x402/pay: requests a resource for the agent; on 402 it validates the requirements (a positive
 // whole amount of the configured USDC on the configured network, within maxAmount and the tier limit,
-// not toward an agent that blocked the caller), signs an EIP-3009 authorization valid for at most
-// MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries with it.
+// not toward an agent that blocked the caller, not for a frozen caller), signs an EIP-3009
+// authorization valid for at most MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries
+// with it.
 //
 // Who signs: the treasury when payTo is outside agentbank; the internal settlement signer (chain/keys.ts)
 // when payTo is another agent's deposit address. That signer holds no USDC, so the authorization cannot
@@ -13,6 +14,8 @@
 // to an outside payee is SETTLED when the chain shows the authorization used (read right after the
 // answer, and by the chain watcher), and REFUNDED only when it can no longer be used (settlement.ts).
 import { assertNotBlockedBy } from "../agents/blocks";
+import { assertNotFrozen } from "../agents/freeze";
+import { findAgent } from "../agents/service";
 import { agentIdAtAddress } from "../chain/addresses";
 import { chainSettings, networkName } from "../chain/client";
 import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
@@ -135,6 +138,9 @@ export async function payResource(agentId: string, request: PayRequest, idempote
   const chosen = choose(offer, maxAmount);
   const own = serviceSignerAt(chosen.payTo);
   if (own) throw invalid(`payTo is the service's own ${own}`);
+  // A frozen agent's authorization is never signed (the debit below refuses it too, should the brake
+  // go on meanwhile): nothing leaves the service for a resource to submit.
+  assertNotFrozen((await read(findAgent(agentId)))!);
   const payee = await read(agentIdAtAddress(chosen.payTo));
   const signer = payee ? internalSignerAccount() : treasuryAccount();
   const signed = await signTransferAuthorization({ signer, to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });

@@ -38,7 +38,7 @@ export const x402Routes = new Elysia({ prefix: "/x402", name: "x402" })
           "x402",
           "Fetch an HTTP resource, paying its x402 (v1 or v2) \"exact\" USDC price up to maxAmount. The payment is PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED)",
           "agent",
-          ["INSUFFICIENT_BALANCE", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "FORBIDDEN", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED"],
+          ["INSUFFICIENT_BALANCE", "AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "POLICY_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "FORBIDDEN", "CHAIN_UNAVAILABLE", "IDEMPOTENCY_KEY_REUSED"],
         ),
         { 200: X402Result, 202: Held },
       ),

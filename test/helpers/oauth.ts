@@ -1,6 +1,7 @@
 // An MCP host's side of agentbank's OAuth over plain HTTP: register, send the owner to the consent page
 // (here the console over HTTP with a session cookie, test/helpers/console.ts; test/mcp-oauth.test.ts
 // drives Chromium instead), exchange the code, refresh, and call /mcp with the token.
+import { TOOLS } from "../../src/mcp/tools";
 import { formsOf, getPage, postForm } from "./console";
 import type { TestServer } from "./server";
 
@@ -92,4 +93,16 @@ export async function toolReply(server: TestServer, accessToken: string, name: s
   if (!result.isError) return { status: 200, body: result.structuredContent };
   const [code, ...message] = result.content[0]!.text.split(": ");
   return { status: 400, body: { error: code, message: message.join(": ") } };
+}
+
+/** The MCP tool of a route, and its arguments (path parameters and body in one object). */
+export function toolFor(method: string, path: string, body: Record<string, unknown>): [string, Record<string, unknown>] {
+  for (const tool of TOOLS) {
+    if (tool.method !== method) continue;
+    const names: string[] = [];
+    const pattern = new RegExp(`^${tool.path.replace(/:(\w+)/g, (_, name: string) => (names.push(name), "([^/]+)"))}$`);
+    const match = pattern.exec(path);
+    if (match) return [tool.name, { ...Object.fromEntries(names.map((name, i) => [name, match[i + 1]])), ...body }];
+  }
+  throw new Error(`no MCP tool for ${method} ${path}`);
 }

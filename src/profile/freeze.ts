@@ -1,0 +1,23 @@
+// Freezing and unfreezing an agent: the owner's brake and the operator's (agents/freeze.ts), each put on
+// and lifted by its own party, told to the agent in the same transaction. The one write op of a freeze:
+// the routes (owner, operator) and the console all call it.
+import { freezeView, setBrake, type Brake } from "../agents/freeze";
+import { notifyFinancial } from "../webhooks/outbox";
+
+const BY: Record<Brake, string> = { owner: "your owner", operator: "the operator" };
+
+/**
+ * A write op: `brake` on (`frozen`) or off, with the reason recorded. Idempotent: a brake that already is
+ * so changes nothing (`changed: false`, nothing recorded, nobody told). Answers the brakes in force.
+ */
+export function* setFrozen(agentId: string, brake: Brake, frozen: boolean, reason: string | null) {
+  const changed = yield* setBrake(agentId, brake, frozen, reason);
+  if (changed) {
+    const summary = frozen
+      ? `Frozen by ${BY[brake]}: nothing you start moves money until you are unfrozen (what you are paid is still credited)`
+      : `Unfrozen by ${BY[brake]}`;
+    yield* notifyFinancial(agentId, frozen ? "agent.frozen" : "agent.unfrozen", { by: brake }, summary);
+    // The owner's notice of a freeze or an unfreeze (mail, issue 33) is queued here, in this same transaction.
+  }
+  return { ...(yield* freezeView(agentId)), changed };
+}
