@@ -11,7 +11,7 @@ import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
 import { wakeMailer } from "./mail/dispatcher";
 import { defaultDueLoans } from "./lending/service";
-import { expireDueApprovals } from "./owners/decisions";
+import { expireDueApprovals, remindDueApprovals } from "./owners/decisions";
 import { purgeUnusedClients } from "./oauth/clients";
 import { purgeRotatedRefreshTokens } from "./oauth/service";
 import { purgeOldUsage } from "./outflows/usage";
@@ -33,6 +33,7 @@ export function registerJobs(): void {
   registerJob("lending.loans-default", () => defaultDueLoans());
   registerJob("subscriptions.charge", chargeDueSubscriptions);
   registerJob("approvals.expire", () => expireDueApprovals());
+  registerJob("approvals.remind", remindDueApprovals);
   registerJob("outflow-usage.purge", () => write(() => purgeOldUsage()));
   registerJob("oauth.clients-purge", purgeUnusedClients);
   registerJob("oauth.rotated-tokens-purge", () => write(() => purgeRotatedRefreshTokens()));

@@ -52,6 +52,18 @@ export function toMajor(minor: bigint, currency: Currency): number {
   return negative ? -Number(text) : Number(text);
 }
 
+/**
+ * An amount as a person reads it, with its currency: two decimals, more only where they are not zero
+ * (50.00 USDC, 0.000125 USDC, 0.00031 BTC): nothing is rounded away.
+ */
+export function amountText(minor: bigint, currency: Currency): string {
+  const decimals = DECIMALS[currency];
+  const negative = minor < 0n;
+  const digits = (negative ? -minor : minor).toString().padStart(decimals + 1, "0");
+  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "").padEnd(Math.min(2, decimals), "0");
+  return `${negative ? "-" : ""}${digits.slice(0, digits.length - decimals)}${fraction ? `.${fraction}` : ""} ${currency}`;
+}
+
 /** A decimal string ("1.08") as a scaled integer with 8 decimals, for exact USD comparisons. */
 const RATE_DECIMALS = 8;
 export function scaleRate(rate: string): bigint {

@@ -204,6 +204,7 @@ describe.skipIf(TEST_POSTGRES === undefined)("PostgreSQL: across instances, lock
     await within(15_000, "two crossing ops", Promise.all([crossing(1, 2), crossing(2, 1)]));
     const after = await read(get<{ n: bigint }>("SELECT CAST(SUM(n) AS BIGINT) AS n FROM lock_probe"));
     expect(after!.n - before!.n).toBe(4n);
-    expect(attempts).toBe(3);
+    // The deadlock's victim ran again (on a loaded machine its retry may meet the other op once more).
+    expect(attempts).toBeGreaterThanOrEqual(3);
   }, 20_000);
 });

@@ -6,6 +6,9 @@
 // carries the session's CSRF token like every console form, and the request is checked again when it
 // comes back.
 import { Elysia } from "elysia";
+import { clock } from "../clock";
+import { DEFAULT_KEY_LIFETIME_MS } from "../keys/create";
+import { tellOwnerOfKey } from "../notices/owner";
 import { findAgent } from "../agents/service";
 import { read, write } from "../db";
 import { ApiError } from "../errors";
@@ -102,7 +105,12 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
         const agent = (await read(findAgent(session.agentId)))!;
         return render(session, request, TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
       }
-      const code = await write(() => issueCode(session.agentId, asked, consent));
+      const code = await write(function* () {
+        const issued = yield* issueCode(session.agentId, asked, consent);
+        const until = clock.nowMs() + DEFAULT_KEY_LIFETIME_MS;
+        yield* tellOwnerOfKey(session.agentId, { id: null, name: `MCP host: ${asked.client.name}`, scopes: consent.scopes, expiresAt: until }, "You (consenting in the console)");
+        return issued;
+      });
       return redirectTo(asked.redirectUri, asked.state, { code, iss: new URL(asked.resource).origin });
     }),
     { body: Form, detail: { hide: true } },

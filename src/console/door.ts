@@ -4,15 +4,15 @@
 // __proto__, constructor or prototype is refused with 400. A service's refusal (ApiError) is shown on
 // the section's page at its status (refusedAs).
 import { t } from "elysia";
-import { agentsOf } from "../accounts/service";
+import { agentsOf, owns } from "../accounts/service";
 import { freezeView } from "../agents/freeze";
 import { findAgent, isFrozen, namesOf } from "../agents/service";
-import { read } from "../db";
+import { read, write } from "../db";
 import { ApiError } from "../errors";
 import { secret } from "../ids";
 import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
 import { pendingCount } from "../owners/service";
-import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, type Session } from "../owners/sessions";
+import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, showAgent, type Session } from "../owners/sessions";
 import { frozenBanner } from "./brakes";
 import { MOST_KNOWN } from "./counterparties";
 import { bare, html, layout, page, raw } from "./views";
@@ -30,6 +30,14 @@ export const reservedMessage = (name: string) => `The form field "${name}" is no
 export const redirect = (to: string, headers: Record<string, string> = {}) => new Response(null, { status: 303, headers: { location: to, ...headers } });
 export const refused = (reason: string, status = 403) => page(bare("Refused", html`<p class="error">${reason}</p><p><a href="/console">Back</a></p>`), status);
 export const Id = t.Object({ id: t.String({ format: "uuid" }) });
+
+/**
+ * Where sign-in may send the browser back to (`next`): a console page of this service, spelled as a
+ * URL's path and query are (printable ASCII: the consent page's own URL, percent-encoded). A control
+ * character, a line separator or anything else is refused before anything is written: it could not
+ * be sent in the Location header.
+ */
+export const CONSOLE_PATH = /^\/console\/[A-Za-z0-9][\x21-\x7e]*$/;
 
 /** A new double-submit CSRF token for a form before sign-in (set as LOGIN_CSRF_COOKIE with the page). */
 export const loginCsrf = () => secret("");
@@ -82,8 +90,18 @@ type Handler = (session: Session, request: Request) => Promise<Response>;
 /** A page behind sign-in. */
 export const signedIn = (handler: Handler) => async ({ request }: { request: Request }) => {
   const session = await read(sessionOf(request));
-  return session ? handler(session, request) : signInPage(request);
+  if (session) return handler(session, request);
+  // Signed in, the browser comes back here (an approval opened from a mail).
+  const { pathname, search } = new URL(request.url);
+  return signInPage(request, undefined, 200, CONSOLE_PATH.test(pathname + search) && pathname !== "/console" ? pathname + search : undefined);
 };
+/** The session as it shows `agentId` when its owner account claimed that agent (switched for good); otherwise as it is. */
+export async function sessionShowing(session: Session, request: Request, agentId: string | null): Promise<Session> {
+  if (agentId === null || agentId === session.agentId || session.ownerId === null || !(await read(owns(session.ownerId, agentId)))) return session;
+  await write(() => showAgent(request, agentId));
+  return { ...session, agentId };
+}
+
 /** A form post behind sign-in and its CSRF token. */
 export const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
   const session = await read(sessionOf(request));

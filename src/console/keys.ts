@@ -3,6 +3,7 @@
 // each revoked after a confirmation (or all at once), and a form that makes one (shown once). Keys are
 // made as the owner would with the API (POST /agents/me/keys with the owner key), through the same service.
 import { findAgent } from "../agents/service";
+import { tellOwnerOfKey } from "../notices/owner";
 import { find, read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary, ownProperty } from "../json";
@@ -69,7 +70,9 @@ export async function createKeyFromForm(agentId: string, body: Fields): Promise<
     // Made as the owner key does: a console session lasts only while the owner key it signed in with does.
     const { row, apiKey } = await write(function* () {
       const agent = (yield* findAgent(agentId))!;
-      return yield* createKey(agentId, { madeWith: agent.ownerKeyHash }, asked);
+      const made = yield* createKey(agentId, { madeWith: agent.ownerKeyHash }, asked);
+      yield* tellOwnerOfKey(agentId, { id: made.row.id, name: made.row.name, scopes: asked.scopes, expiresAt: made.row.expiresAt }, "You (in the console)");
+      return made;
     });
     return { ok: true, apiKey, name: row.name };
   } catch (error) {

@@ -141,6 +141,18 @@ export function confirmPage(item: ApprovalView, action: "approve" | "decline", c
 <div class="actions"><button type="submit" class="${action === "decline" ? "danger" : ""}">Yes, ${action} ${words}</button><a class="button plain" href="/console/approvals">Cancel</a></div></form></section>`;
 }
 
+/** One held item with both decisions on it (what a mail's link opens): a tap on either decides, the page repeats the amount in words. */
+export function decisionPage(item: ApprovalView, csrf: string, w: Writer): string {
+  const names = namesIn([item]);
+  const words = item.amount !== null && item.currency !== null ? amountInWords(item.amount, item.currency) : "no amount";
+  const decide = (action: "approve" | "decline", label: string, tone: string) =>
+    raw(html`<form class="inline" method="post" action="/console/approvals/${item.id}/${action}">${csrfField(csrf)}<input type="hidden" name="termsHash" value="${item.termsHash}"><button type="submit" class="${tone}">${label}</button></form>`);
+  return html`<section class="confirm" id="approval"><h2>${approvalSentence(item, w, names)}</h2>
+<p class="big" id="amount-in-words">${words}</p>
+<p>Waiting for you${item.expiresAt ? raw(html` until ${w.when(item.expiresAt)}`) : ""}. Approving makes it now, exactly as below; declining gives the money back to the agent.</p>${terms(item.terms, w, names)}
+<div class="actions">${decide("approve", `Approve ${words}`, "")}${decide("decline", "Decline", "danger")}</div></section>`;
+}
+
 export function decidedPage(item: ApprovalView, w: Writer): string {
   const tone = item.status === "APPROVED" || item.status === "DECLINED" ? "ok" : "error";
   return html`<section><p class="${tone}" id="outcome">${outcomeWords(item)}: ${approvalSentence(item, w, namesIn([item]))}.</p>

@@ -5,16 +5,16 @@
 // (brakes-routes.ts: freeze the agent, stop what it committed to from Activity). Every action goes
 // through the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
-import { write } from "../db";
+import { read, write } from "../db";
 import { executeApproved } from "../owners/executors";
-import { approve, decline, getApproval } from "../owners/service";
+import { approvalAgentOf, approve, decline, getApproval } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
 import { historyCsv, type CsvRequest } from "./csv";
-import { action, field, Form, Id, redirect, refusedAs, render, signedIn, type Fields } from "./door";
+import { action, field, Form, Id, redirect, refusedAs, render, sessionShowing, signedIn, type Fields } from "./door";
 import { brakeRoutes } from "./brakes-routes";
 import { keyRoutes } from "./keys-routes";
 import { signInRoutes } from "./sign-in-routes";
-import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, overview, webhooksPage } from "./pages";
+import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, decisionPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
 import type { Session } from "../owners/sessions";
 import { html, writerFor } from "./views";
@@ -45,6 +45,19 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   .get("/approvals", signedIn(async (session, request) => render(session, request, "Approvals", "/console/approvals", await approvalsPage(session.agentId, writerFor(request)))), {
     detail: { hide: true },
   })
+  .get(
+    "/approvals/:id",
+    ({ request, params }) =>
+      signedIn(async (signed) => {
+        // Opened from a mail: an owner signed in with its account sees the agent this approval is of.
+        const session = await sessionShowing(signed, request, await read(approvalAgentOf(params.id)));
+        const item = await getApproval(session.agentId, params.id).catch(() => null);
+        if (!item) return render(session, request, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
+        if (item.status !== "PENDING") return render(session, request, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
+        return render(session, request, "Waiting for you", "/console/approvals", decisionPage(item, session.csrfToken, writerFor(request)));
+      })({ request }),
+    { params: Id, detail: { hide: true } },
+  )
   .get(
     "/approvals/:id/:action",
     ({ request, params }) =>

@@ -13,16 +13,9 @@ import { sha256Hex } from "../ids";
 import { isMailbox } from "../email";
 import { mailSignInLink } from "../notices/links";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, showAgent } from "../owners/sessions";
-import { action, field, Form, redirect, refused, reservedField, reservedMessage, signInPage, loginCsrf } from "./door";
+import { action, CONSOLE_PATH, field, Form, loginCsrf, redirect, refused, reservedField, reservedMessage, signInPage } from "./door";
 import { bare, html, page } from "./views";
 
-/**
- * Where sign-in may send the browser back to (`next`): a console page of this service, spelled as a
- * URL's path and query are (printable ASCII: the consent page's own URL, percent-encoded). A control
- * character, a line separator or anything else is refused before anything is written: it could not
- * be sent in the Location header.
- */
-const CONSOLE_PATH = /^\/console\/[A-Za-z0-9][\x21-\x7e]*$/;
 const Token = t.Object({ token: t.String({ minLength: 20, maxLength: 100, pattern: "^[A-Za-z0-9_-]+$" }) });
 
 /** A pre-sign-in form post: its double-submit CSRF token and no reserved field name; a refusal page, or null. */

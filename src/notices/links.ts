@@ -14,12 +14,15 @@ export const consoleUrl = (path: string) => `${config.publicUrl}${path}`;
 
 const when = (ms: number) => `${iso(ms).slice(0, 16).replace("T", " ")} UTC`;
 
-/** A write op, in the registration's: the claim link of a new agent, mailed to the owner it names. Returns where it went and until when. */
-export function* mailClaimLink(agent: { id: string; name: string; ownerName: string; ownerEmail: string }): Query<{ sentTo: string; expiresAt: string }> {
+/**
+ * A write op, in the registration's (or a notice's, `event` then its own): the claim link of an agent,
+ * mailed to the owner it names. Returns where it went and until when.
+ */
+export function* mailClaimLink(agent: { id: string; name: string; ownerName: string; ownerEmail: string }, event = `agent.claim:${agent.id}`): Query<{ sentTo: string; expiresAt: string }> {
   const token = yield* issueLink("claim", agent.ownerEmail, agent.id);
   const expiresAt = clock.nowMs() + LINK_LIFETIME_MS.claim;
   yield* queueMail({
-    event: `agent.claim:${agent.id}`,
+    event,
     to: agent.ownerEmail,
     subject: `Claim your agent “${agent.name}”`,
     text: [

@@ -12,8 +12,11 @@ import { canonicalJson } from "../json";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { toMajor, type Currency } from "../money";
-import { DAY_MS } from "../time";
+import { DAY_MS, HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
+import { namesOf } from "../agents/service";
+import { tellOwner } from "../notices/owner";
+import { heldSentence } from "./sentences";
 import type { OutflowKind } from "./kinds";
 import { approvals } from "./schema";
 import { countOutflow, currentBucket, uncountOutflow } from "./usage";
@@ -21,6 +24,29 @@ import { countOutflow, currentBucket, uncountOutflow } from "./usage";
 export { OUTFLOW_KINDS, type OutflowKind } from "./kinds";
 
 export const APPROVAL_TTL_MS = DAY_MS;
+/** The owner is reminded this long before an approval expires. */
+export const REMIND_BEFORE_MS = HOUR_MS;
+
+const WHAT_IT_SAYS: Record<"approval.held" | "approval.reminder" | "approval.ended", (sentence: string, row: ApprovalRow) => { subject: string; text: string }> = {
+  "approval.held": (sentence, row) => ({ subject: `Waiting for your approval: ${sentence}`, text: `${sentence} — waiting for your approval until ${utc(row.expiresAt)}.` }),
+  "approval.reminder": (sentence, row) => ({ subject: `Still waiting, until ${utc(row.expiresAt)}: ${sentence}`, text: `${sentence} — still waiting for your approval; it expires at ${utc(row.expiresAt)}.` }),
+  "approval.ended": (sentence, row) => ({
+    subject: row.status === "EXPIRED" ? `Expired: ${sentence}` : `Approved but not made: ${sentence}`,
+    text: row.status === "EXPIRED" ? `${sentence} — nobody decided in time: ${reasonWords(row)}. The money set aside for it is back.` : `${sentence} — you approved it, but it could not be made: ${reasonWords(row)}. The money set aside for it is back.`,
+  }),
+};
+const utc = (ms: bigint | number) => `${iso(ms).slice(0, 16).replace("T", " ")} UTC`;
+const reasonWords = (row: ApprovalRow) => (row.reason ?? "").replace(/^[A-Z_]+: /, "");
+
+/** A write op step: the agent's owner hears of approval `id` (held, a reminder, or how it ended), in a sentence like the console's card. */
+export function* tellOwnerOf(id: string, kind: keyof typeof WHAT_IT_SAYS): Query<void> {
+  const row = (yield* find(approvals, id))!;
+  const names = yield* namesOf([row.counterpartyId]);
+  const sentence = heldSentence({ kind: row.kind, amount: row.amount, currency: row.currency, counterparty: row.counterpartyId && (names.get(row.counterpartyId) ?? row.counterpartyId), terms: JSON.parse(row.terms) });
+  const { subject, text } = WHAT_IT_SAYS[kind](sentence, row);
+  const data = { approvalId: row.id, kind: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, counterpartyId: row.counterpartyId, status: row.status, expiresAt: iso(row.expiresAt) };
+  yield* tellOwner({ kind, agentId: row.agentId, event: `${kind}:${row.id}`, subject, text, link: `/console/approvals/${row.id}`, data });
+}
 
 /** Money leaving an agent because the agent asked: what the owner's policy is checked against. */
 export type Outflow = {
@@ -105,7 +131,9 @@ export function* holdOutflow(outflow: Outflow) {
     keyId: yield* committingKeyId(),
     createdAt: now,
     expiresAt,
+    remindAt: expiresAt - REMIND_BEFORE_MS > now ? expiresAt - REMIND_BEFORE_MS : null,
   });
+  yield* tellOwnerOf(id, "approval.held");
   const amount = toMajor(outflow.amount, outflow.currency);
   const what = held === outflow.amount ? "it is held" : `${toMajor(held, outflow.currency)} ${outflow.currency} of yours (its collateral) is held`;
   return {
@@ -134,7 +162,7 @@ export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
     throw invalidState(`the terms changed since they were held: now ${toMajor(outflow.amount, outflow.currency)} ${outflow.currency}${outflow.counterpartyId ? ` to ${outflow.counterpartyId}` : ""}`);
   }
   yield* giveBack(row);
-  yield* update(approvals, row.id, { status: "APPROVED", decidedAt: clock.nowMs() });
+  yield* update(approvals, row.id, { status: "APPROVED", decidedAt: clock.nowMs(), remindAt: null });
   yield* notifyFinancial(row.agentId, "approval.approved", notice(row, null), `Your owner approved ${toMajor(row.amount, row.currency)} ${row.currency} (${row.kind})`);
   yield* afterCommit(() => (grant.taken = true));
 }
@@ -145,7 +173,8 @@ const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.i
 export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
   yield* giveBack(row, status === "EXPIRED");
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
-  yield* update(approvals, row.id, { status, reason, decidedAt: clock.nowMs() });
+  yield* update(approvals, row.id, { status, reason, decidedAt: clock.nowMs(), remindAt: null });
+  if (status !== "DECLINED") yield* tellOwnerOf(row.id, "approval.ended");
   const amount = `${toMajor(row.amount, row.currency)} ${row.currency}`;
   const summary = { DECLINED: `Your owner declined ${amount} (${row.kind})`, EXPIRED: `${amount} (${row.kind}) expired: ${reason.slice(reason.indexOf(": ") + 2)}`, FAILED: `${amount} (${row.kind}) was approved but could not be made: ${reason}` }[status];
   yield* notifyFinancial(row.agentId, `approval.${status.toLowerCase()}`, notice(row, reason.split(":")[0]!), summary);

@@ -32,9 +32,11 @@ export const approvals = table(
     keyId: text(),
     /** Never later than the expiry of the key that asked, and brought to the moment that key is revoked. */
     expiresAt: integer().notNull(),
+    /** When the owner is reminded (an hour before it expires); null once reminded, or when it lasts less than that. */
+    remindAt: integer(),
     decidedAt: integer(),
   },
-  (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt), index("approvals_key_idx").on(t.keyId)],
+  (t) => [index("approvals_agent_idx").on(t.agentId, t.status, t.createdAt), index("approvals_due_idx").on(t.status, t.expiresAt), index("approvals_key_idx").on(t.keyId), index("approvals_remind_idx").on(t.remindAt)],
 );
 
 /**

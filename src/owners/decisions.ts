@@ -6,7 +6,7 @@ import { clock } from "../clock";
 import { find, update, write, type Query } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
-import { closeApproval, type ApprovalRow, type Grant } from "../outflows/approvals";
+import { closeApproval, tellOwnerOf, type ApprovalRow, type Grant } from "../outflows/approvals";
 import { approvals } from "../outflows/schema";
 import { inForce, keyChain } from "../keys/service";
 
@@ -105,3 +105,17 @@ export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
 
 /** The job (every PENDING approval past its expiry), or one agent's before they are listed. */
 export const expireDueApprovals = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });
+
+/** A write op: the owner is reminded of a PENDING approval whose reminder time came (once: the time is cleared); true if it was. */
+function* remindIfDue(id: string): Query<boolean> {
+  const row = yield* find(approvals, id, true);
+  if (!row || row.status !== "PENDING" || row.remindAt === null || row.remindAt > clock.nowMs() || row.expiresAt <= clock.nowMs()) return false;
+  yield* update(approvals, row.id, { remindAt: null });
+  yield* tellOwnerOf(row.id, "approval.reminder");
+  return true;
+}
+
+const dueReminders: DueWork = { name: "approvals.remind", table: "approvals", where: "status = 'PENDING'", dueColumn: "remind_at", apply: (id) => write(() => remindIfDue(id)) };
+
+/** The job: owners reminded of what expires within the hour. */
+export const remindDueApprovals = () => applyDue(dueReminders);

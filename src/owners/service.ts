@@ -235,3 +235,8 @@ export async function decline(agentId: string, id: string, termsHash: string | u
   }
   return getApproval(agentId, id);
 }
+
+/** The agent a held outflow is of, or null: a read for the console's link from a mail. */
+export function* approvalAgentOf(id: string): Query<string | null> {
+  return (yield* find(approvals, id))?.agentId ?? null;
+}

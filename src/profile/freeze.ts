@@ -1,7 +1,9 @@
 // Freezing and unfreezing an agent: the owner's brake and the operator's (agents/freeze.ts), each put on
-// and lifted by its own party, told to the agent in the same transaction. The one write op of a freeze:
-// the routes (owner, operator) and the console all call it.
+// and lifted by its own party, told to the agent and to its owner in the same transaction. The one write
+// op of a freeze: the routes (owner, operator) and the console all call it.
 import { freezeView, setBrake, type Brake } from "../agents/freeze";
+import { clock } from "../clock";
+import { tellOwner } from "../notices/owner";
 import { notifyFinancial } from "../webhooks/outbox";
 
 const BY: Record<Brake, string> = { owner: "your owner", operator: "the operator" };
@@ -17,7 +19,18 @@ export function* setFrozen(agentId: string, brake: Brake, frozen: boolean, reaso
       ? `Frozen by ${BY[brake]}: nothing you start moves money until you are unfrozen (what you are paid is still credited)`
       : `Unfrozen by ${BY[brake]}`;
     yield* notifyFinancial(agentId, frozen ? "agent.frozen" : "agent.unfrozen", { by: brake }, summary);
-    // The owner's notice of a freeze or an unfreeze (mail, issue 33) is queued here, in this same transaction.
+    const who = brake === "owner" ? "you" : "the operator";
+    yield* tellOwner({
+      kind: "agent.frozen",
+      agentId,
+      event: `agent.${frozen ? "frozen" : "unfrozen"}:${agentId}:${clock.nowMs()}`,
+      subject: frozen ? `Your agent was frozen by ${who}` : `Your agent was unfrozen by ${who}`,
+      text: frozen
+        ? `frozen by ${who}${reason ? ` (“${reason}”)` : ""}: nothing it starts moves money until it is unfrozen; what it is paid is still credited.`
+        : `unfrozen by ${who}: it may move money again${brake === "owner" ? "" : ", unless you froze it too"}.`,
+      link: "/console",
+      data: { frozen, by: brake, reason },
+    });
   }
   return { ...(yield* freezeView(agentId)), changed };
 }

@@ -5,6 +5,7 @@ import { read, write } from "../db";
 import { auth } from "../auth/macros";
 import { bearer } from "../auth/keys";
 import { sha256Hex } from "../ids";
+import { tellOwnerOfKey } from "../notices/owner";
 import { docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { createKey } from "../keys/create";
@@ -26,8 +27,10 @@ export const keyRoutes = new Elysia({ prefix: "/agents/me/keys", name: "keys" })
     async ({ agent, key, body, set, headers }) => {
       // Made by a restricted key, it is that key's child; by the agent or owner key, rotating that key revokes it.
       const maker = key ? { parent: key } : { madeWith: sha256Hex(bearer(headers.authorization)!) };
+      const by = key ? `The restricted key “${key.name}”` : bearer(headers.authorization)!.startsWith("po_") ? "The owner key" : "The agent's own key";
       const made = await write(function* () {
         const { row, apiKey } = yield* createKey(agent.id, maker, body);
+        yield* tellOwnerOfKey(agent.id, { id: row.id, name: row.name, scopes: body.scopes, expiresAt: row.expiresAt }, by);
         return { ...(yield* keyView(row)), apiKey };
       });
       set.status = 201;
