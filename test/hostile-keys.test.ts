@@ -246,14 +246,16 @@ describe("every form of the owner console", () => {
       }
     }
 
-    // The sign-in form, before any session.
-    for (const [name] of HOSTILE) {
-      const page = await getPage(server, "/console");
-      const form = formsOf(page.html).find((candidate) => candidate.action === "/console/login")!;
-      const fields = form.fields.map(([field, value]): [string, string] => [field, field === "ownerKey" ? keys.owner : value]);
-      const answer = await postForm(server, "/console/login", [...fields, [name, "1"]], page.headers.get("set-cookie")!.split(";")[0]!);
-      record(`POST /console/login field ${name}`, answer.status, answer.html);
-      if (answer.status !== 400) notRefused.push(`POST /console/login field ${name}: ${answer.status}`);
+    // The sign-in forms (an owner key, an e-mail address), before any session.
+    for (const action of ["/console/login", "/console/login/email"]) {
+      for (const [name] of HOSTILE) {
+        const page = await getPage(server, "/console");
+        const form = formsOf(page.html).find((candidate) => candidate.action === action)!;
+        const fields = form.fields.map(([field, value]): [string, string] => [field, field === "ownerKey" ? keys.owner : field === "email" ? "owner@example.com" : value]);
+        const answer = await postForm(server, action, [...fields, [name, "1"]], page.headers.get("set-cookie")!.split(";")[0]!);
+        record(`POST ${action} field ${name}`, answer.status, answer.html);
+        if (answer.status !== 400) notRefused.push(`POST ${action} field ${name}: ${answer.status}`);
+      }
     }
     expect(problems).toEqual([]);
     expect(notRefused).toEqual([]);

@@ -54,6 +54,13 @@ describe("an agent registers itself", () => {
     const scanned = await getPage(server, claimPath);
     expect(scanned.html).toContain("Claim “data-buyer”");
     expect((await getPage(server, claimPath)).status).toBe(200);
+    // A form that names a prototype, or comes without its CSRF cookie, is refused and uses nothing.
+    const form = formsOf(scanned.html).find((candidate) => candidate.action === claimPath)!;
+    for (const name of ["__proto__", "constructor.prototype", "a[__proto__]"]) {
+      expect((await postForm(server, claimPath, [...form.fields, [name, "1"]], cookieOf(scanned))).status).toBe(400);
+    }
+    expect((await postForm(server, claimPath, form.fields)).status).toBe(403);
+    expect((await getPage(server, claimPath)).status).toBe(200);
 
     const claimed = await follow(claimPath);
     expect(claimed.status).toBe(303);
