@@ -25,6 +25,7 @@ import sqlite21 from "../../migrations/sqlite/0021_facilitator_bounds.sql" with 
 import sqlite22 from "../../migrations/sqlite/0022_mail_outbox.sql" with { type: "text" };
 import sqlite23 from "../../migrations/sqlite/0023_owner_accounts.sql" with { type: "text" };
 import sqlite24 from "../../migrations/sqlite/0024_agent_freezes.sql" with { type: "text" };
+import sqlite25 from "../../migrations/sqlite/0025_owner_webhooks.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -47,6 +48,7 @@ import pg18 from "../../migrations/pg/0018_facilitator_bounds.sql" with { type: 
 import pg19 from "../../migrations/pg/0019_mail_outbox.sql" with { type: "text" };
 import pg20 from "../../migrations/pg/0020_owner_accounts.sql" with { type: "text" };
 import pg21 from "../../migrations/pg/0021_agent_freezes.sql" with { type: "text" };
+import pg22 from "../../migrations/pg/0022_owner_webhooks.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -74,6 +76,7 @@ export const sqliteMigrations = [
   { tag: "0022_mail_outbox", when: 1795825295834, breakpoints: true, sql: sqlite22 },
   { tag: "0023_owner_accounts", when: 1795825750134, breakpoints: true, sql: sqlite23 },
   { tag: "0024_agent_freezes", when: 1795826453331, breakpoints: true, sql: sqlite24 },
+  { tag: "0025_owner_webhooks", when: 1795827099180, breakpoints: true, sql: sqlite25 },
 ];
 
 export const pgMigrations = [
@@ -99,4 +102,5 @@ export const pgMigrations = [
   { tag: "0019_mail_outbox", when: 1795825298647, breakpoints: true, sql: pg19 },
   { tag: "0020_owner_accounts", when: 1795825752882, breakpoints: true, sql: pg20 },
   { tag: "0021_agent_freezes", when: 1795826455131, breakpoints: true, sql: pg21 },
+  { tag: "0022_owner_webhooks", when: 1795827100951, breakpoints: true, sql: pg22 },
 ];
