@@ -228,6 +228,21 @@ describe("deliveries", () => {
     await expectLedgerOk(server);
   });
 
+  test("an agent's name cannot ping a chat: Slack's markup is written as entities, Discord's mentions are off", async () => {
+    const { cookie } = await newOwner(server, "<!channel> & @everyone");
+    const id = crypto.randomUUID();
+    await setWebhook(cookie, `${receiver.url}/slack/${id}`, "slack");
+    await sendTest(cookie);
+    const slack = JSON.parse((await waitFor(() => to(`/slack/${id}`)[0])).body);
+    expect(slack.text).toContain("Nothing happened to “&lt;!channel&gt; &amp; @everyone”.");
+    expect(slack.text).not.toContain("<!channel>");
+    await setWebhook(cookie, `${receiver.url}/discord/${id}`, "discord");
+    await sendTest(cookie);
+    const discord = JSON.parse((await waitFor(() => to(`/discord/${id}`)[0])).body);
+    expect(discord).toMatchObject({ allowed_mentions: { parse: [] } });
+    expect(discord.content).toContain("“<!channel> & @everyone”");
+  });
+
   test("a receiver that fails and then recovers gets the notice once: the retry waits its back-off and carries the same webhook-id", async () => {
     const { cookie } = await newOwner();
     const path = `/flaky/${crypto.randomUUID()}`;

@@ -18,12 +18,12 @@ import { csrfField, html, raw, status, table, type Writer } from "./views";
 export type NotificationsOutcome = { ok: boolean; text: string; secret?: string };
 
 const KINDS = Object.keys(NOTICE_KINDS) as NoticeKind[];
-export const isKind = (text: string | undefined): text is NoticeKind => text !== undefined && Object.hasOwn(NOTICE_KINDS, text);
+const isKind = (text: string | undefined): text is NoticeKind => text !== undefined && Object.hasOwn(NOTICE_KINDS, text);
 /** Present in the channels form when it showed the webhook's column: without it, the webhook choices stay. */
 const WEBHOOK_SHOWN = "webhookShown";
 
 /** The channels form as choices: a ticked box is "on"; a field the form does not have is refused (400). */
-export function choicesFromForm(body: Fields): Choice[] {
+function choicesFromForm(body: Fields): Choice[] {
   for (const [name, value] of Object.entries(body)) {
     if (name === "csrf") continue;
     const [channel = "", ...kind] = name.split(".");

@@ -55,7 +55,7 @@ export function render(format: OwnerWebhookFormat, url: string, notice: Notice):
       return { url, body: JSON.stringify({ type: notice.kind, timestamp: iso(notice.createdAt), data }) };
     }
     case "slack":
-      return { url, body: JSON.stringify({ text: cut(slackEscape(lines(notice, `*${notice.subject}*`).join("\n")), MOST_CHARACTERS.slack) }) };
+      return { url, body: JSON.stringify({ text: slackEscape(cut(lines(notice, `*${notice.subject}*`).join("\n"), MOST_CHARACTERS.slack)) }) };
     case "discord":
       // No mention in a notice may ping anyone (an agent's name could be "@everyone").
       return { url, body: JSON.stringify({ content: cut(lines(notice, `**${notice.subject}**`).join("\n"), MOST_CHARACTERS.discord), allowed_mentions: { parse: [] } }) };

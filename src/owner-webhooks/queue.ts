@@ -20,7 +20,7 @@ const MAX_SUBJECT = 200;
 const MAX_TEXT = 10_000;
 const MAX_DATA = 20_000;
 /** Test notices an owner may send an hour: each is an outbound request, retried for a day if it fails. */
-export const TEST_NOTICES_PER_HOUR = 10;
+const TEST_NOTICES_PER_HOUR = 10;
 const TEST_EVENT = "owner.test:";
 
 /**
@@ -72,7 +72,7 @@ export function* queueTestNotice(ownerId: string, notice: Omit<OwnerNotice, "eve
   return (yield* select(ownerWebhookNotices, "owner_id = ? AND event = ?", ownerId, event)).length > 0;
 }
 
-export function noticeView(row: Row<typeof ownerWebhookNotices>) {
+function noticeView(row: Row<typeof ownerWebhookNotices>) {
   return {
     id: row.id,
     kind: row.kind,

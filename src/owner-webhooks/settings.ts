@@ -12,7 +12,7 @@ import { ownerNoticePreferences, ownerWebhooks, type OwnerWebhookFormat } from "
 
 export const MAX_URL_LENGTH = 2_000;
 
-export type OwnerWebhook = { url: string; format: OwnerWebhookFormat; secret: string };
+type OwnerWebhook = { url: string; format: OwnerWebhookFormat; secret: string };
 export type Channels = { email: boolean; webhook: boolean };
 /** What the owner chose for one kind; `webhook` left out keeps what was chosen before. */
 export type Choice = { kind: string; email: boolean; webhook?: boolean };
