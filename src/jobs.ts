@@ -10,6 +10,7 @@ import { purgeExpiredKeys } from "./idempotency/idempotency";
 import { expireDueNegotiations } from "./negotiations/expiry";
 import { expireDueOffers } from "./lending/offers";
 import { wakeMailer } from "./mail/dispatcher";
+import { wakeOwnerWebhooks } from "./owner-webhooks/dispatcher";
 import { defaultDueLoans } from "./lending/service";
 import { expireDueApprovals, remindDueApprovals } from "./owners/decisions";
 import { purgeUnusedClients } from "./oauth/clients";
@@ -25,6 +26,7 @@ export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
   registerJob("webhooks.deliver-pending", wakeDispatcher);
   registerJob("mail.send-due", wakeMailer);
+  registerJob("owner-webhooks.send-due", wakeOwnerWebhooks);
   registerJob("bets.expire", () => expireDueBets());
   registerJob("bets.oracles", resolveOracleBets);
   registerJob("contracts.deadline", () => applyDueDeadlines());

@@ -91,3 +91,26 @@ describe("sign-in's next", () => {
     expect(answer.headers.get("set-cookie")).toStartWith("agentbank_session=");
   });
 });
+
+describe("the Notifications page without an owner account", () => {
+  test("signed in with an agent's owner key, it says notifications go to an owner account, and its forms refuse the session (403)", async () => {
+    const cookie = await signIn(server, owner.ownerKey);
+    const page = await getPage(server, "/console/notifications", cookie);
+    expect(page.status).toBe(200);
+    expect(page.html).toContain("Notifications go to an owner account");
+    // The header's forms (sign out) and the claim with an address (test/owner-accounts.test.ts): nothing to set or choose.
+    expect(formsOf(page.html).map((form) => form.action)).toEqual(["/console/logout", "/console/claim-by-mail"]);
+    expect((await getPage(server, "/console/notifications/rotate", cookie)).html).not.toContain("Yes, replace the signing secret");
+    const csrf = /name="csrf" value="([^"]+)"/.exec(page.html)![1]!;
+    for (const [action, fields] of [
+      ["/console/notifications/webhook", [["url", "https://example.com/hook"], ["format", "standard"]]],
+      ["/console/notifications/webhook/remove", []],
+      ["/console/notifications/rotate", []],
+      ["/console/notifications/test", [["kind", "approval.held"]]],
+      ["/console/notifications/channels", [["email.approval.held", "on"]]],
+    ] as [string, [string, string][]][]) {
+      const answer = await postForm(server, action, [["csrf", csrf], ...fields], cookie);
+      expect({ action, status: answer.status, says: answer.html.includes("Notifications belong to an owner account") }).toEqual({ action, status: 403, says: true });
+    }
+  });
+});

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { consoleLinksOf, formsOf, getPage, isSignIn, postForm, signIn, type ConsolePage } from "./helpers/console";
+import { claimByMail, consoleLinksOf, signInByMail, formsOf, getPage, isSignIn, postForm, signIn, type ConsolePage } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -207,6 +207,37 @@ describe("every operation of the OpenAPI document", () => {
   });
 });
 
+/**
+ * Crawls the console from `start` signed in (through `signedInPage`, which signs in again when a form
+ * ended the session), then posts every form it found once per hostile field name. Records 500s in
+ * `problems`; answers the forms found and the posts that were not refused with the form's 400.
+ */
+async function walkConsoleForms(on: TestServer, start: string[], signedInPage: (path: string) => Promise<ConsolePage>, cookie: () => string) {
+  /** Form posts that were not refused with the form's 400 page. */
+  const notRefused: string[] = [];
+  // Discover the forms: every console page reachable from the start, signed in.
+  const formPages = new Map<string, string>();
+  const queue = [...start];
+  const seen = new Set(queue);
+  while (queue.length > 0 && seen.size < 80) {
+    const path = queue.shift()!;
+    const page = await signedInPage(path);
+    record(`GET ${path}`, page.status, page.html);
+    for (const form of formsOf(page.html)) if (!formPages.has(form.action)) formPages.set(form.action, path);
+    for (const link of consoleLinksOf(page.html)) if (!seen.has(link)) seen.add(link), queue.push(link);
+  }
+  for (const [action, pagePath] of formPages) {
+    for (const [name] of HOSTILE) {
+      const form = formsOf((await signedInPage(pagePath)).html).find((candidate) => candidate.action === action);
+      if (!form) continue; // an earlier post decided it (before the fix, an approval went through)
+      const answer = await postForm(on, action, [...form.fields, [name, "1"]], cookie());
+      record(`POST ${action} field ${name}`, answer.status, answer.html);
+      if (answer.status !== 400) notRefused.push(`POST ${action} field ${name}: ${answer.status}`);
+    }
+  }
+  return { actions: [...formPages.keys()], notRefused };
+}
+
 describe("every form of the owner console", () => {
   let cookie = "";
   /** The page, signed in (again, if a form ended the session). */
@@ -222,29 +253,8 @@ describe("every form of the owner console", () => {
 
   test("refuses hostile field names with its error page, never a 500", async () => {
     problems.length = 0;
-    /** Form posts that were not refused with the form's 400 page. */
-    const notRefused: string[] = [];
-    // Discover the forms: every console page reachable from the overview, signed in.
-    const formPages = new Map<string, string>();
     // The unfreeze page is linked only while the agent is frozen (the banner's); the header links the freeze page.
-    const queue = ["/console", "/console/unfreeze"];
-    const seen = new Set(queue);
-    while (queue.length > 0 && seen.size < 80) {
-      const path = queue.shift()!;
-      const page = await signedInPage(path);
-      record(`GET ${path}`, page.status, page.html);
-      for (const form of formsOf(page.html)) if (!formPages.has(form.action)) formPages.set(form.action, path);
-      for (const link of consoleLinksOf(page.html)) if (!seen.has(link)) seen.add(link), queue.push(link);
-    }
-    for (const [action, pagePath] of formPages) {
-      for (const [name] of HOSTILE) {
-        const form = formsOf((await signedInPage(pagePath)).html).find((candidate) => candidate.action === action);
-        if (!form) continue; // an earlier post decided it (before the fix, an approval went through)
-        const answer = await postForm(server, action, [...form.fields, [name, "1"]], cookie);
-        record(`POST ${action} field ${name}`, answer.status, answer.html);
-        if (answer.status !== 400) notRefused.push(`POST ${action} field ${name}: ${answer.status}`);
-      }
-    }
+    const { actions, notRefused } = await walkConsoleForms(server, ["/console", "/console/unfreeze"], signedInPage, () => cookie);
 
     // The sign-in forms (an owner key, an e-mail address), before any session.
     for (const action of ["/console/login", "/console/login/email"]) {
@@ -260,12 +270,42 @@ describe("every form of the owner console", () => {
     expect(problems).toEqual([]);
     expect(notRefused).toEqual([]);
     // Every kind of form was found (a crawl that found none would prove nothing).
-    const actions = [...formPages.keys()];
     const expected = ["/console/logout", "/console/policy", "/console/rotate", "/console/security/keys", "/console/security/owner-key", "/console/webhooks/rotate", "/console/freeze", "/console/unfreeze"];
     for (const action of expected) expect(actions).toContain(action);
     const patterns = [/^\/console\/approvals\/[^/]+\/approve$/, /^\/console\/approvals\/[^/]+\/decline$/, /^\/console\/webhooks\/[^/]+\/resend$/, /^\/console\/activity\/subscription\/[^/]+$/, /^\/console\/activity\/offer\/[^/]+$/, /^\/console\/activity\/bet\/[^/]+$/];
     for (const pattern of patterns) {
       expect(actions.some((action) => pattern.test(action))).toBe(true);
+    }
+  });
+
+  test("signed in as an owner account (claimed by a mailed link), the Notifications page's forms too", async () => {
+    problems.length = 0;
+    const accounts = await startServer({ env: { OWNER_KEY_AT_REGISTRATION: "false", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
+    try {
+      const email = "hostile-owner@example.com";
+      expect((await accounts.request("POST", "/agents/register", { body: { name: "owned", ownerName: "Ada", ownerEmail: email } })).status).toBe(201);
+      let owned = await claimByMail(accounts, email);
+      // A webhook, so that the page shows every form (test, rotate, remove) and a notice it could not send.
+      const page = await getPage(accounts, "/console/notifications", owned);
+      const webhookForm = formsOf(page.html).find((form) => form.action === "/console/notifications/webhook")!;
+      const fields = [...webhookForm.fields.filter(([name]) => name !== "url"), ["url", `http://127.0.0.1:${receiver.port}/owner-hook`] as [string, string]];
+      expect((await postForm(accounts, webhookForm.action, fields, owned)).status).toBe(200);
+      const signedInPage = async (path: string) => {
+        const shown = await getPage(accounts, path, owned);
+        if (!isSignIn(shown)) return shown;
+        owned = await signInByMail(accounts, email);
+        return getPage(accounts, path, owned);
+      };
+      const { actions, notRefused } = await walkConsoleForms(accounts, ["/console/notifications"], signedInPage, () => owned);
+      expect(problems).toEqual([]);
+      expect(notRefused).toEqual([]);
+      for (const action of ["/console/notifications/webhook", "/console/notifications/webhook/remove", "/console/notifications/rotate", "/console/notifications/test", "/console/notifications/channels"]) {
+        expect(actions).toContain(action);
+      }
+      // Refused before anything was done: the webhook is still there.
+      expect((await getPage(accounts, "/console/notifications", owned)).html).toContain('action="/console/notifications/test"');
+    } finally {
+      await accounts.close();
     }
   });
 });

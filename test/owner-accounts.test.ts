@@ -3,7 +3,7 @@
 // sign-in by a mailed link shows every agent the owner claimed; until then the agent spends under
 // UNCLAIMED_POLICY and what it holds waits for the claim. A real SMTP server receives the mail.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { formsOf, getPage, postForm, type ConsolePage } from "./helpers/console";
+import { claimByMail, formsOf, getPage, postForm, signIn, type ConsolePage } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { smtpReceiver, type Received } from "./helpers/mail";
 import { startServer, type TestServer } from "./helpers/server";
@@ -110,5 +110,28 @@ describe("an agent registers itself", () => {
     expect(stranger.html).toContain("a sign-in link is on its way");
     await Bun.sleep(300);
     expect(smtp.received.length).toBe(before);
+  });
+});
+
+describe("an agent owned by its owner key", () => {
+  test("keeps its key; its owner claims it with an address from the console and is told from then on", async () => {
+    const keyed = await startServer();
+    try {
+      const agent = await keyed.register({ name: "legacy-agent" });
+      expect(agent.ownerKey).toStartWith("po_");
+      const session = await signIn(keyed, agent.ownerKey);
+      const page = await getPage(keyed, "/console/notifications", session);
+      const form = formsOf(page.html).find((candidate) => candidate.action === "/console/claim-by-mail")!;
+      const email = `legacy-${crypto.randomUUID()}@example.com`;
+      const asked = await postForm(keyed, form.action, [...form.fields, ["email", email]], session);
+      expect(asked.html).toContain(`A claim link is on its way to ${email}`);
+      const owner = await claimByMail(keyed, email);
+      expect((await getPage(keyed, "/console/notifications", owner)).html).toContain("/console/notifications/webhook");
+      // The owner key still works, and asking again for a claimed agent is refused.
+      expect((await keyed.request("GET", "/owner/policy", { key: agent.ownerKey })).status).toBe(200);
+      expect((await postForm(keyed, form.action, [...form.fields, ["email", "other@example.com"]], session)).status).toBe(409);
+    } finally {
+      await keyed.close();
+    }
   });
 });

@@ -7,6 +7,8 @@
 // land in the outbox folder.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Browser, Page } from "playwright-core";
+import { Webhook } from "standardwebhooks";
+import { claimByMail, formsOf, getPage, postForm } from "./helpers/console";
 import { haveBrowser, launchBrowser } from "./helpers/browser";
 import { expectLedgerOk } from "./helpers/ledger";
 import { outboxFiles, parseOutboxFile, smtpReceiver, type Received } from "./helpers/mail";
@@ -170,6 +172,48 @@ describe("without SMTP_URL", () => {
       expect(subjects.filter((subject) => subject.startsWith("Waiting for your approval")).length).toBe(1);
     } finally {
       await local.close();
+    }
+  });
+});
+
+describe("through the owner's webhook", () => {
+  test("a held payment reaches the owner's webhook, verified with standardwebhooks; its link approves it once", async () => {
+    const received: { headers: Record<string, string>; body: string }[] = [];
+    const receiver = Bun.serve({ port: 0, hostname: "127.0.0.1", async fetch(request) {
+      received.push({ headers: Object.fromEntries(request.headers), body: await request.text() });
+      return new Response("ok");
+    } });
+    const local = await startServer({ env: { OWNER_KEY_AT_REGISTRATION: "false", WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" } });
+    try {
+      const email = `hook-${crypto.randomUUID()}@example.com`;
+      const agent = (await local.request("POST", "/agents/register", { body: { name: "hooked", ownerName: "Ida", ownerEmail: email } })).body;
+      const payee = (await local.request("POST", "/agents/register", { body: { name: "payee", ownerName: "Ida", ownerEmail: `p-${email}` } })).body;
+      const cookie = await claimByMail(local, email);
+      // The owner sets its webhook on the Notifications page and is shown the signing secret once.
+      const page = await getPage(local, "/console/notifications", cookie);
+      const form = formsOf(page.html).find((candidate) => candidate.action === "/console/notifications/webhook")!;
+      const fields = form.fields.filter(([name]) => name !== "url" && name !== "format");
+      const saved = await postForm(local, form.action, [...fields, ["url", `http://127.0.0.1:${receiver.port}/owner`], ["format", "standard"]], cookie);
+      const secret = /id="new-secret">(whsec_[^<]+)</.exec(saved.html)![1]!;
+
+      await local.deposit(agent.agent.id, 100, "USDC");
+      const held = await local.request("POST", "/payments/send", { key: agent.apiKey, body: { toAgentId: payee.agent.id, amount: 50, currency: "USDC", reason: "GPU hours" } });
+      expect(held.status).toBe(202);
+      const delivery = await waitFor(() => received.find((entry) => entry.body.includes("approval.held")), 5_000);
+      const event = new Webhook(secret).verify(delivery.body, delivery.headers) as { type: string; data: { agentName: string; subject: string; link: string; data: { approvalId: string } } };
+      expect(event).toMatchObject({ type: "approval.held", data: { agentName: "hooked", subject: "Waiting for your approval: Pay 50.00 USDC to payee for “GPU hours”" } });
+      expect(event.data.link).toBe(`${local.url}/console/approvals/${held.body.approvalId}`);
+
+      // The link, in the owner's signed-in console: both decisions; approving pays once.
+      const card = await getPage(local, event.data.link.replace(local.url, ""), cookie);
+      const approve = formsOf(card.html).find((candidate) => candidate.action.endsWith("/approve"))!;
+      expect((await postForm(local, approve.action, approve.fields, cookie)).status).toBe(200);
+      expect((await postForm(local, approve.action, approve.fields, cookie)).status).toBe(409);
+      expect(await local.balance({ apiKey: payee.apiKey }, "USDC")).toEqual({ available: 50, held: 0 });
+      await expectLedgerOk(local);
+    } finally {
+      await local.close();
+      receiver.stop(true);
     }
   });
 });

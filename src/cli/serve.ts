@@ -8,6 +8,7 @@ import { drain } from "../http/lifecycle";
 import { flushLog, logLine } from "../http/log";
 import { registerJobs } from "../jobs";
 import { stopMailer } from "../mail/dispatcher";
+import { stopOwnerWebhooks } from "../owner-webhooks/dispatcher";
 import { runAllJobs, startScheduler, stopScheduler } from "../scheduler";
 import { VERSION } from "../version";
 import { stopDispatcher } from "../webhooks/dispatcher";
@@ -39,7 +40,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
     // Stops listening; resolves once every request still running has been answered.
     await app.stop();
     stopDispatcher();
-    await stopMailer();
+    await Promise.all([stopMailer(), stopOwnerWebhooks()]);
     await closeDatabase();
     flushLog();
     process.exit(0);

@@ -19,11 +19,9 @@ import { CSV_LIMITS } from "./csv";
 import { amountInWords, formatAmount } from "./format";
 import { operationsOf, type Operation } from "./history";
 import { approvalSentence, outcomeWords } from "./sentences";
-import { csrfField, html, raw, table, type Writer } from "./views";
+import { csrfField, html, raw, status, table, type Writer } from "./views";
 
 export const PAGE_SIZE = 20;
-
-const status = (value: string) => raw(html`<span class="status ${value}">${value}</span>`);
 
 /** "Paid “annual data licence”", then in small print how it went: approved by you, its escrow steps. */
 function whatHappened(op: Operation, w: Writer) {
@@ -238,6 +236,13 @@ const ROTATIONS = {
     text: "Deliveries are signed with a new secret from now on: the receiver must be given it, or it will reject them. It is shown here once.",
     button: "Yes, replace the signing secret",
     cancel: "/console/webhooks",
+    keep: null,
+  },
+  "owner-secret": {
+    action: "/console/notifications/rotate",
+    text: "Notices to your webhook are signed with a new secret from now on: the receiver must be given it, or it will reject them. It is shown here once.",
+    button: "Yes, replace the signing secret",
+    cancel: "/console/notifications",
     keep: null,
   },
 };

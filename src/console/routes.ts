@@ -1,8 +1,9 @@
 // /console: the human owner's side of its agents (signing in and claiming: sign-in-routes.ts). Overview
 // (balances, history), Approvals (held outflows and negotiations: approve or decline, each after a
 // confirmation that repeats the amount in words), Activity, Policy (the spending policy, edited), Webhooks
-// (deliveries, send a failed one again, rotate the signing secret), Keys (keys-routes.ts), and the brakes
-// (brakes-routes.ts: freeze the agent, stop what it committed to from Activity). Every action goes
+// (deliveries, send a failed one again, rotate the signing secret), Keys (keys-routes.ts), the brakes
+// (brakes-routes.ts: freeze the agent, stop what it committed to from Activity) and Notifications
+// (notifications-routes.ts: the owner account's webhook and channels). Every action goes
 // through the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
 import { read, write } from "../db";
@@ -13,6 +14,7 @@ import { historyCsv, type CsvRequest } from "./csv";
 import { action, field, Form, Id, redirect, refusedAs, render, sessionShowing, signedIn, type Fields } from "./door";
 import { brakeRoutes } from "./brakes-routes";
 import { keyRoutes } from "./keys-routes";
+import { notificationRoutes } from "./notifications-routes";
 import { signInRoutes } from "./sign-in-routes";
 import { activity, approvalsPage, confirmPage, confirmRotation, decidedPage, decisionPage, overview, webhooksPage } from "./pages";
 import { policyPage, savePolicy } from "./policy";
@@ -138,4 +140,5 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
   )
   .use(keyRoutes)
   .use(signInRoutes)
-  .use(brakeRoutes);
+  .use(brakeRoutes)
+  .use(notificationRoutes);

@@ -5,13 +5,13 @@
 // opens a page; its button does the deed (a mail scanner's GET changes nothing). Before sign-in, forms
 // carry a double-submit CSRF token (LOGIN_CSRF_COOKIE).
 import { Elysia, t } from "elysia";
-import { agentsOf, claimAgent, openLink, ownerByEmail, ownerFor, owns, recentSignInLinks, SIGN_IN_LINKS_PER_HOUR, useLink } from "../accounts/service";
+import { agentsOf, claimAgent, openLink, ownerByEmail, ownerFor, ownerOf, owns, recentSignInLinks, SIGN_IN_LINKS_PER_HOUR, useLink } from "../accounts/service";
 import { findAgent, findAgentByKeyHash } from "../agents/service";
 import { read, write } from "../db";
 import { ApiError } from "../errors";
-import { sha256Hex } from "../ids";
+import { sha256Hex, uuid } from "../ids";
 import { isMailbox } from "../email";
-import { mailSignInLink } from "../notices/links";
+import { mailClaimLink, mailSignInLink } from "../notices/links";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, showAgent } from "../owners/sessions";
 import { action, CONSOLE_PATH, field, Form, loginCsrf, redirect, refused, reservedField, reservedMessage, signInPage } from "./door";
 import { bare, html, page } from "./views";
@@ -143,6 +143,23 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
       }
     },
     { params: Token, body: Form, detail: { hide: true } },
+  )
+  .post(
+    "/claim-by-mail",
+    // Signed in with an agent's owner key, the owner proves an address to claim it: the claim link goes there.
+    action(async (session, _request, body) => {
+      const email = (field(body, "email") ?? "").trim();
+      if (!isMailbox(email)) return refused("Write one e-mail address (local@domain).", 400);
+      const sent = await write(function* () {
+        if (yield* ownerOf(session.agentId)) return false;
+        const agent = (yield* findAgent(session.agentId))!;
+        yield* mailClaimLink({ id: agent.id, name: agent.name, ownerName: agent.ownerName, ownerEmail: email }, `agent.claim:${agent.id}:${uuid()}`);
+        return true;
+      });
+      if (!sent) return refused("This agent is already claimed by an owner account.", 409);
+      return page(bare("Check your mail", html`<section><p class="ok" role="status">A claim link is on its way to ${email}. Open it there to claim the agent; it works once, for 7 days.</p><p><a href="/console">Back</a></p></section>`));
+    }),
+    { body: Form, detail: { hide: true } },
   )
   .post(
     "/agents/:id/show",

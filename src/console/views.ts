@@ -14,6 +14,8 @@ class Raw {
   constructor(readonly value: string) {}
 }
 export const raw = (value: string) => new Raw(value);
+/** A status word as a coloured badge (DELIVERED, FAILED, …). */
+export const status = (value: string) => raw(html`<span class="status ${value}">${value}</span>`);
 /** The hidden field that carries the session's CSRF token in every form. */
 export const csrfField = (csrf: string) => raw(html`<input type="hidden" name="csrf" value="${csrf}">`);
 function toHtml(value: unknown): string {
@@ -54,7 +56,7 @@ input,textarea,select{font-size:1rem;padding:.5rem;width:100%;margin:.25rem 0 .7
 .grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,180px),1fr));gap:.75rem}
 .card{border:1px solid #e3e6ec;border-radius:8px;padding:.75rem;min-width:0;overflow-wrap:anywhere}
 .status{font-size:.8rem;font-weight:600;border-radius:4px;padding:.05rem .4rem;background:#e8ebf1}
-.status.PENDING{background:#fff1c2}.status.APPROVED,.status.DELIVERED,.status.ACTIVE{background:#d6f5df}.status.DECLINED,.status.FAILED,.status.EXPIRED,.status.REVOKED,.status.TIMEOUT,.status.REFUSED{background:#fde0de}
+.status.PENDING,.status.QUEUED{background:#fff1c2}.status.APPROVED,.status.DELIVERED,.status.ACTIVE{background:#d6f5df}.status.DECLINED,.status.FAILED,.status.EXPIRED,.status.REVOKED,.status.TIMEOUT,.status.REFUSED{background:#fde0de}
 .error{color:#b00020}.ok{color:#0a7a36}.muted{color:#5b6478}
 .key{font-family:monospace;word-break:break-all;background:#fff6d6;padding:.5rem;border-radius:6px}
 .confirm{border:2px solid #2456d6}.confirm.danger{border-color:#c4372f}
@@ -94,6 +96,7 @@ const NAV: [string, string][] = [
   ["/console/activity", "Activity"],
   ["/console/policy", "Policy"],
   ["/console/webhooks", "Webhooks"],
+  ["/console/notifications", "Notifications"],
   ["/console/security", "Keys"],
 ];
 

@@ -26,6 +26,7 @@ import sqlite22 from "../../migrations/sqlite/0022_mail_outbox.sql" with { type:
 import sqlite23 from "../../migrations/sqlite/0023_owner_accounts.sql" with { type: "text" };
 import sqlite24 from "../../migrations/sqlite/0024_agent_freezes.sql" with { type: "text" };
 import sqlite25 from "../../migrations/sqlite/0025_approval_reminders.sql" with { type: "text" };
+import sqlite26 from "../../migrations/sqlite/0026_owner_webhooks.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -49,6 +50,7 @@ import pg19 from "../../migrations/pg/0019_mail_outbox.sql" with { type: "text" 
 import pg20 from "../../migrations/pg/0020_owner_accounts.sql" with { type: "text" };
 import pg21 from "../../migrations/pg/0021_agent_freezes.sql" with { type: "text" };
 import pg22 from "../../migrations/pg/0022_approval_reminders.sql" with { type: "text" };
+import pg23 from "../../migrations/pg/0023_owner_webhooks.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -77,6 +79,7 @@ export const sqliteMigrations = [
   { tag: "0023_owner_accounts", when: 1795825750134, breakpoints: true, sql: sqlite23 },
   { tag: "0024_agent_freezes", when: 1795826453331, breakpoints: true, sql: sqlite24 },
   { tag: "0025_approval_reminders", when: 1795826933693, breakpoints: true, sql: sqlite25 },
+  { tag: "0026_owner_webhooks", when: 1795827892714, breakpoints: true, sql: sqlite26 },
 ];
 
 export const pgMigrations = [
@@ -103,4 +106,5 @@ export const pgMigrations = [
   { tag: "0020_owner_accounts", when: 1795825752882, breakpoints: true, sql: pg20 },
   { tag: "0021_agent_freezes", when: 1795826455131, breakpoints: true, sql: pg21 },
   { tag: "0022_approval_reminders", when: 1795826935211, breakpoints: true, sql: pg22 },
+  { tag: "0023_owner_webhooks", when: 1795827894863, breakpoints: true, sql: pg23 },
 ];

@@ -11,8 +11,8 @@
 // before it was marked: it is sent again, with the same Message-ID, so the receiving side can tell.
 // A failed attempt is retried with back-off (1 min, doubling to 1 h) for 24 h, then FAILED and kept.
 import { clock } from "../clock";
-import { afterCommit, all, columns, databaseKind, run, SKIP_LOCKED, write, type Query, type Row } from "../db";
-import { dispatcher } from "../dispatch";
+import { run, write, type Query, type Row } from "../db";
+import { backOff, claimDue, dispatcher } from "../dispatch";
 import { logLine } from "../http/log";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time";
 import { mailOutbox } from "./schema";
@@ -21,8 +21,6 @@ import { transport } from "./transport";
 type Mail = Row<typeof mailOutbox>;
 
 const MAX_IN_FLIGHT = 8;
-/** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
-const RECLAIM_AFTER_MS = MINUTE_MS;
 const FIRST_RETRY_MS = MINUTE_MS;
 const LONGEST_RETRY_MS = HOUR_MS;
 /** A message still not sent this long after it was queued is given up on (FAILED) at its next failure. */
@@ -30,38 +28,13 @@ export const GIVE_UP_AFTER_MS = DAY_MS;
 /** How long a stop waits for the attempts in flight to be recorded. */
 const STOP_WAIT_MS = 5_000;
 
-/** SQLite: whether this process has taken the claims it found at start. */
-let startClaimsReleased = false;
-
-/** A write op: takes up to `limit` messages due now. Claims age on the wall clock: the test clock must not age them. */
-function* claim(limit: number): Query<Mail[]> {
-  const wallNow = Date.now();
-  if (!startClaimsReleased && databaseKind() === "sqlite") {
-    yield* run("UPDATE mail_outbox SET claimed_at = NULL WHERE status = 'QUEUED' AND claimed_at IS NOT NULL");
-    yield* afterCommit(() => (startClaimsReleased = true));
-  }
-  return yield* all<Mail>(
-    `UPDATE mail_outbox SET claimed_at = ?, attempts = attempts + 1
-     WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'QUEUED' AND next_attempt_at <= ? AND (claimed_at IS NULL OR claimed_at < ?)
-                  ORDER BY next_attempt_at LIMIT ? ${SKIP_LOCKED})
-     RETURNING ${columns(mailOutbox)}`,
-    wallNow,
-    clock.nowMs(),
-    wallNow - RECLAIM_AFTER_MS,
-    limit,
-  );
-}
-
-const sender = dispatcher("mail", MAX_IN_FLIGHT, claim, attempt);
+const sender = dispatcher("mail", MAX_IN_FLIGHT, (limit) => claimDue(mailOutbox, limit), attempt);
 
 /** Sends what is due, up to MAX_IN_FLIGHT at a time; called after every commit that queued a message, and by the job. */
 export const wakeMailer = (): void => sender.wake();
 
 /** Claims nothing more, and waits (a few seconds at most) for the attempts in flight to be recorded. */
 export const stopMailer = (): Promise<void> => sender.stop(STOP_WAIT_MS);
-
-/** 1 min after the first failed attempt, doubling up to 1 h. */
-const backOff = (attempts: number) => Math.min(FIRST_RETRY_MS * 2 ** Math.max(0, attempts - 1), LONGEST_RETRY_MS);
 
 /**
  * A write op: what the attempt came to. A failure is recorded only while the claim is still this
@@ -75,7 +48,7 @@ function* record(mail: Mail, outcome: { deliveredTo: string } | { error: string;
   } else if (outcome.giveUp) {
     yield* run("UPDATE mail_outbox SET status = 'FAILED', claimed_at = NULL, error = ?, body_text = '', body_html = NULL WHERE id = ? AND status = 'QUEUED' AND claimed_at = ?", outcome.error, mail.id, mail.claimedAt);
   } else {
-    const next = now + backOff(Number(mail.attempts));
+    const next = now + backOff(Number(mail.attempts), FIRST_RETRY_MS, LONGEST_RETRY_MS);
     yield* run("UPDATE mail_outbox SET next_attempt_at = ?, claimed_at = NULL, error = ? WHERE id = ? AND status = 'QUEUED' AND claimed_at = ?", next, outcome.error, mail.id, mail.claimedAt);
   }
 }

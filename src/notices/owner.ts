@@ -1,7 +1,8 @@
 // Telling an agent's owner (issue 33): `tellOwner(notice)` is a step of the write op that causes the
 // notice (an outflow held, a freeze, a new key), so the notice exists if and only if its cause
 // committed, and it leaves after the commit, once per notice (src/mail). Who is told:
-// - the owner account that claimed the agent, by e-mail (its verified address);
+// - the owner account that claimed the agent, on the channels it chose for the notice's kind (the
+//   console's Notifications page): e-mail to its verified address, its webhook (src/owner-webhooks);
 // - an agent nobody claimed yet, whose registration mailed a claim link: that address, with a fresh
 //   claim link (the owner is reached where the claim went; deciding needs the claim first);
 // - an agent owned only by its owner key (OWNER_KEY_AT_REGISTRATION) and never claimed: nobody by
@@ -15,7 +16,9 @@ import { select, type Query } from "../db";
 import { queueMail } from "../mail/queue";
 import { ownerLinks } from "../accounts/schema";
 import { consoleUrl, mailClaimLink } from "./links";
-import type { Notice } from "./kinds";
+import type { Notice } from "../owner-webhooks/kinds";
+import { queueOwnerWebhook } from "../owner-webhooks/queue";
+import { channelsOf } from "../owner-webhooks/settings";
 
 /** The address a claim link of the agent last went to, while nobody has claimed it; null if none ever did. */
 function* claimAddressOf(agentId: string): Query<string | null> {
@@ -31,7 +34,8 @@ export function* tellOwner(notice: Notice): Query<void> {
   const agent = (yield* findAgent(notice.agentId))!;
   const text = [`${agent.name}: ${notice.text}`, ...footer(notice.link)].join("\n");
   if (owner) {
-    yield* queueMail({ event: notice.event, to: owner.email, subject: notice.subject, text });
+    if ((yield* channelsOf(owner.id, notice.kind)).email) yield* queueMail({ event: notice.event, to: owner.email, subject: notice.subject, text });
+    yield* queueOwnerWebhook(owner.id, { ...notice, link: notice.link && consoleUrl(notice.link) }, agent.name);
     return;
   }
   const address = yield* claimAddressOf(notice.agentId);

@@ -4,30 +4,22 @@
 // LOCKED on PostgreSQL, so instances sharing the outbox never take the same one); a claim older than a
 // minute belongs to an instance that died and is taken again. Around a crash an event may therefore
 // arrive twice: receivers dedupe on webhook-id.
-import { createHmac } from "node:crypto";
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
 import { dispatcher } from "../dispatch";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
-import { outboundFetch, OutboundRefused } from "../net/outbound";
 import { MINUTE_MS } from "../time";
-import { webhookDeliveries, webhookEvents, type DeliveryOutcome } from "./schema";
+import { webhookDeliveries, webhookEvents } from "./schema";
+import { postSigned, type Attempt } from "./signed";
 
-export const DELIVERY_TIMEOUT_MS = 5000;
 const MAX_IN_FLIGHT = 64;
 /** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
 const RECLAIM_AFTER_MS = MINUTE_MS;
 
 type WebhookEvent = Row<typeof webhookEvents>;
-type Outcome = { outcome: DeliveryOutcome | "SKIPPED"; httpStatus: number | null; error: string | null };
-
-/** Standard Webhooks signature: base64 HMAC-SHA256 of "id.timestamp.body", keyed by the secret's bytes. */
-export function sign(secret: string, id: string, timestamp: number, body: string): string {
-  const key = Buffer.from(secret.replace(/^whsec_/, ""), "base64");
-  return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
-}
+type Outcome = Attempt | { outcome: "SKIPPED"; httpStatus: null; error: string };
 
 /** A write op: takes up to `limit` events to send. Wall-clock time: the test clock must not age claims. */
 function* claim(limit: number): Query<WebhookEvent[]> {
@@ -52,35 +44,9 @@ export function stopDispatcher(): void {
   void sender.stop();
 }
 
-async function attempt(url: string, secret: string, event: WebhookEvent): Promise<Outcome> {
+function attempt(url: string, secret: string, event: WebhookEvent): Promise<Attempt> {
   const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: JSON.parse(event.data), timestamp: iso(event.createdAt) });
-  // Wall-clock time, not the service clock: receivers compare it with their own clock (the test clock
-  // would make every delivery "too new" to the Standard Webhooks libraries).
-  const timestamp = Math.floor(Date.now() / 1000);
-  try {
-    const response = await outboundFetch(url, {
-      method: "POST",
-      body,
-      timeoutMs: DELIVERY_TIMEOUT_MS,
-      headers: {
-        "content-type": "application/json",
-        "user-agent": "agentbank-webhooks/0.6",
-        "webhook-id": event.id,
-        "webhook-timestamp": String(timestamp),
-        "webhook-signature": sign(secret, event.id, timestamp, body),
-      },
-    });
-    await response.body?.cancel();
-    return response.ok
-      ? { outcome: "DELIVERED", httpStatus: response.status, error: null }
-      : { outcome: "FAILED", httpStatus: response.status, error: `receiver answered ${response.status}` };
-  } catch (error) {
-    if (error instanceof OutboundRefused) return { outcome: "REFUSED", httpStatus: null, error: error.message };
-    const timedOut = (error as Error).name === "TimeoutError" || (error as Error).name === "AbortError";
-    return timedOut
-      ? { outcome: "TIMEOUT", httpStatus: null, error: `no answer within ${DELIVERY_TIMEOUT_MS / 1000} s` }
-      : { outcome: "FAILED", httpStatus: null, error: String((error as Error).message ?? error).slice(0, 300) };
-  }
+  return postSigned(url, secret, event.id, body);
 }
 
 async function deliver(event: WebhookEvent): Promise<void> {

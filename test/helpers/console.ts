@@ -1,6 +1,8 @@
 // The owner console over plain HTTP (no browser): sign in with the form and its CSRF cookie, read a
 // page's forms and links, post a form with its fields.
+import { outboxFiles, parseOutboxFile } from "./mail";
 import type { TestServer } from "./server";
+import { waitFor } from "./wait";
 
 export type Form = { action: string; fields: [string, string][] };
 export type ConsolePage = { status: number; html: string; headers: Headers };
@@ -25,15 +27,21 @@ export async function postForm(server: TestServer, action: string, fields: [stri
 }
 
 /**
- * Every <form method="post"> of a page with its inputs and textareas, each with the value the page gave
- * it; a checkbox only when the page ticked it, as a browser sends the form.
+ * Every <form method="post"> of a page with its inputs, selects and textareas, each with the value the
+ * page gave it, as a browser sends the form: a checkbox or radio button only when the page checked it, a
+ * select's selected option (else its first).
  */
 export function formsOf(html: string): Form[] {
   return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(([, tag, inner]) => {
-    const sent = (input: string) => attribute(input, "type") !== "checkbox" || /\schecked\b/.test(input);
+    const sent = (input: string) => !["checkbox", "radio"].includes(attribute(input, "type") ?? "") || /\schecked\b/.test(input);
     const inputs = [...inner!.matchAll(/<input\b[^>]*>/g)].filter(([input]) => sent(input)).map(([input]) => [attribute(input, "name"), attribute(input, "value") ?? ""] as const);
+    const selects = [...inner!.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/g)].map(([, selectTag, options]) => {
+      const all = [...options!.matchAll(/<option\b[^>]*>/g)].map(([option]) => option);
+      const chosen = all.find((option) => /\sselected\b/.test(option)) ?? all[0];
+      return [attribute(selectTag!, "name"), chosen ? (attribute(chosen, "value") ?? "") : ""] as const;
+    });
     const areas = [...inner!.matchAll(/<textarea\b([^>]*)>([\s\S]*?)<\/textarea>/g)].map(([, areaTag, text]) => [attribute(areaTag!, "name"), text!] as const);
-    return { action: attribute(tag!, "action")!, fields: [...inputs, ...areas].filter((field): field is [string, string] => field[0] !== undefined) };
+    return { action: attribute(tag!, "action")!, fields: [...inputs, ...selects, ...areas].filter((field): field is [string, string] => field[0] !== undefined) };
   });
 }
 
@@ -52,4 +60,43 @@ export async function signIn(server: TestServer, ownerKey: string): Promise<stri
   const answer = await postForm(server, "/console/login", fields, csrfCookie);
   if (answer.status !== 303) throw new Error(`console sign-in failed: ${answer.status}`);
   return answer.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/** The path of the first link to `path`/… in a mail to `email` of the outbox folder (a server without SMTP_URL) that `skip` does not name. */
+async function mailedLink(server: TestServer, email: string, path: string, skip: Set<string> = new Set()): Promise<string> {
+  return waitFor(async () => {
+    for (const file of outboxFiles(server).filter((name) => name.endsWith(".eml") && !skip.has(name))) {
+      const mail = await parseOutboxFile(server, file);
+      const to = Array.isArray(mail.to) ? mail.to : mail.to ? [mail.to] : [];
+      const found = new RegExp(`${server.url}(${path}/[A-Za-z0-9_-]+)`).exec(mail.text ?? "")?.[1];
+      if (found && to.some((address) => address.text === email)) return found;
+    }
+    return undefined;
+  });
+}
+
+/** Opens a mailed link's page and presses its one button, as a browser would; returns the session cookie it set ("name=value"). */
+async function follow(server: TestServer, path: string): Promise<string> {
+  const opened = await getPage(server, path);
+  const form = formsOf(opened.html).find((candidate) => candidate.action === path)!;
+  const answer = await postForm(server, form.action, form.fields, opened.headers.get("set-cookie")!.split(";")[0]!);
+  if (answer.status !== 303) throw new Error(`${path}: ${answer.status}`);
+  return answer.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/**
+ * Claims an agent by the claim link mailed to `email` (a server with OWNER_KEY_AT_REGISTRATION=false
+ * and no SMTP_URL writes it into its outbox folder); returns the owner account's session cookie.
+ */
+export const claimByMail = async (server: TestServer, email: string) => follow(server, await mailedLink(server, email, "/console/claim"));
+
+/** Signs an owner account in by a link mailed to `email` (asked for with the sign-in form); returns the session cookie. */
+export async function signInByMail(server: TestServer, email: string): Promise<string> {
+  const before = new Set(outboxFiles(server));
+  const signInPage = await getPage(server, "/console");
+  const form = formsOf(signInPage.html).find((candidate) => candidate.action === "/console/login/email")!;
+  const fields = form.fields.map(([name, value]): [string, string] => [name, name === "email" ? email : value]);
+  const asked = await postForm(server, form.action, fields, signInPage.headers.get("set-cookie")!.split(";")[0]!);
+  if (asked.status !== 200) throw new Error(`asking for a sign-in link: ${asked.status}`);
+  return follow(server, await mailedLink(server, email, "/console/login/link", before));
 }
