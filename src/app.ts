@@ -8,6 +8,7 @@ import { betAdminRoutes } from "./betting/admin-routes";
 import { chainAdminRoutes } from "./chain/admin-routes";
 import { chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
+import { consoleNotFound } from "./console/not-found";
 import { consoleRoutes } from "./console/routes";
 import { refreshTestClock } from "./clock";
 import { config } from "./config";
@@ -15,7 +16,7 @@ import { contractRoutes } from "./contracts/routes";
 import { apiDocs } from "./http/docs";
 import { describeRoutes } from "./http/openapi";
 import { MAX_BODY_BYTES, parseBody } from "./http/body";
-import { errorHandler } from "./http/errors";
+import { answerUnknownAddressesWith, errorHandler } from "./http/errors";
 import { healthRoutes } from "./http/health";
 import { homeRoutes } from "./console/home";
 import { lifecycle } from "./http/lifecycle";
@@ -55,6 +56,7 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
 export type App = ReturnType<typeof createApp>;
 
 export function createApp() {
+  answerUnknownAddressesWith("/console", consoleNotFound);
   // normalize: false makes unknown fields a 400 instead of silently dropping them, and stops Elysia
   // from coercing values (it would turn an array or a string into an object).
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })

@@ -45,7 +45,8 @@ describe.skipIf(!haveBrowser)("the Keys page", () => {
     await page.goto(`${server.url}/console/security`);
     expect(await page.textContent("#connected-clients h2")).toBe("Connected clients");
 
-    // A refused form keeps what was sent and marks the field.
+    // The form is folded until asked for; a refused form comes back open, keeps what was sent and marks the field.
+    await page.click("#new-key summary");
     await page.fill("#key-name", "sub-agent");
     await page.check('input[name="scope.pay"]');
     await page.fill('input[name="total.USDC"]', "fifty");
@@ -70,7 +71,7 @@ describe.skipIf(!haveBrowser)("the Keys page", () => {
     await page.goto(`${server.url}/console/security`);
     const row = page.locator("#restricted-keys tr", { hasText: "sub-agent" });
     expect(await row.textContent()).toContain("48.00 USDC left of 50.00 USDC");
-    expect(await row.textContent()).toContain("ACTIVE");
+    expect(await row.textContent()).toContain("Active");
     expect(await row.locator("td[data-label='Last used'] time").count()).toBe(1);
 
     // The history line and the approval it asked for name the key.
@@ -87,7 +88,7 @@ describe.skipIf(!haveBrowser)("the Keys page", () => {
     expect(await page.textContent(".confirm")).toContain("sub-agent");
     await page.click(".confirm button[type=submit]");
     expect(page.url()).toBe(`${server.url}/console/security`);
-    expect(await page.locator("#restricted-keys tr", { hasText: "sub-agent" }).textContent()).toContain("REVOKED");
+    expect(await page.locator("#restricted-keys tr", { hasText: "sub-agent" }).textContent()).toContain("Revoked");
     expect((await server.request("GET", "/wallets/balance", { key: apiKey })).status).toBe(401);
     await page.close();
     await expectLedgerOk(server);

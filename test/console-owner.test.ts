@@ -140,7 +140,7 @@ describe.skipIf(!haveBrowser)("the console, read by an owner", () => {
     const to = await page.inputValue("form.export input[name=to]");
     const [download] = await Promise.all([page.waitForEvent("download"), page.click("button:has-text('Download CSV')")]);
     const lines = readFileSync((await download.path())!, "utf8").split("\r\n");
-    expect(lines[0]).toBe("date,what,reason,counterparty,counterparty_id,amount,currency,approved_by_owner,reference");
+    expect(lines[0]).toBe("date,time_utc,what,reason,counterparty,counterparty_id,amount,currency,approved_by_owner,reference");
     expect(lines.at(-1)).toBe("");
     expect(lines.length - 2).toBe(7);
     expect(lines.filter((line) => line.includes("Premium dataset"))).toHaveLength(1);

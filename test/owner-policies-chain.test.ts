@@ -7,6 +7,7 @@ import { getAddress } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { PRICE_UNITS, startOfficialX402, type OfficialX402 } from "./x402/official";
+import { getPage, signIn } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -38,6 +39,11 @@ const setPolicy = (agent: Agent, policy: Record<string, unknown>) => server.requ
 const pay = (agent: Agent) => server.request("POST", "/x402/pay", { key: agent.apiKey, body: { url: `${x.v1Url}/paid`, maxAmount: 1 } });
 const withdraw = (agent: Agent, toAddress: string, amount: number) => server.request("POST", "/wallets/withdraw", { key: agent.apiKey, body: { toAddress, amount } });
 const approve = (agent: Agent, approvalId: string) => server.request("POST", `/owner/approvals/${approvalId}/approve`, { key: agent.ownerKey });
+/** The owner console's history line (its HTML) whose words include `what`. */
+async function historyLine(agent: Agent, what: string): Promise<string | undefined> {
+  const overview = await getPage(server, "/console", await signIn(server, agent.ownerKey));
+  return overview.html.match(/<tr>.*?<\/tr>/gs)?.find((row) => row.includes(what));
+}
 const withdrawals = async (agent: Agent) => (await server.request("GET", "/wallets/withdrawals", { key: agent.apiKey })).body.data as any[];
 /** Mines a block and lets the service's jobs (chain watcher, x402 resolver, withdrawal sender) run. */
 async function settleJobs(): Promise<void> {
@@ -75,6 +81,8 @@ describe("x402", () => {
     expect(held.body).toMatchObject({ status: "AWAITING_APPROVAL", kind: "X402", amount: PRICE });
     expect(await server.balance(agent)).toEqual({ available: 10 - PRICE, held: PRICE });
     expect(await x.balanceOf(x.payTo)).toBe(merchant);
+    // The owner's history names where it would go: the payee's address outside the service, not "—".
+    expect((await historyLine(agent, "Waiting for your approval"))?.toLowerCase()).toContain(`data-copy="${x.payTo.toLowerCase()}"`);
 
     const approved = await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: agent.ownerKey });
     expect(approved.body).toMatchObject({ status: "APPROVED", kind: "X402" });
@@ -85,6 +93,7 @@ describe("x402", () => {
     // Approving again pays nothing more.
     expect((await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: agent.ownerKey })).status).toBe(409);
     expect((await x.balanceOf(x.payTo)) - merchant).toBe(PRICE_UNITS);
+    expect((await historyLine(agent, "Paid for a web resource"))?.toLowerCase()).toContain(`data-copy="${x.payTo.toLowerCase()}"`);
     await settleJobs();
     await expectLedgerOk(server);
   });

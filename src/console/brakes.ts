@@ -24,14 +24,14 @@ export function frozenBanner(state: FreezeState): string {
   });
   const lift = state.brakes.owner ? raw(html`<div class="actions"><a class="button plain" href="/console/unfreeze">Unfreeze…</a></div>`) : "";
   return html`<section class="frozen" id="frozen-banner" role="status"><strong>This agent is frozen</strong> ${raw(parts.join("; "))}. Nothing it starts moves money —
-payments, x402, withdrawals, loans, bets, contracts, bookings and its subscriptions' charges wait — while money coming in is still credited.${lift}</section>`;
+payments, payments for web resources, withdrawals, loans, bets, contracts, bookings and its subscriptions' charges wait — while money coming in is still credited.${lift}</section>`;
 }
 
-const FREEZE_EFFECT = html`<ul><li>every outflow the agent starts — payments, x402 payments, withdrawals, loan offers and borrowing, bets, contracts, bookings, new subscriptions — is refused (403 AGENT_FROZEN), over the API and MCP, with its own key and every restricted key;</li>
-<li>it cannot send escrow to the other side (confirm a contract's last condition, concede a bet); it can still repay its loans;</li>
+const FREEZE_EFFECT = html`<ul><li>all money leaving the agent that it starts — payments, payments for web resources (x402), withdrawals, loan offers and borrowing, bets, contracts, bookings, new subscriptions — is refused, whichever way it asks (API or MCP) and with whichever of its keys;</li>
+<li>it cannot pay out what is set aside to the other side (confirm a contract's last condition, concede a bet); it can still repay its loans;</li>
 <li>its subscriptions' charges pause: nothing is charged and nothing counts as a failed charge; once unfrozen, each period missed is charged once;</li>
 <li>approvals that wait for you stay waiting (you can still decline them);</li>
-<li>money coming in is credited, and what is already in escrow settles by its own rules (contract deadlines, loan defaults, bets the operator or an oracle settles);</li>
+<li>money coming in is credited, and what is already set aside settles by its own rules (contract deadlines, loan defaults, bets the operator or an oracle settles);</li>
 <li>you can still cancel its subscriptions and withdraw its loan offers and open bets from Activity.</li></ul>`;
 
 export function confirmFreeze(csrf: string): string {
@@ -42,7 +42,7 @@ export function confirmFreeze(csrf: string): string {
 
 export function confirmUnfreeze(state: FreezeState, csrf: string): string {
   const operator = state.brakes.operator ? raw(html`<p><strong>The operator has frozen it too:</strong> it stays frozen until the operator lifts that freeze.</p>`) : "";
-  return html`<section class="confirm"><p>Lift your freeze? The agent's outflows are allowed again (within its policy and limits), and its subscriptions charge every period they missed, each once.</p>${operator}
+  return html`<section class="confirm"><p>Lift your freeze? The agent may send money again (within its policy and limits), and its subscriptions charge every period they missed, each once.</p>${operator}
 <form method="post" action="/console/unfreeze">${csrfField(csrf)}<div class="actions"><button type="submit">Yes, unfreeze the agent</button><a class="button plain" href="/console">Cancel</a></div></form></section>`;
 }
 

@@ -12,40 +12,24 @@ import { tellOwnerOfKey } from "../notices/owner";
 import { findAgent } from "../agents/service";
 import { read, write } from "../db";
 import { ApiError } from "../errors";
-import type { Scope } from "../keys/scopes";
 import { CURRENCIES, toMinor, type Currency } from "../money";
 import { AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
 import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
 import { action, field, Form, refused, render, signInPage } from "./door";
 import { sessionOf } from "../owners/sessions";
 import { html, raw } from "./views";
+import { SCOPE_LABELS } from "./words";
 
 const TITLE = "Connect an application";
-
-/** What each scope lets the application do, in the owner's words. */
-const SCOPE_WORDS: Record<Scope, string> = {
-  read: "see balances, history and everything else of the agent's",
-  pay: "send payments",
-  message: "send messages",
-  negotiate: "negotiate",
-  lend: "lend and borrow",
-  bet: "make and accept bets",
-  contract: "propose, sign and fulfil contracts",
-  subscribe: "subscribe and cancel subscriptions",
-  book: "list services, quote and book",
-  withdraw: "withdraw to outside addresses",
-  x402: "pay for x402 resources",
-  manage: "manage the webhook, blocks and keys",
-};
 
 function consentForm(asked: AuthorizationRequest, params: AuthorizationParams, agent: { name: string; id: string }, csrf: string, error?: string) {
   const hidden = AUTHORIZATION_FIELDS.map((name) => (params[name] !== undefined ? raw(html`<input type="hidden" name="${name}" value="${params[name]}">`) : ""));
   const scopes = asked.scopes.map(
-    (scope) => raw(html`<label class="check"><input type="checkbox" name="scope_${scope}" value="1"${raw(scope === "read" ? " checked" : "")}> <strong>${scope}</strong>: ${SCOPE_WORDS[scope]}</label>`),
+    (scope) => raw(html`<label class="check" title="${scope}"><input type="checkbox" name="scope_${scope}" value="1"${raw(scope === "read" ? " checked" : "")}> ${SCOPE_LABELS[scope]}</label>`),
   );
   const budgets = CURRENCIES.map((currency) => raw(html`<label>${currency}<input type="number" name="budget_${currency}" min="0" step="any" inputmode="decimal"></label>`));
   return html`<section class="consent"><h2>“${asked.client.name}” asks to act as your agent ${agent.name}</h2>
-<p>Agent: <strong>${agent.name}</strong> <span class="muted">${agent.id}</span>. Resource: <code>${asked.resource}</code>.</p>
+<p>Agent: <strong title="${agent.id}">${agent.name}</strong><button type="button" class="copy" data-copy="${agent.id}" aria-label="copy the id of ${agent.name}">copy id</button>. Resource: <code>${asked.resource}</code>.</p>
 <p>Approve or Deny, the browser then goes to <code id="redirect-uri">${asked.redirectUri}</code>: anyone may register an application, so go on only if you know that address as this application's.</p>
 ${error ? raw(html`<p class="error">${error}</p>`) : ""}
 <form method="post" action="/console/oauth/consent"><input type="hidden" name="csrf" value="${csrf}">${hidden}

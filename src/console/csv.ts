@@ -1,13 +1,15 @@
 // The history as CSV for the owner's spreadsheet: one row per operation (as the Overview shows it),
 // over a bounded range of UTC days and a bounded number of rows. RFC 4180 (CRLF, quotes doubled); a
 // text cell that a spreadsheet would take for a formula starts with ' instead (OWASP "CSV injection").
-// Amounts are written by the service as plain numbers ("-30.500000") and stay numbers.
+// What a spreadsheet reads as typed values is written so: the day (YYYY-MM-DD) and the time (HH:MM:SS,
+// UTC) in two columns, amounts as plain decimals with the currency's decimals ("-30.500000": no
+// grouping, "." as the point), not text cells.
 import { namesOf } from "../agents/service";
 import { read } from "../db";
 import { invalid } from "../errors";
-import { DECIMALS, type Currency } from "../money";
+import type { Currency } from "../money";
 import { DAY_MS } from "../time";
-import { isCurrency } from "./format";
+import { isCurrency, plainDecimal } from "./format";
 import { operationsOf } from "./history";
 
 export const CSV_LIMITS = { days: 366, rows: 100_000 };
@@ -50,7 +52,7 @@ export function textCell(value: string): string {
   return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
-const HEADER = ["date", "what", "reason", "counterparty", "counterparty_id", "amount", "currency", "approved_by_owner", "reference"];
+const HEADER = ["date", "time_utc", "what", "reason", "counterparty", "counterparty_id", "amount", "currency", "approved_by_owner", "reference"];
 
 /** The CSV text of `agentId`'s operations in the range, oldest first; refused (400) above CSV_LIMITS.rows rows. */
 export async function historyCsv(agentId: string, request: CsvRequest): Promise<{ text: string; filename: string }> {
@@ -62,12 +64,13 @@ export async function historyCsv(agentId: string, request: CsvRequest): Promise<
   for (let start = 0; start < ids.length; start += 1000) for (const [id, name] of await read(namesOf(ids.slice(start, start + 1000)))) names.set(id, name);
   const lines = data.reverse().map((op) =>
     [
-      op.at,
+      op.at.slice(0, 10),
+      op.at.slice(11, 19),
       textCell(op.what),
       textCell(op.reason ?? ""),
-      textCell(op.counterpartyId ? (names.get(op.counterpartyId) ?? "") : ""),
+      textCell(op.counterpartyId ? (names.get(op.counterpartyId) ?? "") : (op.address ?? "")),
       op.counterpartyId ?? "",
-      op.amount.toFixed(DECIMALS[op.currency]),
+      plainDecimal(op.amount, op.currency),
       op.currency,
       op.approved ? "yes" : "no",
       textCell(`${op.referenceType}:${op.referenceId}`),

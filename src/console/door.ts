@@ -11,6 +11,7 @@ import { read, write } from "../db";
 import { ApiError } from "../errors";
 import { secret } from "../ids";
 import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
+import { MAX_ALLOWLIST } from "../owners/model";
 import { pendingCount } from "../owners/service";
 import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, showAgent, type Session } from "../owners/sessions";
 import { frozenBanner } from "./brakes";
@@ -19,10 +20,11 @@ import { bare, html, layout, page, raw } from "./views";
 
 /**
  * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
- * the largest form, a new key's: its name, 12 scopes, 10 budgets, the expiry, the allowlist box and a
- * checkbox per known counterparty (MOST_KNOWN).
+ * the largest form, the policy's: its limits, the allowlist box and a checkbox per known counterparty
+ * (MOST_KNOWN) and per other agent it allows already (MAX_ALLOWLIST); a new key's (its name, 12
+ * scopes, budgets, the expiry) is smaller.
  */
-export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 + MOST_KNOWN }));
+export const Form = t.Optional(t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 40_000 }), { maxProperties: 30 + MOST_KNOWN + MAX_ALLOWLIST }));
 export type Fields = Record<string, string>;
 export const field = (body: unknown, name: string) => (body ? ownProperty(body as Fields, name) : undefined);
 export const reservedField = (body: unknown) => Object.keys(body ?? {}).find(isReservedKey) ?? null;

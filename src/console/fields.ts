@@ -39,12 +39,12 @@ export function allowlistFromForm(body: Fields, known: Map<string, string>): str
 /** The ids a sent form ticked. */
 export const tickedIn = (sent: Fields) => new Set(Object.keys(sent).filter((name) => name.startsWith(ALLOW)).map((name) => name.slice(ALLOW.length)));
 
-/** A checkbox per known agent, those of `allowed` ticked. */
-export function allowBoxes(known: Map<string, string>, allowed: Set<string>): string {
-  const boxes = [...known].map(
+/** A checkbox per agent of `offered` (id → name), those of `allowed` ticked. */
+export function allowBoxes(offered: Map<string, string>, allowed: Set<string>, legend = "Agents it has dealt with"): string {
+  const boxes = [...offered].map(
     ([id, name]) => raw(html`<li><label title="${id}"><input type="checkbox" name="${ALLOW}${id}" value="on"${raw(allowed.has(id) ? " checked" : "")}>${name}</label></li>`),
   );
   return boxes.length
-    ? html`<fieldset class="plain"><legend>Agents it has dealt with</legend><ul class="checks">${boxes}</ul></fieldset>`
+    ? html`<fieldset class="plain"><legend>${legend}</legend><ul class="checks">${boxes}</ul></fieldset>`
     : html`<p class="muted">It has not dealt with any agent yet.</p>`;
 }

@@ -19,18 +19,34 @@ export function localeOf(request: Request): string {
 
 export const isCurrency = (value: string): value is Currency => (CURRENCIES as readonly string[]).includes(value);
 
-/** "4,800.00 USDC": at least 2 decimals, at most the currency's, grouped the viewer's way. */
+/**
+ * "4,800.00 USDC": at least 2 decimals, and as many more of the currency's own as are not zero (USDC
+ * 0.000001 stays 0.000001, BTC 0.5 is 0.50): nothing is rounded away. Grouped the viewer's way.
+ */
 export function formatAmount(amount: number, currency: string, locale: string): string {
   const decimals = isCurrency(currency) ? DECIMALS[currency] : 2;
   const number = new Intl.NumberFormat(locale, { minimumFractionDigits: Math.min(2, decimals), maximumFractionDigits: decimals }).format(amount);
   return `${number} ${SYMBOL[currency as Currency] ?? currency}`;
 }
 
-/** "≈ 5,184.00 USD" for a currency other than USD; "" when it is USD, unknown, or nothing. */
+/** The amount as a plain decimal with all of the currency's decimals: "-30.500000" (no grouping, "." as the point). */
+export function plainDecimal(amount: number, currency: Currency): string {
+  return amount.toFixed(DECIMALS[currency]);
+}
+
+/** As plainDecimal, without the trailing zeros a person does not type: "30.5", "100". */
+export const shortDecimal = (amount: number, currency: Currency) => plainDecimal(amount, currency).replace(/0+$/, "").replace(/\.$/, "");
+
+/**
+ * "≈ 5,184.00 USD" for a currency other than USD; "" when it is USD, unknown, or nothing. A value under
+ * a cent (either sign) is "< 0.01 USD", never "≈ 0.00 USD".
+ */
 export function usdHint(amount: number, currency: string, locale: string): string {
   if (!isCurrency(currency) || currency === "USD" || amount === 0) return "";
   const usd = usdValue(toMinor(Math.abs(amount), currency), currency, config.referenceRates[currency]!);
-  return `≈ ${new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(amount < 0 ? -usd : usd)} USD`;
+  const cents = new Intl.NumberFormat(locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+  if (usd === 0) return `< ${cents.format(0.01)} USD`;
+  return `≈ ${cents.format(amount < 0 ? -usd : usd)} USD`;
 }
 
 const ONES = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"];

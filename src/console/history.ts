@@ -4,7 +4,10 @@
 // owner approved is folded into the operation it became: its hold and give-back (the approval's own
 // reference) net to zero and are left out; the operation says it was approved. Each operation carries
 // its reason in words: a payment's reason, a contract's title, a bet's description, an x402 URL, and
-// the name of the agent's restricted key that made it (never the other party's key).
+// the name of the agent's restricted key that made it (never the other party's key). Its other party
+// is named even where the postings do not carry it (money set aside for a contract, a bet or an
+// approval): from the contract, the bet or the approval; an address outside the service (an x402
+// payee, a withdrawal) is kept as the address.
 import { all, type Query } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
@@ -17,6 +20,8 @@ export type Operation = {
   /** The net change of the agent's available balance. */
   amount: number;
   counterpartyId: string | null;
+  /** The address outside the service the money goes to, when no agent is the other party (an x402 payee, a withdrawal). */
+  address: string | null;
   at: string;
   legs: Leg[];
   /** What it is, in words ("Paid", "Bet, won", "Waiting for your approval: payment"). */
@@ -78,10 +83,10 @@ function* legsOf(agentId: string, rows: Group[]): Query<Map<string, Leg[]>> {
   return legs;
 }
 
-type Detail = { what?: string; reason?: string | null; approved?: boolean };
+type Detail = { what?: string; reason?: string | null; approved?: boolean; counterpartyId?: string | null; address?: string | null };
 const KIND_WORDS: Record<string, string> = {
   PAYMENT: "payment",
-  X402: "x402 payment",
+  X402: "payment for a web resource",
   BET: "bet",
   BET_ACCEPT: "bet acceptance",
   LOAN_OFFER: "loan offer",
@@ -93,12 +98,18 @@ const KIND_WORDS: Record<string, string> = {
 };
 const APPROVAL_WORDS: Record<string, string> = { PENDING: "Waiting for your approval", DECLINED: "You declined", EXPIRED: "Expired without a decision", FAILED: "Approved, but it could not be made" };
 
-/** A held outflow's reason, from the request it holds. */
-function reasonInTerms(terms: string): string | null {
+const EVERY: Record<string, string> = { DAILY: "Daily", WEEKLY: "Weekly", MONTHLY: "Monthly" };
+
+/** A held outflow's reason, and the outside address it would pay (an x402 payee, a withdrawal), from the request it holds. */
+function inTerms(terms: string): { reason: string | null; address: string | null } {
   const parsed = JSON.parse(terms) as Record<string, unknown>;
-  const text = [parsed.reason, parsed.title, parsed.description, parsed.url].find((value) => typeof value === "string" && value !== "");
-  return (text as string | undefined) ?? null;
+  const text = (values: unknown[]) => (values.find((value) => typeof value === "string" && value !== "") as string | undefined) ?? null;
+  return { reason: text([parsed.reason, parsed.title, parsed.description, parsed.url]), address: text([parsed.payTo, parsed.toAddress]) };
 }
+
+/** A booking's payment names its booking's id before the service ("booking <id>: Room"): the service's name is enough. */
+const bookedService = (reason: string | null) => reason?.replace(/^booking [^:\s]+: /, "") ?? null;
+const otherOf = (agentId: string, a: string | null, b: string | null) => (a === agentId ? b : a);
 
 /** Words for each operation of the page: reasons by reference type, and which ones the owner approved. */
 function* detailsOf(agentId: string, rows: Group[]): Query<Map<string, Detail>> {
@@ -109,21 +120,46 @@ function* detailsOf(agentId: string, rows: Group[]): Query<Map<string, Detail>> 
     if (ids.length === 0) return;
     for (const row of yield* all<T>(`${sql} WHERE id IN (${placeholders(ids)})`, ...ids)) set(type, row.id, each(row));
   };
-  yield* lookup<{ id: string; reason: string | null; kind: string; fromAgentId: string }>("payment", "SELECT id, reason, kind, from_agent_id AS fromAgentId FROM payments", (row) => ({
-    reason: row.reason,
-    what: row.kind === "SUBSCRIPTION" ? "Subscription charge" : row.kind === "BOOKING" ? "Booking" : row.fromAgentId === agentId ? "Paid" : "Received",
+  // A subscription's charge: its payment's reason names the subscription by id; the line says how often instead.
+  const charges = new Map<string, { subscriptionId: string; period: number }>();
+  type PaymentRow = { id: string; reason: string | null; kind: string; fromAgentId: string; metadata: string | null };
+  yield* lookup<PaymentRow>("payment", "SELECT id, reason, kind, from_agent_id AS fromAgentId, metadata FROM payments", (row) => {
+    if (row.kind === "SUBSCRIPTION") {
+      const charge = JSON.parse(row.metadata ?? "null") as { subscriptionId?: unknown; period?: unknown } | null;
+      if (typeof charge?.subscriptionId === "string" && typeof charge.period === "number") charges.set(row.id, { subscriptionId: charge.subscriptionId, period: charge.period });
+      return { what: "Subscription charge", reason: null };
+    }
+    return { reason: row.kind === "BOOKING" ? bookedService(row.reason) : row.reason, what: row.kind === "BOOKING" ? "Booking" : row.fromAgentId === agentId ? "Paid" : "Received" };
+  });
+  const subscriptionIds = [...new Set([...charges.values()].map((charge) => charge.subscriptionId))];
+  if (subscriptionIds.length > 0) {
+    const every = new Map((yield* all<{ id: string; frequency: string }>(`SELECT id, frequency FROM subscriptions WHERE id IN (${placeholders(subscriptionIds)})`, ...subscriptionIds)).map((row) => [row.id, row.frequency]));
+    for (const [paymentId, charge] of charges) set("payment", paymentId, { what: `${EVERY[every.get(charge.subscriptionId) ?? ""] ?? "Subscription"} subscription, charge ${charge.period + 1}` });
+  }
+  yield* lookup<{ id: string; title: string; creatorId: string; counterpartyId: string }>("contract", "SELECT id, title, creator_id AS creatorId, counterparty_id AS counterpartyId FROM contracts", (row) => ({
+    reason: row.title,
+    counterpartyId: otherOf(agentId, row.creatorId, row.counterpartyId),
   }));
-  yield* lookup<{ id: string; title: string }>("contract", "SELECT id, title FROM contracts", (row) => ({ reason: row.title }));
-  yield* lookup<{ id: string; description: string; winnerId: string | null }>("bet", "SELECT id, description, winner_id AS winnerId FROM bets", (row) => ({
+  type BetRow = { id: string; description: string; winnerId: string | null; creatorId: string; acceptorId: string | null };
+  yield* lookup<BetRow>("bet", "SELECT id, description, winner_id AS winnerId, creator_id AS creatorId, acceptor_id AS acceptorId FROM bets", (row) => ({
     reason: row.description,
     what: row.winnerId === null ? "Bet" : row.winnerId === agentId ? "Bet, won" : "Bet, lost",
+    counterpartyId: otherOf(agentId, row.creatorId, row.acceptorId),
   }));
-  yield* lookup<{ id: string; url: string }>("x402", "SELECT id, url FROM x402_payments", (row) => ({ reason: row.url }));
+  yield* lookup<{ id: string; url: string; payTo: string; internalAgentId: string | null }>("x402", "SELECT id, url, pay_to AS payTo, internal_agent_id AS internalAgentId FROM x402_payments", (row) => ({
+    reason: row.url,
+    counterpartyId: row.internalAgentId,
+    address: row.internalAgentId === null ? row.payTo : null,
+  }));
   yield* lookup<{ id: string; resource: string | null }>("x402_sale", "SELECT id, resource FROM x402_sales", (row) => ({ reason: row.resource }));
-  yield* lookup<{ id: string; status: string; kind: string; terms: string }>("approval", "SELECT id, status, kind, terms FROM approvals", (row) => ({
-    reason: reasonInTerms(row.terms),
-    what: `${APPROVAL_WORDS[row.status] ?? row.status}: ${KIND_WORDS[row.kind] ?? row.kind}`,
+  yield* lookup<{ id: string; toAddress: string; internalAgentId: string | null }>("withdrawal", "SELECT id, to_address AS toAddress, internal_agent_id AS internalAgentId FROM withdrawals", (row) => ({
+    counterpartyId: row.internalAgentId,
+    address: row.internalAgentId === null ? row.toAddress : null,
   }));
+  yield* lookup<{ id: string; status: string; kind: string; terms: string; counterpartyId: string | null }>("approval", "SELECT id, status, kind, terms, counterparty_id AS counterpartyId FROM approvals", (row) => {
+    const { reason, address } = inTerms(row.terms);
+    return { reason, what: `${APPROVAL_WORDS[row.status] ?? row.status}: ${KIND_WORDS[row.kind] ?? row.kind}`, counterpartyId: row.counterpartyId, address: row.counterpartyId === null ? address : null };
+  });
   // Approved holds are left out of the groups; the outflow they became is marked. Those decided while
   // this page's operations happened are enough: the outflow is made in the approving transaction (a
   // margin, as the decision's time and the postings' are read from the clock separately).
@@ -150,8 +186,8 @@ const FALLBACK_WHAT: Record<string, string> = {
   loan: "Loan",
   loan_offer: "Loan offer",
   contract: "Contract",
-  x402: "x402 payment",
-  x402_sale: "x402 sale",
+  x402: "Paid for a web resource",
+  x402_sale: "Sold a web resource",
 };
 
 /** A page of the agent's operations, newest first; `more` says whether older ones exist. */
@@ -176,7 +212,8 @@ export function* operationsOf(agentId: string, filter: HistoryFilter, limit: num
         referenceId: row.referenceId,
         currency: row.currency,
         amount: toMajor(row.amount, row.currency),
-        counterpartyId: row.counterpartyId,
+        counterpartyId: row.counterpartyId ?? detail?.counterpartyId ?? null,
+        address: detail?.address ?? null,
         at: iso(Number(row.lastAt)),
         legs: legs.get(`${row.referenceType}:${row.referenceId}:${row.currency}`) ?? [],
         what: detail?.what ?? FALLBACK_WHAT[row.referenceType] ?? row.referenceType.replaceAll("_", " "),

@@ -21,6 +21,8 @@ const ended = (revokedKeys: number) =>
   revokedKeys === 0 ? "No restricted key ended with it." : `${revokedKeys} restricted ${revokedKeys === 1 ? "key" : "keys"} it made ended with it.`;
 
 export const keyRoutes = new Elysia({ name: "console-keys" })
+  // The menu says "Keys": the address a person would guess leads to the page.
+  .get("/keys", () => redirect("/console/security"), { detail: { hide: true } })
   .get(
     "/security",
     ({ request, query }) =>

@@ -7,34 +7,37 @@ import { tellOwnerOfKey } from "../notices/owner";
 import { find, read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary, ownProperty } from "../json";
-import { CURRENCIES } from "../money";
+import type { Currency } from "../money";
 import { createKey, MAX_ACTIVE_KEYS, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
 import { SCOPES } from "../keys/scopes";
 import { activeKeyCount, keyView, listKeys, revokeKey, type KeyView } from "../keys/service";
 import { DAY_MS } from "../time";
-import { allowBoxes, allowlistFromForm, amountIn, FieldError, tickedIn } from "./fields";
+import { amountRows, amountsIn, currenciesInUse, rowsFor, shownField } from "./currencies";
+import { allowBoxes, allowlistFromForm, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
 import { csrfField, html, raw, table, type Writer } from "./views";
+import { SCOPE_LABELS, scopeWords, statusTag } from "./words";
 
 type Fields = Record<string, string>;
 
 /** Keys per page of the list (newest first); every key is on some page. */
 const LISTED = 50;
 const BUDGET_PARTS = [
-  ["perTransaction", "Most per outflow"],
+  ["perTransaction", "Most per payment"],
   ["total", "Most in all"],
 ] as const;
+const PARTS = BUDGET_PARTS.map(([part]) => part);
 const DEFAULT_DAYS = 30;
 const MAX_DAYS = 365;
 
-const scopeList = (key: KeyView) => key.scopes.join(", ");
+const scopeList = (key: KeyView) => scopeWords(key.scopes);
 
-/** Per currency: what the total has left, or what was spent when there is no total; the most per outflow. */
+/** Per currency: what the total has left, or what was spent when there is no total; the most per payment. */
 function budgetLeft(key: KeyView, w: Writer) {
   const lines = Object.entries(key.budgets).map(([currency, budget]) => {
     const left = budget.remaining === null ? raw(html`no total, ${w.plain(budget.spent, currency)} spent`) : raw(html`${w.plain(budget.remaining, currency)} left of ${w.plain(budget.total!, currency)}`);
-    const each = budget.perTransaction === null ? "" : raw(html`; at most ${w.plain(budget.perTransaction, currency)} per outflow`);
+    const each = budget.perTransaction === null ? "" : raw(html`; at most ${w.plain(budget.perTransaction, currency)} per payment`);
     return raw(html`<div class="budget" data-currency="${currency}">${left}${each}</div>`);
   });
   return raw(lines.length ? html`${lines}` : html`<span class="muted">no budget</span>`);
@@ -47,13 +50,8 @@ function keyFromForm(body: Fields, known: Map<string, string>): NewKey {
   const scopes = SCOPES.filter((scope) => ownProperty(body, `scope.${scope}`) !== undefined);
   if (scopes.length === 0) throw new FieldError("scopes", "Tick at least one thing the key may do.");
   const budgets = dictionary<{ perTransaction?: number; total?: number }>();
-  for (const currency of CURRENCIES) {
-    for (const [part] of BUDGET_PARTS) {
-      const field = `${part}.${currency}`;
-      const amount = amountIn(field, ownProperty(body, field) ?? "");
-      if (amount !== undefined) (budgets[currency] ??= {})[part] = amount;
-    }
-  }
+  const amounts = amountsIn(body, PARTS);
+  for (const part of PARTS) for (const [currency, amount] of Object.entries(amounts[part])) (budgets[currency as Currency] ??= {})[part] = amount;
   const daysText = (ownProperty(body, "expiresInDays") ?? "").trim() || String(DEFAULT_DAYS);
   if (!/^\d+$/.test(daysText) || Number(daysText) < 1 || Number(daysText) > MAX_DAYS) throw new FieldError("expiresInDays", `Write a whole number of days from 1 to ${MAX_DAYS}.`);
   const allowlist = allowlistFromForm(body, known);
@@ -106,24 +104,23 @@ function connectedClients(): string {
   return html`<section id="connected-clients"><h2>Connected clients</h2><p class="muted">An MCP host you connected through its sign-in (OAuth) holds a restricted key named “MCP host: …” in the table above, with the scopes and budget you gave it: revoking that key disconnects it, and every token it holds stops at once.</p></section>`;
 }
 
-function newKeyForm(csrf: string, known: Map<string, string>, outcome?: KeyOutcome): string {
+/** `inUse`: the currencies the agent uses, a budget row each (others through "Add a currency…"). */
+function newKeyForm(csrf: string, known: Map<string, string>, inUse: Currency[], outcome?: KeyOutcome): string {
   const sent = outcome && !outcome.ok ? outcome.sent : undefined;
+  const rows = rowsFor(inUse, PARTS, sent);
+  const refused = outcome && !outcome.ok ? shownField(outcome.field, rows, sent) : null;
   const errorId = (name: string) => `error-${name.replace(/\W/g, "-")}`;
-  const marked = (name: string) => (outcome && !outcome.ok && outcome.field === name ? raw(html` aria-invalid="true" aria-describedby="${errorId(name)}"`) : "");
-  const beside = (name: string) => (outcome && !outcome.ok && outcome.field === name ? raw(html`<p class="field-error" id="${errorId(name)}">${outcome.text}</p>`) : "");
+  const marked = (name: string) => (refused === name ? raw(html` aria-invalid="true" aria-describedby="${errorId(name)}"`) : "");
+  const beside = (name: string) => (refused === name ? raw(html`<p class="field-error" id="${errorId(name)}">${outcome!.ok ? "" : outcome!.text}</p>`) : "");
   const value = (name: string, fallback = "") => (sent ? (ownProperty(sent, name) ?? "") : fallback);
   const scopeBoxes = SCOPES.map(
-    (scope) => raw(html`<li><label><input type="checkbox" name="scope.${scope}" value="on"${raw(sent && ownProperty(sent, `scope.${scope}`) !== undefined ? " checked" : "")}>${scope}</label></li>`),
+    (scope) =>
+      raw(html`<li><label title="${scope}"><input type="checkbox" name="scope.${scope}" value="on"${raw(sent && ownProperty(sent, `scope.${scope}`) !== undefined ? " checked" : "")}>${SCOPE_LABELS[scope]}</label></li>`),
   );
-  const budgetRows = CURRENCIES.map((currency) => [
-    currency,
-    ...BUDGET_PARTS.map(([part, label]) => {
-      const name = `${part}.${currency}`;
-      return raw(html`<input name="${name}" inputmode="decimal" aria-label="${label} (${currency})" value="${value(name)}" placeholder="no budget"${marked(name)}>${beside(name)}`);
-    }),
-  ]);
-  return html`<form method="post" action="/console/security/keys">${csrfField(csrf)}
-<section><h2>Make a restricted key</h2>
+  const budgetRows = amountRows(rows, BUDGET_PARTS, { value, marked, beside }, "no budget", sent);
+  // Folded until asked for (the page leads with the keys there are); open again when a sent form comes back refused.
+  return html`<section class="amounts" id="new-key"><details${raw(sent ? " open" : "")}><summary class="button plain">Make a restricted key…</summary>
+<form method="post" action="/console/security/keys">${csrfField(csrf)}<h2>Make a restricted key</h2>
 <label for="key-name">Name</label><input id="key-name" name="name" maxlength="100" value="${value("name")}" placeholder="research sub-agent" required${marked("name")}>${beside("name")}
 <fieldset class="plain"${marked("scopes")}><legend>What it may do (docs/delegation.md)</legend><ul class="checks">${scopeBoxes}</ul></fieldset>${beside("scopes")}
 <p class="muted">Budgets per currency; empty means no budget of that kind (the tier and your policy still apply).</p>
@@ -133,7 +130,7 @@ ${raw(allowBoxes(known, sent ? tickedIn(sent) : new Set()))}
 <label for="key-allowlist">Other agents, one name or id per line</label>
 <textarea id="key-allowlist" name="allowlist" rows="2"${marked("allowlist")}>${value("allowlist")}</textarea>${beside("allowlist")}
 <label for="key-days">Expires after (days)</label><input id="key-days" name="expiresInDays" inputmode="numeric" value="${value("expiresInDays", String(DEFAULT_DAYS))}"${marked("expiresInDays")}>${beside("expiresInDays")}
-<div class="actions"><button type="submit">Make the key</button></div></section></form>`;
+<div class="actions"><button type="submit">Make the key</button></div></form></details></section>`;
 }
 
 export async function keysPage(agentId: string, csrf: string, w: Writer, pageNumber: number, outcome?: KeyOutcome): Promise<string> {
@@ -146,7 +143,7 @@ export async function keysPage(agentId: string, csrf: string, w: Writer, pageNum
     budgetLeft(key, w),
     key.lastUsedAt ? w.when(key.lastUsedAt) : raw(html`<span class="muted">never</span>`),
     w.when(key.expiresAt),
-    raw(html`<span class="status ${key.status}">${key.status}</span>`),
+    statusTag(key.status),
     key.status === "ACTIVE" ? raw(html`<a class="button plain" href="/console/security/keys/${key.id}/revoke">Revoke…</a>`) : "",
   ]);
   const made =
@@ -161,10 +158,10 @@ export async function keysPage(agentId: string, csrf: string, w: Writer, pageNum
   const revokeAll = active > 0 ? raw(html`<div class="actions"><a class="button danger" href="/console/security/revoke-all">Revoke every restricted key…</a></div>`) : "";
   return html`${made}<section id="restricted-keys"><h2>Restricted keys</h2><p class="muted">Keys (pp_r_…) for sub-agents, scripts and dashboards: what each may do, spend and pay whom, until it expires.</p>
 <p id="key-count">${total === 1 ? "1 key" : `${total} keys`}, ${active} in force (at most ${MAX_ACTIVE_KEYS}).</p>
-${raw(table(["Name", "Scopes", "Budget left", "Last used", "Expires", "Status", ""], rows))}
+${raw(table(["Name", "What it may do", "Budget left", "Last used", "Expires", "Status", ""], rows))}
 <p>Page ${pageNumber} of ${last} ${newer} ${older}</p>${revokeAll}</section>
+${raw(newKeyForm(csrf, known, await read(currenciesInUse(agentId)), outcome))}
 ${raw(connectedClients())}
-${raw(newKeyForm(csrf, known, outcome))}
 <section><h2>The agent's API key</h2><p>Rotating replaces the agent's API key at once: the old key stops working, and so does every restricted key it made (unless you keep them). The new key is shown once.</p>
 <div class="actions"><a class="button danger" href="/console/security/rotate">Rotate the API key…</a></div></section>
 <section><h2>Your owner key</h2><p>Replacing your owner key (po_…) ends the old one at once, every console session signed in with it (this one too) and every restricted key and connected MCP host it made (unless you keep them). The new key is shown once; sign in with it.</p>

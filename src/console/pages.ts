@@ -19,42 +19,27 @@ import { CSV_LIMITS } from "./csv";
 import { amountInWords, formatAmount } from "./format";
 import { operationsOf, type Operation } from "./history";
 import { approvalSentence, outcomeWords } from "./sentences";
-import { csrfField, html, raw, status, table, type Writer } from "./views";
+import { csrfField, html, raw, table, type Writer } from "./views";
+import { statusTag as status, STEP_WORDS } from "./words";
 
 export const PAGE_SIZE = 20;
 
-/** "Paid “annual data licence”", then in small print how it went: approved by you, its escrow steps. */
+/** "Paid “annual data licence”", then in small print how it went: approved by you, what was set aside and paid out. */
 function whatHappened(op: Operation, w: Writer) {
   const notes = [
     ...(op.keyName !== null ? [`by key “${op.keyName}”`] : []),
     ...(op.approved ? ["held for your approval; you approved it"] : []),
-    ...(op.legs.length > 1 ? [op.legs.map((leg) => `${LEG_WORDS[leg.type] ?? leg.type.toLowerCase()} ${formatAmount(Math.abs(leg.amount), op.currency, "en")}`).join(" · ")] : []),
+    ...(op.legs.length > 1 ? [op.legs.map((leg) => `${STEP_WORDS[leg.type] ?? leg.type.toLowerCase().replaceAll("_", " ")} ${formatAmount(Math.abs(leg.amount), op.currency, "en")}`).join(" · ")] : []),
   ];
   return raw(html`<strong>${op.what}</strong>${op.reason ? raw(html` <span class="reason">“${op.reason}”</span>`) : ""}${notes.length ? raw(html`<div class="muted legs">${notes.join("; ")}</div>`) : ""}`);
 }
-const LEG_WORDS: Record<string, string> = {
-  ESCROW_HOLD: "held in escrow",
-  ESCROW_RELEASE: "given back",
-  ESCROW_PAYOUT: "paid out",
-  LOAN_DISBURSED: "lent",
-  LOAN_REPAYMENT: "repaid",
-  PAYMENT_SENT: "sent",
-  PAYMENT_RECEIVED: "received",
-  X402_PAYMENT: "paid",
-  X402_REFUND: "refunded",
-  X402_SALE: "sold",
-  WITHDRAWAL: "withdrawn",
-  WITHDRAWAL_RETURNED: "returned",
-  DEPOSIT: "deposited",
-};
-
 /** Balance cards for the currencies with money in them; the empty ones on one line ("USDT, BTC: 0"). */
 function balanceCards(balances: { currency: string; available: number; held: number }[], w: Writer) {
   const used = balances.filter((b) => b.available !== 0 || b.held !== 0);
   const empty = balances.filter((b) => b.available === 0 && b.held === 0).map((b) => b.currency);
   const cards = used.map(
     (b) =>
-      raw(html`<div class="card"><div class="muted">${b.currency}</div><div class="big">${w.money(b.available, b.currency)}</div>${b.held ? raw(html`<div class="muted">held in escrow: ${w.money(b.held, b.currency)}</div>`) : ""}</div>`),
+      raw(html`<div class="card"><div class="muted">${b.currency}</div><div class="big">${w.money(b.available, b.currency)}</div>${b.held ? raw(html`<div class="muted">and ${w.money(b.held, b.currency)} set aside until it is paid out or given back</div>`) : ""}</div>`),
   );
   return html`${cards.length ? raw(html`<div class="grid">${cards}</div>`) : ""}${empty.length ? raw(html`<p class="muted empty-currencies" id="empty-currencies">${empty.join(", ")}: 0</p>`) : ""}`;
 }
@@ -68,14 +53,24 @@ function exportForm(csrf: string, today: string) {
 <p class="muted">At most ${CSV_LIMITS.days} days and ${CSV_LIMITS.rows.toLocaleString("en")} operations per file.</p>`;
 }
 
+/** On the Overview while something waits for the owner: how many, the soonest expiry, the way to Approvals. */
+async function waitingBanner(agentId: string, w: Writer): Promise<string> {
+  const { data, pending } = await listApprovals(agentId, { status: "PENDING" }, { limit: 100, offset: 0 });
+  if (pending === 0) return "";
+  const soonest = data.flatMap((item) => (item.expiresAt ? [item.expiresAt] : [])).sort()[0];
+  return html`<section class="waiting" id="waiting-banner" role="status"><strong>${pending === 1 ? "1 request waits" : `${pending} requests wait`} for your approval</strong>${soonest ? raw(html`; the soonest expires ${w.when(soonest)} unless you decide`) : ""}.
+<div class="actions"><a class="button" href="/console/approvals">Open Approvals</a></div></section>`;
+}
+
 export async function overview(agentId: string, pageNumber: number, csrf: string, w: Writer): Promise<string> {
   const { data, more } = await read(operationsOf(agentId, {}, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE));
   const balances = await read(balancesView(agentId));
   const names = await read(namesOf(data.map((op) => op.counterpartyId)));
-  const rows = data.map((op) => [w.when(op.at), whatHappened(op, w), w.money(op.amount, op.currency), w.who(op.counterpartyId, names)]);
+  const other = (op: Operation) => (op.counterpartyId === null && op.address !== null ? w.address(op.address) : w.who(op.counterpartyId, names));
+  const rows = data.map((op) => [w.when(op.at), whatHappened(op, w), w.money(op.amount, op.currency), other(op)]);
   const newer = pageNumber > 1 ? raw(html`<a href="/console?page=${pageNumber - 1}">← newer</a>`) : "";
   const older = more ? raw(html`<a href="/console?page=${pageNumber + 1}">older →</a>`) : "";
-  return html`<section><h2>Balances</h2>${raw(balanceCards(balances, w))}</section>
+  return html`${raw(await waitingBanner(agentId, w))}<section><h2>Balances</h2>${raw(balanceCards(balances, w))}</section>
 <section><h2>History</h2>${raw(table(["When", "What", "Amount", "With"], rows, [2]))}
 <p>Page ${pageNumber} ${newer} ${older}</p></section>
 <section><h2>Export</h2>${raw(exportForm(csrf, new Date(clock.nowMs()).toISOString().slice(0, 10)))}</section>`;
@@ -191,7 +186,7 @@ export async function activity(agentId: string, w: Writer): Promise<string> {
 <section><h2>Open loan offers</h2>${raw(table(["Amount", "Interest", "Term", "Expires", ""], offerRows, [0]))}</section>
 <section><h2>Bets</h2>${raw(table(["With", "Status", "Stake", "Condition", "Result", ""], bets.map((b) => [w.who(other(b.creatorId, b.acceptorId), names, "nobody yet"), status(b.status), w.money(b.amount, b.currency), b.condition, betOutcome(b, agentId, w, names), betAction(b)]), [2]))}</section>
 <section><h2>Bookings</h2>${raw(table(["When", "Role", "With", "Status", "Amount"], bookings.map((b) => [w.when(b.createdAt), b.agentId === agentId ? "you booked" : "booked from you", w.who(other(b.agentId, b.providerId), names), status(b.status), w.money(b.amount, b.currency)]), [4]))}</section>
-<section><h2>Contracts</h2>${raw(table(["With", "Status", "Title", "Escrow"], contracts.map((c) => [w.who(other(c.creatorId, c.counterpartyId), names), status(c.status), c.title, w.money(c.escrowAmount, c.currency)]), [3]))}</section>
+<section><h2>Contracts</h2>${raw(table(["With", "Status", "Title", "Amount"], contracts.map((c) => [w.who(other(c.creatorId, c.counterpartyId), names), status(c.status), c.title, w.money(c.escrowAmount, c.currency)]), [3]))}</section>
 <section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge", ""], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt), subscriptionAction(s)]), [2]))}</section>`;
 }
 

@@ -19,7 +19,7 @@ const SENTENCES: Record<string, (parts: Parts) => Raw> = {
   LOAN_OFFER: ({ amount, terms }) =>
     raw(html`Offer a loan of ${amount} at ${String(terms.interestRate ?? 0)} % for ${String(terms.durationDays ?? "?")} days, open to anyone`),
   LOAN_BORROW: ({ amount, to }) => raw(html`Borrow from ${to}, owing ${amount} (principal and interest)`),
-  CONTRACT: ({ amount, to, terms }) => raw(html`Put ${amount} in escrow for a contract with ${to}${quoted(text(terms, "title"), ": ")}`),
+  CONTRACT: ({ amount, to, terms }) => raw(html`Set aside ${amount} for a contract with ${to}${quoted(text(terms, "title"), ": ")}, paid to them once its conditions are met`),
   SUBSCRIPTION: ({ amount, to, terms }) => raw(html`Pay ${to} ${amount} ${EVERY[String(terms.frequency)] ?? String(terms.frequency ?? "").toLowerCase()}, starting now`),
   BOOKING: ({ amount, to }) => raw(html`Book a service from ${to} for ${amount}`),
   WITHDRAWAL: ({ amount, terms }) => raw(html`Withdraw ${amount} to ${text(terms, "toAddress") ?? "an address"}, outside the service`),

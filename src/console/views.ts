@@ -60,7 +60,8 @@ input,textarea,select{font-size:1rem;padding:.5rem;width:100%;margin:.25rem 0 .7
 .error{color:#b00020}.ok{color:#0a7a36}.muted{color:#5b6478}
 .key{font-family:monospace;word-break:break-all;background:#fff6d6;padding:.5rem;border-radius:6px}
 .confirm{border:2px solid #2456d6}.confirm.danger{border-color:#c4372f}
-.frozen{border:2px solid #c4372f;background:#fff5f5}header a.brake{color:#ffb4ae;font-weight:600}
+.frozen{border:2px solid #c4372f;background:#fff5f5}.waiting{border:2px solid #d99a00;background:#fffaeb}
+.id,.address{font-family:monospace;font-size:.85em;overflow-wrap:anywhere}header a.brake{color:#ffb4ae;font-weight:600}
 form.inline{display:inline}
 @media (max-width:640px){
   table.cards thead{display:none}
@@ -69,7 +70,8 @@ form.inline{display:inline}
   table.cards td{border:0;padding:.2rem .5rem;text-align:right;overflow-wrap:anywhere}
   table.cards td::before{content:attr(data-label);float:left;margin-right:.75rem;color:#5b6478;text-align:left}
   table.cards td::after{content:"";display:block;clear:both}
-  table.cards td.num{white-space:normal}
+  table.cards td.num{white-space:normal}table.cards td:empty{display:none}
+  .amounts table.cards td::before{max-width:56%}.amounts table.cards td input,.amounts table.cards td select{width:42%;margin:.1rem 0}.amounts table.cards td select{width:62%}
   .big{font-size:1.3rem}
 }`;
 
@@ -146,6 +148,8 @@ export type Writer = {
   plain: (amount: number, currency: string) => Raw;
   /** A name in a sentence: the id on hover, no copy button. */
   name: (id: string, names: Map<string, string>) => Raw;
+  /** An address outside the service: its start and end, the whole of it on hover and copied by a button. */
+  address: (address: string) => Raw;
 };
 
 const shortName = (id: string, names: Map<string, string>) => names.get(id) ?? `${id.slice(0, 8)}…`;
@@ -166,6 +170,8 @@ export function writerFor(request: Request): Writer {
     },
     plain: (amount, currency) => raw(html`<span class="amount">${formatAmount(amount, currency, locale)}</span>`),
     name: (id, names) => raw(html`<span class="name" title="${id}">${shortName(id, names)}</span>`),
+    address: (address) =>
+      raw(html`<span class="address" title="${address}">${address.length > 14 ? `${address.slice(0, 6)}…${address.slice(-4)}` : address}</span><button type="button" class="copy" data-copy="${address}" aria-label="copy the address">copy</button>`),
   };
 }
 

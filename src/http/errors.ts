@@ -20,7 +20,32 @@ function validationAnswer(error: unknown, request: Request): { message: string; 
   return { message: first ? `${first.message}${more}` : `invalid ${type ?? "request"}`, details };
 }
 
+/** Faces for people (the owner console), by path prefix: the page they answer for an address of theirs that is none of their pages. */
+const pageFaces = new Map<string, (request: Request) => Promise<Response>>();
+
+/**
+ * Under `prefix`, an address no route takes, or whose path parameters or query do not validate (a
+ * mistyped link, an id cut short), answers `page` instead of the API's JSON. A wrong method on a path
+ * that exists stays a 405.
+ */
+export function answerUnknownAddressesWith(prefix: string, page: (request: Request) => Promise<Response>): void {
+  pageFaces.set(prefix, page);
+}
+
+const ADDRESS_PARTS = new Set(["params", "query", "property"]);
+
+function facePage({ code, error, request }: { code: unknown; error: unknown; request: Request }): Promise<Response> | null {
+  if (pageFaces.size === 0) return null;
+  const path = pathOf(request.url);
+  const unknown = (code === "NOT_FOUND" && methodNotAllowed(path) === null) || (code === "VALIDATION" && ADDRESS_PARTS.has(String((error as { type?: string }).type)));
+  if (!unknown) return null;
+  for (const [prefix, page] of pageFaces) if (path === prefix || path.startsWith(`${prefix}/`)) return page(request);
+  return null;
+}
+
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
+  const page = facePage(context);
+  if (page) return page;
   const body = errorBody(context);
   return { ...body, requestId: context.set.headers["request-id"] };
 });

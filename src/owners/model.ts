@@ -4,7 +4,7 @@ import { Amount, PageQuery, Uuid } from "../http/models";
 import { CurrencyCode, Enum, Int, JsonObject, MaybeTimestamp, Model, Money, Nullable, Pagination, Timestamp } from "../http/responses";
 import { OUTFLOW_KINDS } from "../outflows/approvals";
 
-const MAX_ALLOWLIST = 1000;
+export const MAX_ALLOWLIST = 1000;
 
 /** An amount per currency, in major units; a currency not named has no limit of this kind. */
 const PerCurrency = (description: string) =>
