@@ -3,7 +3,7 @@
 // the pages that follow.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { expectLedgerOk } from "./helpers/ledger";
-import { startServer, type Agent, type TestServer } from "./helpers/server";
+import { ADMIN_KEY, startServer, type Agent, type TestServer } from "./helpers/server";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -121,7 +121,7 @@ describe("cursor paging", () => {
     expect(lists.length).toBeGreaterThanOrEqual(15);
     const agent = await server.register();
     for (const path of lists) {
-      const key = path.startsWith("/owner/") ? agent.ownerKey : agent.apiKey;
+      const key = path.startsWith("/owner/") ? agent.ownerKey : path.startsWith("/admin/") ? ADMIN_KEY : agent.apiKey;
       // Unknown ids of every scheme, then what no list's id looks like: too long, or outside [A-Za-z0-9_-].
       for (const after of [crypto.randomUUID(), "bet_unknownUnknown", "999999999999", "not-an-id", "", "a".repeat(65), "bet_x'--", "a b", "lo_é"]) {
         const reply = await server.request("GET", `${path}?after=${encodeURIComponent(after)}`, { key });
