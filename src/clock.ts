@@ -2,7 +2,7 @@
 // it is kept in the database, so a restart does not move the service's time backwards and every
 // instance sharing a PostgreSQL database reads the same time (refreshTestClock, per request).
 import { read } from "./db";
-import { afterCommit, type Query } from "./db/query";
+import { afterCommit, type Op } from "./db/query";
 import { addToSetting, getSetting } from "./db/settings";
 
 const OFFSET_KEY = "test_clock_offset_ms";
@@ -16,7 +16,7 @@ export const clock = {
    * A write op: moves the test clock forward by `seconds`: one atomic increment of the offset the
    * database holds, so moves made at once on any instances all count.
    */
-  *advance(seconds: number): Query<void> {
+  *advance(seconds: number): Op<void> {
     const next = Number(yield* addToSetting(OFFSET_KEY, BigInt(Math.round(seconds * 1000))));
     yield* afterCommit(() => (offsetMs = Math.max(offsetMs, next)));
   },

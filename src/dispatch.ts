@@ -5,7 +5,7 @@
 // outbox's own (the claim is where instances sharing a PostgreSQL database keep off each other's items).
 // An outbox whose items are retried (mail, the owner's webhook) claims with claimDue and waits backOff.
 import { clock } from "./clock";
-import { afterCommit, all, columns, databaseKind, run, SKIP_LOCKED, write, type Query, type Row } from "./db";
+import { afterCommit, all, columns, databaseKind, run, SKIP_LOCKED, write, type Op, type Row } from "./db";
 import type { AnyColumn, Table } from "./db/tables";
 import { logLine } from "./http/log";
 import { MINUTE_MS } from "./time";
@@ -18,7 +18,7 @@ export type Dispatcher = {
   readonly stopped: boolean;
 };
 
-export function dispatcher<Item extends { id: string }>(what: string, maxInFlight: number, claim: (limit: number) => Query<Item[]>, send: (item: Item) => Promise<void>): Dispatcher {
+export function dispatcher<Item extends { id: string }>(what: string, maxInFlight: number, claim: (limit: number) => Op<Item[]>, send: (item: Item) => Promise<void>): Dispatcher {
   const inFlight = new Map<string, Promise<void>>();
   let stopped = false;
   let claiming = false;
@@ -84,7 +84,7 @@ const startClaimsReleased = new WeakSet<RetriedOutbox>();
  * short by a crash counts too). Claims age on the wall clock: the test clock must not age them. On
  * SQLite one process owns the file, so the claims found at start are a dead process's, taken back at once.
  */
-export function* claimDue<T extends RetriedOutbox>(outbox: T, limit: number): Query<Row<T>[]> {
+export function* claimDue<T extends RetriedOutbox>(outbox: T, limit: number): Op<Row<T>[]> {
   const wallNow = Date.now();
   if (!startClaimsReleased.has(outbox) && databaseKind() === "sqlite") {
     yield* run(`UPDATE ${outbox.name} SET claimed_at = NULL WHERE status = 'QUEUED' AND claimed_at IS NOT NULL`);

@@ -2,7 +2,7 @@
 // the text PostgreSQL runs. No database needed.
 import { describe, expect, test } from "bun:test";
 import { toPostgres } from "../src/db/pg-dialect";
-import { FOR_UPDATE, SKIP_LOCKED, type Query, type Statement } from "../src/db/query";
+import { FOR_UPDATE, SKIP_LOCKED, type Op, type Statement } from "../src/db/query";
 import { find, insert, insertNew, insertOnly, update } from "../src/db/table";
 import { loans } from "../src/lending/schema";
 import { x402Sales } from "../src/chain/schema";
@@ -44,7 +44,7 @@ describe("PostgreSQL dialect rewrite", () => {
 });
 
 /** The first statement a query yields, without running it. */
-const statementOf = (query: Query<unknown>) => query.next().value as Statement;
+const statementOf = (query: Op<unknown>) => query.next().value as Statement;
 const LOAN_COLUMNS_PG =
   'id, offer_id AS "offerId", lender_id AS "lenderId", borrower_id AS "borrowerId", principal, currency, interest_bps AS "interestBps", amount_due AS "amountDue", amount_repaid AS "amountRepaid", collateral, due_at AS "dueAt", status, key_id AS "keyId", created_at AS "createdAt", closed_at AS "closedAt"';
 

@@ -4,7 +4,7 @@
 import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { drizzle } from "drizzle-orm/bun-sqlite";
-import type { Query, Statement } from "../src/db/query";
+import type { Op, Statement } from "../src/db/query";
 import { applyMigrations, migrationMetas } from "../src/db/migrate";
 import { sqliteMigrations } from "../src/db/migrations.generated";
 import { inbox } from "../src/messaging/service";
@@ -13,7 +13,7 @@ const db = new Database(":memory:", { safeIntegers: true, strict: true });
 applyMigrations(drizzle({ client: db }), migrationMetas(sqliteMigrations));
 
 /** The statements `query` yields, each answered with `answer(statement)`, until it returns. */
-function statementsOf(query: Query<unknown>, answer: (statement: Statement) => unknown): Statement[] {
+function statementsOf(query: Op<unknown>, answer: (statement: Statement) => unknown): Statement[] {
   const seen: Statement[] = [];
   let step = query.next();
   while (!step.done) {

@@ -4,7 +4,7 @@
 // where it does not belong.
 import { describe, expect, test } from "bun:test";
 import { Cache } from "../src/db/cache";
-import { get, runLater, stepAsync, type Query, type Statement } from "../src/db/query";
+import { get, runLater, stepAsync, type Op, type Statement } from "../src/db/query";
 
 /** A connection that answers in the order it was asked, recording when each statement was sent and settled. */
 function connection(fail?: string) {
@@ -20,7 +20,7 @@ function connection(fail?: string) {
   return { log, execute };
 }
 
-const drive = <T>(op: Query<T>, execute: (statement: Statement) => Promise<unknown>) => stepAsync(op, execute, [], new Cache(false).view());
+const drive = <T>(op: Op<T>, execute: (statement: Statement) => Promise<unknown>) => stepAsync(op, execute, [], new Cache(false).view());
 
 describe("runLater on a connection of round trips", () => {
   test("later writes go out before the next read and are all waited for, in order", async () => {

@@ -3,7 +3,7 @@
 // an owner signs in to the console with a single-use link mailed to their address (15 minutes). A link
 // is only ever used by a POST (a mail scanner's GET opens it and claims nothing).
 import { clock } from "../clock";
-import { find, FOR_UPDATE, insertNew, run, select, type Query } from "../db";
+import { find, FOR_UPDATE, insertNew, run, select, type Op } from "../db";
 import { ApiError, invalidState, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time";
@@ -20,7 +20,7 @@ export type LinkRow = { purpose: LinkPurpose; email: string; agentId: string | n
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 
 /** A write op: a new single-use link; returns its token (shown only in the mail). */
-export function* issueLink(purpose: LinkPurpose, email: string, agentId: string | null, next: string | null = null): Query<string> {
+export function* issueLink(purpose: LinkPurpose, email: string, agentId: string | null, next: string | null = null): Op<string> {
   const token = secret(purpose === "claim" ? "oc_claim_" : "os_");
   const now = clock.nowMs();
   yield* insertNew(ownerLinks, { id: sha256Hex(token), purpose, email: normalEmail(email), agentId, next, createdAt: now, expiresAt: now + LINK_LIFETIME_MS[purpose] }, ["id"]);
@@ -28,20 +28,20 @@ export function* issueLink(purpose: LinkPurpose, email: string, agentId: string 
 }
 
 /** How many sign-in links went to `email` in the last hour. */
-export function* recentSignInLinks(email: string): Query<number> {
+export function* recentSignInLinks(email: string): Op<number> {
   const rows = yield* select(ownerLinks, "email = ? AND purpose = 'sign_in' AND created_at > ?", normalEmail(email), clock.nowMs() - HOUR_MS);
   return rows.length;
 }
 
 /** The link of `token` while it can still be used (a read: what its confirmation page shows); null otherwise. */
-export function* openLink(token: string, purpose: LinkPurpose): Query<LinkRow | null> {
+export function* openLink(token: string, purpose: LinkPurpose): Op<LinkRow | null> {
   const row = yield* find(ownerLinks, sha256Hex(token));
   if (!row || row.purpose !== purpose || row.usedAt !== null || row.expiresAt <= clock.nowMs()) return null;
   return row;
 }
 
 /** A write op: uses the link, once (of two uses at once, one wins); 409 if it was used, expired or is unknown. */
-export function* useLink(token: string, purpose: LinkPurpose): Query<LinkRow> {
+export function* useLink(token: string, purpose: LinkPurpose): Op<LinkRow> {
   const row = yield* openLink(token, purpose);
   if (!row || (yield* run("UPDATE owner_links SET used_at = ? WHERE id = ? AND used_at IS NULL", clock.nowMs(), sha256Hex(token))) === 0) {
     throw invalidState("this link was already used, has expired, or never existed: ask for a new one");
@@ -50,24 +50,24 @@ export function* useLink(token: string, purpose: LinkPurpose): Query<LinkRow> {
 }
 
 /** A write op: the owner with this address, made on its first proof. */
-export function* ownerFor(email: string): Query<OwnerRow> {
+export function* ownerFor(email: string): Op<OwnerRow> {
   const address = normalEmail(email);
   const made = yield* insertNew(owners, { id: uuid(), email: address, createdAt: clock.nowMs() }, ["email"]);
   return made ?? (yield* select(owners, "email = ?", address))[0]!;
 }
 
-export function* ownerByEmail(email: string): Query<OwnerRow | null> {
+export function* ownerByEmail(email: string): Op<OwnerRow | null> {
   return (yield* select(owners, "email = ?", normalEmail(email)))[0] ?? null;
 }
 
 /** The owner who claimed the agent, or null (unclaimed). */
-export function* ownerOf(agentId: string): Query<OwnerRow | null> {
+export function* ownerOf(agentId: string): Op<OwnerRow | null> {
   const [claim] = yield* select(agentOwners, "agent_id = ?", agentId);
   return claim === undefined ? null : yield* find(owners, claim.ownerId);
 }
 
 /** A write op: `ownerId` claims the agent; 409 if another owner already has (claims are for good). */
-export function* claimAgent(agentId: string, ownerId: string): Query<void> {
+export function* claimAgent(agentId: string, ownerId: string): Op<void> {
   const made = yield* insertNew(agentOwners, { agentId, ownerId, claimedAt: clock.nowMs() }, ["agentId"]);
   if (made) return;
   const claim = (yield* select(agentOwners, `agent_id = ? ${FOR_UPDATE}`, agentId))[0];
@@ -76,11 +76,11 @@ export function* claimAgent(agentId: string, ownerId: string): Query<void> {
 }
 
 /** The agents an owner claimed, oldest claim first (ids). */
-export function* agentsOf(ownerId: string): Query<string[]> {
+export function* agentsOf(ownerId: string): Op<string[]> {
   return (yield* select(agentOwners, "owner_id = ? ORDER BY claimed_at", ownerId)).map((row) => row.agentId);
 }
 
 /** Whether the owner claimed this agent. */
-export function* owns(ownerId: string, agentId: string): Query<boolean> {
+export function* owns(ownerId: string, agentId: string): Op<boolean> {
   return (yield* select(agentOwners, "agent_id = ?", agentId))[0]?.ownerId === ownerId;
 }

@@ -1,12 +1,12 @@
 // Blocks between agents: the one check every feature calls before an agent acts toward another
 // (CONTRACT.md §4), and the caller's own blocks (POST /agents/me/block and the rest).
 import { clock, iso } from "../clock";
-import { cacheKeys, forget, get, pageRows, remember, run, select, together, type PageWindow, type Query, type Row } from "../db";
+import { cacheKeys, forget, get, pageRows, remember, run, select, together, type PageWindow, type Op, type Row } from "../db";
 import { forbidden, invalid, notFound } from "../errors";
 import { blocks } from "./schema";
 import { findAgent, type AgentRow } from "./service";
 
-export function* isBlocked(blockerId: string, blockedId: string): Query<boolean> {
+export function* isBlocked(blockerId: string, blockedId: string): Op<boolean> {
   const found = yield* remember(cacheKeys.block(blockerId, blockedId), "instance", function* () {
     return { blocked: (yield* get("SELECT 1 AS blocked FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId)) !== null };
   });
@@ -19,7 +19,7 @@ export const blockChanged = (blockerId: string, blockedId: string) => forget(cac
 const blockedYou = () => forbidden("this agent has blocked you");
 
 /** 403 when `targetId` has blocked `actorId`. */
-export function* assertNotBlockedBy(targetId: string, actorId: string): Query<void> {
+export function* assertNotBlockedBy(targetId: string, actorId: string): Op<void> {
   if (yield* isBlocked(targetId, actorId)) throw blockedYou();
 }
 
@@ -29,7 +29,7 @@ export function* assertNotBlockedBy(targetId: string, actorId: string): Query<vo
  * reads, and the `alongside` queries the op needs next (the pair's lock, a row it reads later), go in
  * one round trip on PostgreSQL.
  */
-export function* assertCanReach(targetId: string, actorId: string, what: string, ...alongside: Query<unknown>[]): Query<void> {
+export function* assertCanReach(targetId: string, actorId: string, what: string, ...alongside: Op<unknown>[]): Op<void> {
   const [target, blocked] = yield* together<[AgentRow | null, boolean, ...unknown[]]>(findAgent(targetId), isBlocked(targetId, actorId), ...alongside);
   if (!target) throw notFound(what);
   if (blocked) throw blockedYou();

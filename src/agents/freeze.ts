@@ -7,7 +7,7 @@
 // the agent's row (cached with it on SQLite; every change goes through updateAgent, which forgets it);
 // agent_freezes records every freeze and unfreeze, with whom and why.
 import { clock, iso } from "../clock";
-import { find, insertOnly, select, type Query } from "../db";
+import { find, insertOnly, select, type Op } from "../db";
 import { ApiError, notFound } from "../errors";
 import { uuid } from "../ids";
 import { agentFreezes, agents } from "./schema";
@@ -48,7 +48,7 @@ export const notFrozenSql = (idColumn: string) =>
  * (nothing changes, nothing is recorded). The agent's row is locked first, so of concurrent freezes of
  * one agent, on any instance, exactly one changes and records it, and the others find it done.
  */
-export function* setBrake(agentId: string, brake: Brake, on: boolean, reason: string | null): Query<boolean> {
+export function* setBrake(agentId: string, brake: Brake, on: boolean, reason: string | null): Op<boolean> {
   const row = yield* find(agents, agentId, true);
   if (!row) throw notFound("agent");
   if ((row[COLUMN[brake]] !== null) === on) return false;
@@ -63,7 +63,7 @@ export type BrakeOn = { since: string; reason: string | null };
 export type FreezeState = { agentId: string; frozen: boolean; brakes: Record<Brake, BrakeOn | null> };
 
 /** The brakes on the agent: each one on with when and why it went on (its FREEZE record), null when off. */
-export function* freezeView(agentId: string): Query<FreezeState> {
+export function* freezeView(agentId: string): Op<FreezeState> {
   const agent = yield* findAgent(agentId);
   if (!agent) throw notFound("agent");
   const brakes: Record<Brake, BrakeOn | null> = { owner: null, operator: null };

@@ -1,6 +1,6 @@
 // Score changes (CONTRACT.md §4). Write ops: the change commits with the event causing it.
 import { addToScore } from "./service";
-import type { Query } from "../db";
+import type { Op } from "../db";
 import { clock } from "../clock";
 
 export const SCORE_CHANGES = {
@@ -14,6 +14,6 @@ export const SCORE_CHANGES = {
 
 export type ScoreReason = keyof typeof SCORE_CHANGES;
 
-export function* adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): Query<void> {
+export function* adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): Op<void> {
   yield* addToScore(agentId, { reason, change: SCORE_CHANGES[reason], referenceType: reference.type, referenceId: reference.id, createdAt: clock.nowMs() });
 }

@@ -1,5 +1,5 @@
 import { clock, iso } from "../clock";
-import { all, cacheKeys, find, FOR_UPDATE, forget, insert, remember, revise, runLater, select, update, type Changes, type Query, type Row } from "../db";
+import { all, cacheKeys, find, FOR_UPDATE, forget, insert, remember, revise, runLater, select, update, type Changes, type Op, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { agents } from "./schema";
@@ -11,7 +11,7 @@ export type AgentRow = Row<typeof agents>;
  * Remembered where this process is the only writer: every change to the row goes through this module
  * (updateAgent, addToScore), which forgets or revises the cached copy in the same op.
  */
-export function findAgent(id: string): Query<AgentRow | null> {
+export function findAgent(id: string): Op<AgentRow | null> {
   return remember(cacheKeys.agent(id), "instance", () => find(agents, id));
 }
 
@@ -19,7 +19,7 @@ export function findAgent(id: string): Query<AgentRow | null> {
 type AgentChanges = Pick<Changes<typeof agents>, "rateLimit" | "policy" | "webhookUrl" | "webhookSecret" | "apiKeyHash" | "ownerKeyHash" | "ownerFrozenAt" | "operatorFrozenAt">;
 
 /** A write op: changes columns of an agent's row (and the cache forgets it). */
-export function* updateAgent(id: string, changes: AgentChanges): Query<void> {
+export function* updateAgent(id: string, changes: AgentChanges): Op<void> {
   yield* update(agents, id, changes);
   yield* forget(cacheKeys.agent(id));
 }
@@ -33,7 +33,7 @@ const SCORE_EVENTS_KEPT = 20;
  * array): adding one joins 20 short strings instead of serializing 20 objects. `lock`: in the write op
  * that adds one.
  */
-function* scoreEventsOf(id: string, lock = false): Query<string[]> {
+function* scoreEventsOf(id: string, lock = false): Op<string[]> {
   const events = yield* remember(cacheKeys.scoreEvents(id), "instance", function* () {
     const row = yield* find(agents, id, lock);
     return row && (JSON.parse(row.scoreEvents) as ScoreEvent[]).map((event) => JSON.stringify(event));
@@ -42,7 +42,7 @@ function* scoreEventsOf(id: string, lock = false): Query<string[]> {
 }
 
 /** A write op: the score moves by the event's change, and the event joins the latest ones. */
-export function* addToScore(id: string, event: ScoreEvent): Query<void> {
+export function* addToScore(id: string, event: ScoreEvent): Op<void> {
   const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
   const scoreEvents = `[${events.join(",")}]`;
   yield* runLater("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, scoreEvents, id);
@@ -51,7 +51,7 @@ export function* addToScore(id: string, event: ScoreEvent): Query<void> {
 }
 
 /** The names of the given agents (for people reading ids: the console, the owner's approvals). */
-export function* namesOf(ids: (string | null)[]): Query<Map<string, string>> {
+export function* namesOf(ids: (string | null)[]): Op<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))].slice(0, 1000);
   if (wanted.length === 0) return new Map();
   // Only the names: a whole row carries the agent's score events too.
@@ -59,14 +59,14 @@ export function* namesOf(ids: (string | null)[]): Query<Map<string, string>> {
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-export function* getAgent(id: string): Query<AgentRow> {
+export function* getAgent(id: string): Op<AgentRow> {
   const agent = yield* findAgent(id);
   if (!agent) throw notFound("agent");
   return agent;
 }
 
 /** A write op: the operator sets the agent's requests per rate-limit window (404 for an unknown agent). */
-export function* setRateLimit(id: string, limit: number): Query<void> {
+export function* setRateLimit(id: string, limit: number): Op<void> {
   yield* getAgent(id);
   yield* updateAgent(id, { rateLimit: limit });
 }
@@ -76,7 +76,7 @@ export function* setRateLimit(id: string, limit: number): Query<void> {
  * the counter-offer cooldown): locks their rows, in id order, so two such ops for the same agents run
  * one after the other on PostgreSQL (nothing to do on SQLite's single writer).
  */
-export function* lockAgents(ids: string[]): Query<void> {
+export function* lockAgents(ids: string[]): Op<void> {
   const sorted = [...new Set(ids)].sort();
   yield* all(`SELECT id FROM agents WHERE id IN (${sorted.map(() => "?").join(", ")}) ORDER BY id ${FOR_UPDATE}`, ...sorted);
 }
@@ -89,7 +89,7 @@ export type KeyField = "apiKeyHash" | "ownerKeyHash";
  * its id, where every change of it forgets it); a lookup that reads the database reads the whole row in
  * that one statement, so where nothing is remembered (PostgreSQL) a request's key costs one round trip.
  */
-export function* findAgentByKeyHash(field: KeyField, hash: string): Query<AgentRow | null> {
+export function* findAgentByKeyHash(field: KeyField, hash: string): Op<AgentRow | null> {
   let read: AgentRow | null = null;
   const found = yield* remember(cacheKeys.agentByKeyHash(field, hash), "instance", function* () {
     [read = null] = yield* select(agents, `${agents.columns[field].name} = ?`, hash);
@@ -103,7 +103,7 @@ export function* findAgentByKeyHash(field: KeyField, hash: string): Query<AgentR
  * `presentedHash`, when given, must still be the key in force under the row lock (401 otherwise).
  * Returns the old key's hash (what the restricted keys it made remember).
  */
-export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Query<string> {
+export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Op<string> {
   const old = (yield* find(agents, agentId, true))![field];
   if (presentedHash !== undefined && old !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
   yield* updateAgent(agentId, { [field]: newHash });
@@ -146,7 +146,7 @@ export type Registration = {
  * and deposit address are opened by the caller's op (profile/registration.ts), which sits above the
  * ledger and the chain.
  */
-export function* registerAgent(input: Registration, webhookSecret: string | null, policy: string | null): Query<{ id: string; apiKey: string; ownerKey: string }> {
+export function* registerAgent(input: Registration, webhookSecret: string | null, policy: string | null): Op<{ id: string; apiKey: string; ownerKey: string }> {
   const id = uuid();
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
@@ -174,7 +174,7 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  * later request with it would. Without it (the owner, in the console) whichever key is current goes.
  * Returns the new key (shown once) and the hash of the one it replaced.
  */
-export function* rotateApiKey(agentId: string, presentedHash?: string): Query<{ apiKey: string; replaced: string }> {
+export function* rotateApiKey(agentId: string, presentedHash?: string): Op<{ apiKey: string; replaced: string }> {
   const apiKey = secret("pp_");
   const replaced = yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);
   return { apiKey, replaced };

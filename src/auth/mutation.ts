@@ -1,7 +1,7 @@
 // Every POST that moves money or creates a resource runs through here: one write op, honouring
 // Idempotency-Key (the stored answer is replayed with Idempotent-Replayed: true). An effect that is
 // Deferred (an outflow held for the owner's approval) is replaced by its other op, under the same key.
-import { actingAs, write, type Query } from "../db";
+import { actingAs, write, type Op } from "../db";
 import { once, validateKey, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
 import { actingKeysOf } from "./macros";
 import { pathOf } from "../http/log";
@@ -14,7 +14,7 @@ import { pathOf } from "../http/log";
 export class Deferred extends Error {
   constructor(
     readonly status: number,
-    readonly instead: () => Query<unknown>,
+    readonly instead: () => Op<unknown>,
   ) {
     super("deferred");
   }
@@ -32,7 +32,7 @@ type Request = {
  * Runs `effect` once per Idempotency-Key of the acting key (`scope.keyId`, the restricted key; null:
  * the agent key), acting for that key; a Deferred effect runs its replacement instead.
  */
-export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Query<unknown>): Promise<Outcome> {
+export async function applyOnce(scope: IdempotencyScope, status: number, effect: () => Op<unknown>): Promise<Outcome> {
   try {
     return await write(() => actingAs(scope.keyId, once(scope, status, effect)));
   } catch (error) {
@@ -41,7 +41,7 @@ export async function applyOnce(scope: IdempotencyScope, status: number, effect:
   }
 }
 
-export async function mutation<T>(req: Request, status: number, effect: () => Query<T>): Promise<T> {
+export async function mutation<T>(req: Request, status: number, effect: () => Op<T>): Promise<T> {
   const key = req.headers["idempotency-key"];
   validateKey(key);
   const route = `${req.request.method} ${pathOf(req.request.url)}`;

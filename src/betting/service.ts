@@ -2,7 +2,7 @@
 // voided or expires. Every function here but the due work (expiry, oracles) and the reads is a write op.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
@@ -148,7 +148,7 @@ export function* operatorResolve(betId: string, outcome: Outcome) {
 }
 
 /** MET: the creator wins the pot; NOT_MET: the acceptor; VOID: each stake goes back. */
-function* settle(bet: Bet, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): Query<Bet> {
+function* settle(bet: Bet, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" | "ORACLE"): Op<Bet> {
   const currency = bet.currency;
   const acceptorId = bet.acceptorId!;
   const stake = toMajor(bet.amount, currency);
@@ -169,7 +169,7 @@ function* settle(bet: Bet, outcome: Outcome, resolvedBy: "PARTIES" | "OPERATOR" 
   return yield* update(bets, bet.id, { status: "SETTLED", outcome, winnerId: winner, resolvedBy, closedAt: clock.nowMs() });
 }
 
-function* expire(bet: Bet): Query<void> {
+function* expire(bet: Bet): Op<void> {
   const currency = bet.currency;
   yield* expireHold(yield* pendingHold(reference(bet), bet.creatorId));
   yield* update(bets, bet.id, { status: "EXPIRED", closedAt: bet.expiresAt });
@@ -208,7 +208,7 @@ const dueOracles: DueWork = { name: "bets.oracles", table: "bets", where: "statu
 export const resolveOracleBets = () => applyDue(dueOracles);
 
 /** A write op: the bet expires if it is still OPEN past its expiry (locked: an accept racing it waits). */
-function* expireIfDue(betId: string): Query<boolean> {
+function* expireIfDue(betId: string): Op<boolean> {
   const bet = yield* find(bets, betId, true);
   if (!bet || !isDue(bet, clock.nowMs())) return false;
   yield* expire(bet);

@@ -1,11 +1,11 @@
 // Deposit addresses, assigned once at registration inside its write op.
-import { get, insert, run, select, type Query } from "../db";
+import { get, insert, run, select, type Op } from "../db";
 import { addressAt } from "./keys";
 import { depositAddresses } from "./schema";
 
 const COUNTER = "next_address_index";
 
-export function* assignDepositAddress(agentId: string): Query<string> {
+export function* assignDepositAddress(agentId: string): Op<string> {
   // A counter row, incremented in place: registrations at once (on several instances) wait for its row
   // lock and each take the next index. Started from the addresses already handed out.
   yield* run(
@@ -24,17 +24,17 @@ function* depositAddressWhere(where: string, ...params: unknown[]) {
   return (yield* select(depositAddresses, `${where} LIMIT 1`, ...params))[0] ?? null;
 }
 
-export function* depositAddressOf(agentId: string): Query<string | null> {
+export function* depositAddressOf(agentId: string): Op<string | null> {
   return (yield* depositAddressWhere("agent_id = ?", agentId))?.address ?? null;
 }
 
 /** The agent whose deposit address this is (checksummed, as stored). */
-export function* agentIdAtAddress(address: string): Query<string | null> {
+export function* agentIdAtAddress(address: string): Op<string | null> {
   return (yield* depositAddressWhere("address = ?", address))?.agentId ?? null;
 }
 
 /** The lowest-index address handed out, to check at start that the mnemonic still derives it. */
-export function* firstDepositAddress(): Query<{ index: number; address: string } | null> {
+export function* firstDepositAddress(): Op<{ index: number; address: string } | null> {
   const row = yield* depositAddressWhere("true ORDER BY address_index");
   return row ? { index: Number(row.addressIndex), address: row.address } : null;
 }

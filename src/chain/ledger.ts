@@ -1,6 +1,6 @@
 // The chain's money movements, each one balanced entry through the ledger. A withdrawal's money sits
 // in the system's withdrawals-in-flight account between its debit and its outcome on chain.
-import type { Query } from "../db";
+import type { Op } from "../db";
 import { post, type Posting } from "../ledger/ledger";
 
 const USDC = "USDC" as const;
@@ -15,7 +15,7 @@ const inFlight = (agentId: string, amount: bigint): Posting => ({
 });
 
 /** Debit at request time: the agent's available → withdrawals in flight. */
-export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL",
     reference: reference(withdrawalId),
@@ -24,7 +24,7 @@ export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: 
 }
 
 /** Confirmed on chain: the money has left the service. */
-export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL_CONFIRMED",
     reference: reference(withdrawalId),
@@ -33,7 +33,7 @@ export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId:
 }
 
 /** Failed on chain: the money goes back to the agent. */
-export function* returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Query<void> {
+export function* returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL_RETURNED",
     reference: reference(withdrawalId),

@@ -3,7 +3,7 @@
 // once per (txHash, logIndex) in chain_deposits. The Transfer belongs to a sale when the same
 // transaction used an EIP-3009 authorization of the sender that x402_sales holds for that seller and
 // amount — matched by (payer, nonce), which the facilitator claims before it submits anything.
-import { select, update, type Query, type Row } from "../db";
+import { select, update, type Op, type Row } from "../db";
 import { clock } from "../clock";
 import { post } from "../ledger/ledger";
 import { toMajor } from "../money";
@@ -15,12 +15,12 @@ export type Sale = Row<typeof x402Sales>;
 export type UsedAuthorization = { authorizer: string; nonce: string };
 
 /** The sale of this authorization (unique per payer and nonce), or null. */
-export function* findSale(payer: string, nonce: string): Query<Sale | null> {
+export function* findSale(payer: string, nonce: string): Op<Sale | null> {
   return (yield* select(x402Sales, "payer = ? AND nonce = ?", payer, nonce.toLowerCase()))[0] ?? null;
 }
 
 /** A write op: the seller's sale credited (X402_SALE, +1 reputation, x402.sale); false if the log is no sale. */
-export function* creditSale(agentId: string, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Query<boolean> {
+export function* creditSale(agentId: string, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Op<boolean> {
   for (const { nonce } of used.filter((authorization) => authorization.authorizer === log.from)) {
     const [sale] = yield* select(x402Sales, "payer = ? AND nonce = ? AND agent_id = ? AND pay_to = ? AND amount = ? AND credited_at IS NULL", log.from, nonce.toLowerCase(), agentId, log.to, log.value);
     if (!sale) continue;

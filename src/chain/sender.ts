@@ -6,7 +6,7 @@
 import { encodeFunctionData, erc20Abi, keccak256, type Hex } from "viem";
 import { clock } from "../clock";
 import { config } from "../config";
-import { exclusive, find, read, select, update, write, type Query, type Row } from "../db";
+import { exclusive, find, read, select, update, write, type Op, type Row } from "../db";
 import { getSetting, setSetting } from "../db/settings";
 import { logLine } from "../http/log";
 import { toMajor } from "../money";
@@ -19,7 +19,7 @@ import { withdrawals } from "./schema";
 const NONCE_KEY = "treasury_next_nonce";
 const TRANSFER_GAS = 100_000n;
 
-function* storedNonce(): Query<bigint | null> {
+function* storedNonce(): Op<bigint | null> {
   const value = yield* getSetting(NONCE_KEY);
   return value === null ? null : BigInt(value);
 }

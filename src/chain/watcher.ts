@@ -12,7 +12,7 @@
 // that was not seen used up to it, can never be used.
 import { getAddress, parseAbiItem } from "viem";
 import { clock } from "../clock";
-import { read, run, select, write, type Query, type Row } from "../db";
+import { read, run, select, write, type Op, type Row } from "../db";
 import { getSetting, setSetting } from "../db/settings";
 import { notFound } from "../errors";
 import { uuid } from "../ids";
@@ -37,7 +37,7 @@ const events = [
 ] as const;
 
 /** The last block scanned, and its timestamp (seconds), or null before the first start with a chain. */
-export function* watchCursor(lock = false): Query<{ block: bigint; timestamp: bigint | null } | null> {
+export function* watchCursor(lock = false): Op<{ block: bigint; timestamp: bigint | null } | null> {
   const block = yield* getSetting(CURSOR_KEY, lock);
   if (block === null) return null;
   const timestamp = yield* getSetting(CURSOR_TIME_KEY);
@@ -45,7 +45,7 @@ export function* watchCursor(lock = false): Query<{ block: bigint; timestamp: bi
 }
 
 /** The treasury's USDC balance at the block the reconciliation starts from. */
-export function* treasuryOpening(): Query<{ block: bigint; balance: bigint } | null> {
+export function* treasuryOpening(): Op<{ block: bigint; balance: bigint } | null> {
   const value = yield* getSetting(OPENING_KEY);
   if (value === null) return null;
   const [block, balance] = value.split(":");
@@ -53,7 +53,7 @@ export function* treasuryOpening(): Query<{ block: bigint; balance: bigint } | n
 }
 
 /** A write op: moves the cursor forward only (overlapping scans may commit out of order). */
-function* advanceCursor(block: bigint, timestamp: bigint): Query<void> {
+function* advanceCursor(block: bigint, timestamp: bigint): Op<void> {
   const current = yield* watchCursor(true);
   if (current !== null && current.block >= block) return;
   yield* setSetting(CURSOR_KEY, String(block));
@@ -85,7 +85,7 @@ type AuthorizationLog = { transactionHash: `0x${string}`; blockNumber: bigint; a
  * A write op: one Transfer log. Its rows are written with ON CONFLICT DO NOTHING rather than insert():
  * scans may cover a block again, and a log already recorded must be passed over, not fail the write.
  */
-function* recordTransfer(log: TransferLog, treasury: string, internalSigner: string, used: UsedAuthorization[]): Query<void> {
+function* recordTransfer(log: TransferLog, treasury: string, internalSigner: string, used: UsedAuthorization[]): Op<void> {
   const from = getAddress(log.args.from!);
   const to = getAddress(log.args.to!);
   const value = log.args.value!;
@@ -129,7 +129,7 @@ function* recordTransfer(log: TransferLog, treasury: string, internalSigner: str
 }
 
 /** A write op: an EIP-3009 authorization of the treasury was used. */
-function* recordAuthorization(log: AuthorizationLog): Query<void> {
+function* recordAuthorization(log: AuthorizationLog): Op<void> {
   yield* run(
     "INSERT INTO treasury_authorizations (nonce, tx_hash, block_number) VALUES (?, ?, ?) ON CONFLICT (nonce) DO NOTHING",
     log.args.nonce!.toLowerCase(),
@@ -139,7 +139,7 @@ function* recordAuthorization(log: AuthorizationLog): Query<void> {
 }
 
 /** The block and transaction in which the treasury's authorization `nonce` was used, as the watcher saw it. */
-export function* authorizationUse(nonce: string): Query<Row<typeof treasuryAuthorizations> | null> {
+export function* authorizationUse(nonce: string): Op<Row<typeof treasuryAuthorizations> | null> {
   return (yield* select(treasuryAuthorizations, "nonce = ?", nonce.toLowerCase()))[0] ?? null;
 }
 

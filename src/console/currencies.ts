@@ -2,7 +2,7 @@
 // agent uses, and one more whose currency the owner picks from a select ("Add a currency…"), instead
 // of a row for every currency the service has. The added row's fields are "<part>.new"; its currency is
 // the select "currency.new". Once saved with an amount, the currency has a limit and gets its own row.
-import { all, type Query } from "../db";
+import { all, type Op } from "../db";
 import { dictionary, ownProperty } from "../json";
 import { CURRENCIES, type Currency } from "../money";
 import { balancesView } from "../wallets/balances";
@@ -16,7 +16,7 @@ export const ADDED_CURRENCY = "currency.new";
 const RECENT_POSTINGS = 1000;
 
 /** The currencies the agent uses: with money in them (available or set aside), moved in its latest movements, or in `also` (a limit). */
-export function* currenciesInUse(agentId: string, also: Iterable<string> = []): Query<Currency[]> {
+export function* currenciesInUse(agentId: string, also: Iterable<string> = []): Op<Currency[]> {
   const balances = yield* balancesView(agentId);
   const recent = yield* all<{ currency: Currency }>(
     `SELECT DISTINCT currency FROM (SELECT currency FROM postings WHERE history_agent_id = ? ORDER BY id DESC LIMIT ${RECENT_POSTINGS}) recent`,

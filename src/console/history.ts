@@ -8,7 +8,7 @@
 // is named even where the postings do not carry it (money set aside for a contract, a bet or an
 // approval): from the contract, the bet or the approval; an address outside the service (an x402
 // payee, a withdrawal) is kept as the address.
-import { all, type Query } from "../db";
+import { all, type Op } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 
@@ -40,7 +40,7 @@ type Group = { referenceType: string; referenceId: string; currency: Currency; a
 /** The approvals an owner approved: their legs net to zero and the outflow they became has its own reference. */
 const NOT_APPROVED_HOLD = "(a.id IS NULL OR a.status <> 'APPROVED')";
 
-function* groups(agentId: string, filter: HistoryFilter, limit: number, offset: number): Query<Group[]> {
+function* groups(agentId: string, filter: HistoryFilter, limit: number, offset: number): Op<Group[]> {
   const where = ["p.history_agent_id = ?", NOT_APPROVED_HOLD];
   const params: unknown[] = [agentId];
   if (filter.fromMs !== undefined) where.push("p.created_at >= ?"), params.push(filter.fromMs);
@@ -66,7 +66,7 @@ const MARGIN_MS = 60_000n;
 const placeholders = (values: unknown[]) => values.map(() => "?").join(", ");
 const idsOf = (rows: Group[], type: string) => [...new Set(rows.filter((row) => row.referenceType === type).map((row) => row.referenceId))];
 
-function* legsOf(agentId: string, rows: Group[]): Query<Map<string, Leg[]>> {
+function* legsOf(agentId: string, rows: Group[]): Op<Map<string, Leg[]>> {
   const legs = new Map<string, Leg[]>();
   const ids = [...new Set(rows.map((row) => row.referenceId))];
   if (ids.length === 0) return legs;
@@ -112,7 +112,7 @@ const bookedService = (reason: string | null) => reason?.replace(/^booking [^:\s
 const otherOf = (agentId: string, a: string | null, b: string | null) => (a === agentId ? b : a);
 
 /** Words for each operation of the page: reasons by reference type, and which ones the owner approved. */
-function* detailsOf(agentId: string, rows: Group[]): Query<Map<string, Detail>> {
+function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
   const details = new Map<string, Detail>();
   const set = (type: string, id: string, detail: Detail) => details.set(`${type}:${id}`, { ...details.get(`${type}:${id}`), ...detail });
   const lookup = function* <T extends { id: string }>(type: string, sql: string, each: (row: T) => Detail) {
@@ -191,7 +191,7 @@ const FALLBACK_WHAT: Record<string, string> = {
 };
 
 /** A page of the agent's operations, newest first; `more` says whether older ones exist. */
-export function* operationsOf(agentId: string, filter: HistoryFilter, limit: number, offset: number): Query<{ data: Operation[]; more: boolean }> {
+export function* operationsOf(agentId: string, filter: HistoryFilter, limit: number, offset: number): Op<{ data: Operation[]; more: boolean }> {
   const rows = yield* groups(agentId, filter, limit + 1, offset);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);

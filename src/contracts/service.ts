@@ -4,7 +4,7 @@
 import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso, isoOrNull } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { forbidden, invalid, invalidState, notFound } from "../errors";
 import { uuid } from "../ids";
@@ -53,7 +53,7 @@ export function contractView(row: Contract) {
 }
 
 /** The contract if the caller is one of its parties; 404 for anyone else (existence is not revealed). */
-function* partyContract(agentId: string, id: string, lock = false): Query<Contract> {
+function* partyContract(agentId: string, id: string, lock = false): Op<Contract> {
   const contract = yield* find(contracts, id, lock);
   if (!contract || (contract.creatorId !== agentId && contract.counterpartyId !== agentId)) throw notFound("contract");
   return contract;
@@ -66,13 +66,13 @@ function statusAt(contract: Contract, now: number): string {
   return contract.status === "ACTIVE" ? "BREACHED" : contract.status;
 }
 
-function* notifyBoth(contract: Contract, kind: string, summary: string, extra: Record<string, unknown> = {}): Query<void> {
+function* notifyBoth(contract: Contract, kind: string, summary: string, extra: Record<string, unknown> = {}): Op<void> {
   const currency = contract.currency;
   const data = { contractId: contract.id, creatorId: contract.creatorId, counterpartyId: contract.counterpartyId, escrowAmount: toMajor(contract.escrowAmount, currency), currency, ...extra };
   for (const party of [contract.creatorId, contract.counterpartyId]) yield* notifyFinancial(party, kind, data, `${summary}: ${contract.title}`);
 }
 
-const escrowHold = (contract: Contract): Query<bigint> => pendingHold(reference(contract), contract.creatorId);
+const escrowHold = (contract: Contract): Op<bigint> => pendingHold(reference(contract), contract.creatorId);
 
 export function* createContract(
   creatorId: string,
@@ -150,7 +150,7 @@ export function* cancelContract(agentId: string, id: string) {
 }
 
 /** At the deadline: unsigned → EXPIRED, signed with open conditions → BREACHED; the escrow goes back. */
-function* applyDeadline(contract: Contract): Query<void> {
+function* applyDeadline(contract: Contract): Op<void> {
   yield* expireHold(yield* escrowHold(contract));
   if (contract.status === "PENDING_SIGNATURE") {
     yield* notifyBoth(yield* update(contracts, contract.id, { status: "EXPIRED", closedAt: contract.deadlineAt }), "contract.expired", "Contract expired unsigned, escrow returned to the creator");
@@ -161,7 +161,7 @@ function* applyDeadline(contract: Contract): Query<void> {
 }
 
 /** A write op: the contract's deadline is applied if it is still due (locked: an action racing it waits). */
-function* applyDeadlineIfDue(id: string): Query<boolean> {
+function* applyDeadlineIfDue(id: string): Op<boolean> {
   const contract = yield* find(contracts, id, true);
   if (!contract || contract.deadlineAt > clock.nowMs() || !["PENDING_SIGNATURE", "ACTIVE"].includes(contract.status)) return false;
   yield* applyDeadline(contract);

@@ -1,13 +1,13 @@
 // What the rest of the service needs from a database engine; src/db/sqlite.ts and src/db/postgres.ts
 // are the two, and only src/db knows which one runs.
-import type { Query } from "./query";
+import type { Op } from "./query";
 
 export interface Engine {
   readonly kind: "sqlite" | "postgres";
   /** Runs a write op as one transaction; resolves after it committed. Retried as a whole if the engine must. */
-  write<T>(op: () => Query<T>): Promise<T>;
+  write<T>(op: () => Op<T>): Promise<T>;
   /** Runs a read (committed state only); `snapshot`: all its statements see one moment (PostgreSQL). */
-  read<T>(query: Query<T>, snapshot?: boolean): Promise<T>;
+  read<T>(query: Op<T>, snapshot?: boolean): Promise<T>;
   /**
    * Runs `fn` while holding the named lock, across every instance that shares the database (one
    * process on SQLite). Waits at most `waitMs` for it, holding no connection meanwhile; past that,

@@ -5,10 +5,10 @@ import type { Engine } from "./engine";
 import { migrationMetas } from "./migrate";
 import { pgMigrations, sqliteMigrations } from "./migrations.generated";
 import { PostgresEngine } from "./postgres";
-import type { Query } from "./query";
+import type { Op } from "./query";
 import { SqliteEngine } from "./sqlite";
 
-export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertId, remember, revise, run, runLater, SKIP_LOCKED, together, type Query } from "./query";
+export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertId, remember, revise, run, runLater, SKIP_LOCKED, together, type Op } from "./query";
 export { cacheKeys } from "./cache";
 export { countAdded, keptCount, type KeptList } from "./counts";
 export { DatabaseInUse } from "./sqlite";
@@ -33,7 +33,7 @@ export const databaseKind = () => engine.kind;
  * function (see query.ts): its statements cannot await anything else, so no network call can sit
  * inside a transaction. It may run more than once on PostgreSQL (a serialization conflict is retried).
  */
-export function write<T>(op: () => Query<T>): Promise<T> {
+export function write<T>(op: () => Op<T>): Promise<T> {
   return engine.write(op);
 }
 
@@ -41,7 +41,7 @@ export function write<T>(op: () => Query<T>): Promise<T> {
  * Runs a read on committed state. Its statements may each see a later moment on PostgreSQL; with
  * `snapshot` they all see the same one (an audit, a page and its total that must agree).
  */
-export function read<T>(query: Query<T>, snapshot = false): Promise<T> {
+export function read<T>(query: Op<T>, snapshot = false): Promise<T> {
   return engine.read(query, snapshot);
 }
 

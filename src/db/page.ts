@@ -3,7 +3,7 @@
 // skipped row, so the thousandth page costs what the first does, and items added meanwhile neither
 // repeat nor shift the pages that follow.
 import { invalid } from "../errors";
-import { all, get, type Query } from "./query";
+import { all, get, type Op } from "./query";
 import { columns as columnsOf, type Row as RowOf } from "./table";
 import type { Table } from "./tables";
 
@@ -22,7 +22,7 @@ export type ListSql = {
 };
 
 /** The rows of one page, and whether more follow it (one row more is read to know). */
-export function* pageRows<Row>(list: ListSql, window: PageWindow): Query<{ rows: Row[]; more: boolean }> {
+export function* pageRows<Row>(list: ListSql, window: PageWindow): Op<{ rows: Row[]; more: boolean }> {
   let where = list.where;
   const params = [...list.params];
   if (window.after !== undefined) {
@@ -45,9 +45,9 @@ type ListFrom = {
   scope: Condition;
   narrow?: Condition;
   /** The count over all pages where the feature keeps it (a COUNT(*) grows with the list). */
-  total?: () => Query<number>;
+  total?: () => Op<number>;
 };
-type Page<Item> = Query<{ total: number; more: boolean; data: Item[] }>;
+type Page<Item> = Op<{ total: number; more: boolean; data: Item[] }>;
 
 /**
  * A page of a table listed by (created_at, id), newest first, with the count over all pages.

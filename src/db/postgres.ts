@@ -25,7 +25,7 @@ import { Cache } from "./cache";
 import { LocalLocks, waitedTooLong } from "./local-locks";
 import { applyMigrations } from "./migrate";
 import { toPostgres } from "./pg-dialect";
-import { runAfterCommit, stepAsync, type Query, type Statement } from "./query";
+import { runAfterCommit, stepAsync, type Op, type Statement } from "./query";
 import type { Engine } from "./engine";
 
 /** SQLSTATEs after which the whole transaction is run again, and how many attempts each gets. */
@@ -130,7 +130,7 @@ export class PostgresEngine implements Engine {
    * BEGIN goes out with the op's first statement and COMMIT behind its last writes (see Transaction in
    * query.ts), where the client's begin() waited for each.
    */
-  async write<T>(op: () => Query<T>): Promise<T> {
+  async write<T>(op: () => Op<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const after: (() => void)[] = [];
       const cached = this.cache.view();
@@ -154,7 +154,7 @@ export class PostgresEngine implements Engine {
     }
   }
 
-  read<T>(query: Query<T>, snapshot = false): Promise<T> {
+  read<T>(query: Op<T>, snapshot = false): Promise<T> {
     const reading = snapshot
       ? (this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [], this.cache.readView())) as Promise<T>)
       : stepAsync(query, this.executor(this.sql), [], this.cache.readView());

@@ -1,7 +1,7 @@
 // How features talk to the database, whichever engine runs it. A query or a write op is a generator
 // that yields its statements and receives their results:
 //
-//   function* findAgent(id: string): Query<AgentRow | null> {
+//   function* findAgent(id: string): Op<AgentRow | null> {
 //     return yield* get<AgentRow>("SELECT id, name, score FROM agents WHERE id = ?", id);
 //   }
 //
@@ -40,21 +40,22 @@ export type Step =
   | { kind: "after"; fn: () => void }
   | { kind: "cache" }
   | { kind: "actingKey" }
-  | { kind: "together"; queries: Query<unknown>[] };
-export type Query<T> = Generator<Step, T, unknown>;
+  | { kind: "together"; queries: Op<unknown>[] };
+/** A step generator: a read query or a write op, run by an engine (`read`, `write`); a call of one that is not `yield*`ed does nothing. */
+export type Op<T> = Generator<Step, T, unknown>;
 
 /** Every row of a SELECT (or of a statement with RETURNING). */
-export function* all<T>(sql: string, ...params: unknown[]): Query<T[]> {
+export function* all<T>(sql: string, ...params: unknown[]): Op<T[]> {
   return (yield { kind: "sql", sql, params, mode: "all" }) as T[];
 }
 
 /** The first row, or null. */
-export function* get<T>(sql: string, ...params: unknown[]): Query<T | null> {
+export function* get<T>(sql: string, ...params: unknown[]): Op<T | null> {
   return (yield { kind: "sql", sql, params, mode: "get" }) as T | null;
 }
 
 /** Runs a statement; returns how many rows it changed. */
-export function* run(sql: string, ...params: unknown[]): Query<number> {
+export function* run(sql: string, ...params: unknown[]): Op<number> {
   return (yield { kind: "sql", sql, params, mode: "run" }) as number;
 }
 
@@ -65,7 +66,7 @@ export function* run(sql: string, ...params: unknown[]): Query<number> {
  * error is not thrown into the op at a statement that is not its own (the transaction is lost anyway).
  * SQLite runs it on the spot, like any statement.
  */
-export function* runLater(sql: string, ...params: unknown[]): Query<void> {
+export function* runLater(sql: string, ...params: unknown[]): Op<void> {
   yield { kind: "sql", sql, params, mode: "later" };
 }
 
@@ -74,7 +75,7 @@ export function* runLater(sql: string, ...params: unknown[]): Query<void> {
  * answers the new id. SQLite reads it from the connection (RETURNING would cost more than the insert);
  * PostgreSQL adds RETURNING id.
  */
-export function* insertId(sql: string, ...params: unknown[]): Query<bigint> {
+export function* insertId(sql: string, ...params: unknown[]): Op<bigint> {
   return (yield { kind: "sql", sql, params, mode: "insertId" }) as bigint;
 }
 
@@ -85,15 +86,15 @@ export function* insertId(sql: string, ...params: unknown[]): Query<bigint> {
  * their results in order. If any fails, the first failure in argument order is thrown here (on
  * PostgreSQL once every one of them has ended; on SQLite the ones after it do not run).
  */
-export function* together<T extends unknown[]>(...queries: { [K in keyof T]: Query<T[K]> }): Query<T> {
-  return (yield { kind: "together", queries: queries as Query<unknown>[] }) as T;
+export function* together<T extends unknown[]>(...queries: { [K in keyof T]: Op<T[K]> }): Op<T> {
+  return (yield { kind: "together", queries: queries as Op<unknown>[] }) as T;
 }
 
 /**
  * What `load` reads, from memory when it was read before (see cache.ts for the scopes). A null result is
  * not kept: what does not exist yet may exist at the next read.
  */
-export function* remember<T>(key: CacheKey, scope: CacheScope, load: () => Query<T>): Query<T> {
+export function* remember<T>(key: CacheKey, scope: CacheScope, load: () => Op<T>): Op<T> {
   const cache = (yield { kind: "cache" }) as CacheView;
   const known = cache.get(key, scope);
   if (known !== undefined) return known as T;
@@ -103,17 +104,17 @@ export function* remember<T>(key: CacheKey, scope: CacheScope, load: () => Query
 }
 
 /** Inside a write op that changed what `key` holds: the cache forgets it (when the op commits). */
-export function* forget(key: CacheKey): Query<void> {
+export function* forget(key: CacheKey): Op<void> {
   ((yield { kind: "cache" }) as CacheView).forget(key);
 }
 
 /** Inside a write op that changed a cached row in a known way: the cached copy changes the same way. */
-export function* revise<T>(key: CacheKey, change: (value: T) => T): Query<void> {
+export function* revise<T>(key: CacheKey, change: (value: T) => T): Op<void> {
   ((yield { kind: "cache" }) as CacheView).revise(key, change);
 }
 
 /** Inside a write op: `fn` runs after the op's transaction has committed (never if it rolled back). */
-export function* afterCommit(fn: () => void): Query<void> {
+export function* afterCommit(fn: () => void): Op<void> {
   yield { kind: "after", fn };
 }
 
@@ -122,12 +123,12 @@ export function* afterCommit(fn: () => void): Query<void> {
  * the service's own jobs): what an op records as the key that acted and checks the key's budget by.
  * Set by actingAs() around the request's op, so nothing between the route and the statement passes it.
  */
-export function* actingKey(): Query<string | null> {
+export function* actingKey(): Op<string | null> {
   return (yield { kind: "actingKey" }) as string | null;
 }
 
 /** Runs `query` for the restricted key `keyId`: every actingKey() inside it answers that id. */
-export function* actingAs<T>(keyId: string | null, query: Query<T>): Query<T> {
+export function* actingAs<T>(keyId: string | null, query: Op<T>): Op<T> {
   let next = query.next();
   while (!next.done) {
     if (next.value.kind === "actingKey") {
@@ -156,7 +157,7 @@ function bookkeeping(step: Exclude<Step, Statement | { kind: "together" }>, cach
 }
 
 /** Drives a query whose statements run synchronously (SQLite). */
-export function stepSync<T>(query: Query<T>, execute: (statement: Statement) => unknown, after: (() => void)[], cache: CacheView): T {
+export function stepSync<T>(query: Op<T>, execute: (statement: Statement) => unknown, after: (() => void)[], cache: CacheView): T {
   let next = query.next();
   while (!next.done) {
     const step = next.value;
@@ -205,7 +206,7 @@ export type Transaction = { begun: Promise<unknown>; commit: () => Promise<unkno
  * caller may roll back and give the connection back.
  */
 export async function stepAsync<T>(
-  query: Query<T>,
+  query: Op<T>,
   execute: (statement: Statement) => Promise<unknown>,
   after: (() => void)[],
   cache: CacheView,

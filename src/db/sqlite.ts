@@ -19,10 +19,10 @@ import type { MigrationMeta } from "drizzle-orm/migrator";
 import { Cache } from "./cache";
 import { LocalLocks } from "./local-locks";
 import { applyMigrations } from "./migrate";
-import { runAfterCommit, stepSync, type Query, type Statement } from "./query";
+import { runAfterCommit, stepSync, type Op, type Statement } from "./query";
 import type { Engine } from "./engine";
 
-type Pending = { op: () => Query<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
+type Pending = { op: () => Op<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
 
 const MAX_GROUP = 512;
 /** A bound on the prepared statements kept (texts with a variable IN list make new ones). */
@@ -177,7 +177,7 @@ export class SqliteEngine implements Engine {
     return statement.mode === "insertId" ? result.lastInsertRowid : result.changes;
   };
 
-  write<T>(op: () => Query<T>): Promise<T> {
+  write<T>(op: () => Op<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ op, resolve: resolve as (value: unknown) => void, reject });
       if (!this.scheduled) {
@@ -189,7 +189,7 @@ export class SqliteEngine implements Engine {
   }
 
   /** Every read is one snapshot here: it runs synchronously, between groups, on durable state. */
-  read<T>(query: Query<T>): Promise<T> {
+  read<T>(query: Op<T>): Promise<T> {
     const run = () => stepSync(query, this.execute, [], this.cache.readView());
     if (this.wal === null || this.durable >= this.committed) {
       try {

@@ -3,7 +3,7 @@
 // all come from the table. Rows are what the engines return: camelCase fields, integers as bigint,
 // null where the column allows it; nothing maps them. SQL a feature writes itself (the ledger, pages,
 // reports, a conditional UPDATE) goes through the same steps (get/all/run) and may use columns().
-import { FOR_UPDATE, get, all, runLater, type Query } from "./query";
+import { FOR_UPDATE, get, all, runLater, type Op } from "./query";
 import type { AnyColumn, Column, Table } from "./tables";
 
 type ColumnsOf<T extends Table> = T["columns"];
@@ -67,20 +67,20 @@ function statement(table: Table, kind: string, values: Record<string, unknown>, 
 }
 
 /** The row with this id, or null. `lock`: in a write op that changes it from what it read (FOR_UPDATE). */
-export function find<T extends Table>(table: T, id: string, lock = false): Query<Row<T> | null> {
+export function find<T extends Table>(table: T, id: string, lock = false): Op<Row<T> | null> {
   const sql = textOf(table, lock ? "find locked" : "find", () => `SELECT ${columns(table)} FROM ${table.name} WHERE id = ? ${lock ? FOR_UPDATE : ""}`);
   return get<Row<T>>(sql, id);
 }
 
 /** The rows `where` picks (the text after WHERE: a condition, and ORDER BY, LIMIT or FOR_UPDATE if wanted). */
-export function select<T extends Table>(table: T, where: string, ...params: unknown[]): Query<Row<T>[]> {
+export function select<T extends Table>(table: T, where: string, ...params: unknown[]): Op<Row<T>[]> {
   return all<Row<T>>(`SELECT ${columns(table)} FROM ${table.name} WHERE ${where}`, ...params);
 }
 
 const insertInto = (table: Table, names: string[]) => `INSERT INTO ${table.name} (${names.join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
 
 /** Inserts a row; answers it as stored (defaults filled in, integers as bigint). */
-export function* insert<T extends Table>(table: T, row: NewRow<T>): Query<Row<T>> {
+export function* insert<T extends Table>(table: T, row: NewRow<T>): Op<Row<T>> {
   const [sql, params] = statement(table, "insert", row, (names) => `${insertInto(table, names)} RETURNING ${columns(table)}`);
   return (yield* get<Row<T>>(sql, ...params))!;
 }
@@ -89,7 +89,7 @@ export function* insert<T extends Table>(table: T, row: NewRow<T>): Query<Row<T>
  * Inserts a row unless one with the same unique `key` is there (ON CONFLICT DO NOTHING: a claim that
  * only one op may make); answers it as stored, or null when the key was taken.
  */
-export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyof ColumnsOf<T> & string)[]): Query<Row<T> | null> {
+export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyof ColumnsOf<T> & string)[]): Op<Row<T> | null> {
   const conflict = key.map((field) => sqlName(table.columns[field]!.name)).join(", ");
   const [sql, params] = statement(table, `insert new ${conflict}`, row, (names) => `${insertInto(table, names)} ON CONFLICT (${conflict}) DO NOTHING RETURNING ${columns(table)}`);
   return yield* get<Row<T>>(sql, ...params);
@@ -101,7 +101,7 @@ export function* insertNew<T extends Table>(table: T, row: NewRow<T>, key: (keyo
  * the row and Bun an object of it, about 4 µs a row; a payment inserts two to four rows. Sent with
  * runLater: on PostgreSQL it travels with the op's next statement.
  */
-export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Query<void> {
+export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Op<void> {
   const [sql, params] = statement(table, "insert only", row, (names) => insertInto(table, names));
   return runLater(sql, ...params);
 }
@@ -110,7 +110,7 @@ export function insertOnly<T extends Table>(table: T, row: NewRow<T>): Query<voi
  * Writes only the columns in `changes` of the row with this id; answers the row as stored after it.
  * The row must exist (an op updates what it has read, locked): a missing one is a bug and throws.
  */
-export function* update<T extends Table>(table: T, id: string, changes: Changes<T>): Query<Row<T>> {
+export function* update<T extends Table>(table: T, id: string, changes: Changes<T>): Op<Row<T>> {
   const [sql, params] = statement(table, "update", changes, (names) => `UPDATE ${table.name} SET ${names.map((name) => `${name} = ?`).join(", ")} WHERE id = ? RETURNING ${columns(table)}`);
   if (params.length === 0) throw new Error(`an update of ${table.name} with nothing to change`);
   const row = yield* get<Row<T>>(sql, ...params, id);

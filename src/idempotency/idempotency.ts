@@ -4,7 +4,7 @@
 // key and another, or the agent's own) is two requests, each checked against its own key's limits,
 // and neither replays the other's answer.
 import { clock } from "../clock";
-import { insertOnly, run, select, type Query, type Row } from "../db";
+import { insertOnly, run, select, type Op, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
 import { canonicalJson } from "../json";
@@ -57,7 +57,7 @@ const ANY_KEY = "any";
 const actingKeyOf = (scope: IdempotencyScope) => scope.scopeKeyId ?? AGENT_KEY;
 
 /** The row of this key for this acting key (or from before keys were told apart), expired or not, or null. */
-function* storedKey(scope: IdempotencyScope & { key: string }): Query<StoredKey | null> {
+function* storedKey(scope: IdempotencyScope & { key: string }): Op<StoredKey | null> {
   const rows = yield* select(idempotencyKeys, "agent_id = ? AND key = ? AND acting_key IN (?, ?)", scope.agentId, scope.key, actingKeyOf(scope), ANY_KEY);
   return rows.find((row) => row.actingKey !== ANY_KEY) ?? rows[0] ?? null;
 }
@@ -72,7 +72,7 @@ function outcomeOf(stored: StoredKey | null, scope: IdempotencyScope & { key: st
 }
 
 /** The stored answer for this key, or null; a key used with another request is 409. */
-export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query<Outcome | null> {
+export function* storedOutcome(scope: IdempotencyScope & { key: string }): Op<Outcome | null> {
   return outcomeOf(yield* storedKey(scope), scope);
 }
 
@@ -87,7 +87,7 @@ export function* storedOutcome(scope: IdempotencyScope & { key: string }): Query
  * when this op read the key and found no row, so there is nothing to delete (a row inserted since is
  * not expired: the insert collides with it as above).
  */
-export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown, maybeExpired = true): Query<void> {
+export function* storeOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown, maybeExpired = true): Op<void> {
   const actingKey = actingKeyOf(scope);
   if (maybeExpired) {
     const cutoff = clock.nowMs() - TTL_MS;
@@ -97,7 +97,7 @@ export function* storeOutcome(scope: IdempotencyScope & { key: string }, status:
 }
 
 /** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */
-export function* replaceOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Query<void> {
+export function* replaceOutcome(scope: IdempotencyScope & { key: string }, status: number, body: unknown): Op<void> {
   yield* run("UPDATE idempotency_keys SET status = ?, body = ? WHERE agent_id = ? AND key = ? AND acting_key = ?", status, JSON.stringify(body), scope.agentId, scope.key, actingKeyOf(scope));
 }
 
@@ -106,7 +106,7 @@ export function* replaceOutcome(scope: IdempotencyScope & { key: string }, statu
  * instances receiving the same key at once apply it once: the second transaction conflicts, is run
  * again, and then finds the first one's answer.
  */
-export function* once<T>(scope: IdempotencyScope, status: number, effect: () => Query<T>): Query<Outcome> {
+export function* once<T>(scope: IdempotencyScope, status: number, effect: () => Op<T>): Op<Outcome> {
   if (scope.key === undefined) return { status, body: yield* effect(), replayed: false };
   const keyed = { ...scope, key: scope.key };
   const row = yield* storedKey(keyed);
@@ -118,6 +118,6 @@ export function* once<T>(scope: IdempotencyScope, status: number, effect: () => 
 }
 
 /** Drops keys older than 24 h (a scheduler job's write op). */
-export function* purgeExpiredKeys(): Query<void> {
+export function* purgeExpiredKeys(): Op<void> {
   yield* run("DELETE FROM idempotency_keys WHERE created_at <= ?", clock.nowMs() - TTL_MS);
 }

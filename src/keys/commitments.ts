@@ -17,7 +17,7 @@
 // test/credentials.test.ts makes each of these with every kind of credential and ends the credential
 // every way it can end: a commitment kind without a row there fails it.
 import { clock } from "../clock";
-import { run, type Query } from "../db";
+import { run, type Op } from "../db";
 
 export type Commitment = {
   /** Where it is stored, and the column naming the restricted key that made it. */
@@ -43,7 +43,7 @@ export const COMMITMENTS = {
 export type CommitmentKind = keyof typeof COMMITMENTS;
 
 /** A write op, in the revocation's transaction: what the revoked keys left in escrow falls due now. */
-export function* endCommitmentsOf(keyIds: string[]): Query<void> {
+export function* endCommitmentsOf(keyIds: string[]): Op<void> {
   if (keyIds.length === 0) return;
   const now = clock.nowMs();
   const marks = keyIds.map(() => "?").join(", ");

@@ -4,7 +4,7 @@
 // revokes it), and an agent has at most MAX_ACTIVE_KEYS in force.
 import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { insert, type Query } from "../db";
+import { insert, type Op } from "../db";
 import { ApiError, invalid } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
 import { dictionary } from "../json";
@@ -53,7 +53,7 @@ function budgetsFrom(body: NewKey): Budgets {
 const wider = (message: string, details: Record<string, unknown>) => new ApiError("KEY_SCOPE_DENIED", `a restricted key makes only keys narrower than itself: ${message}`, { details });
 
 /** Refuses a new key wider than the restricted key that makes it, in any of its parts. */
-function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allowlist: string[] | null, expiresAt: number): Query<void> {
+function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allowlist: string[] | null, expiresAt: number): Op<void> {
   const own = scopesOf(parent);
   const extra = scopes.filter((scope) => !own.includes(scope));
   if (extra.length) throw wider(`it lacks the scopes ${extra.join(", ")}`, { scopes: own });
@@ -81,7 +81,7 @@ function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allo
  * OAuth grant's key); a key made from a key bound to a resource is bound to the same. Returns the row
  * and the key, shown once.
  */
-export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpose = "key", resource = null }: { purpose?: KeyPurpose; resource?: string | null } = {}): Query<{ row: KeyRow; apiKey: string }> {
+export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpose = "key", resource = null }: { purpose?: KeyPurpose; resource?: string | null } = {}): Op<{ row: KeyRow; apiKey: string }> {
   const parent = maker.parent ?? null;
   if (purpose !== "oauth_token") {
     // The agent's row is locked first, so keys made at once (on any instance) are counted one after the other.

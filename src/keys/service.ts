@@ -4,7 +4,7 @@
 // in escrow (keys/commitments.ts). A key's budgets and allowlist are checked on each outflow
 // (outflows/budget.ts), with its chain in force.
 import { clock, iso, isoOrNull } from "../clock";
-import { actingKey, cacheKeys, FOR_UPDATE, find, forget, get, newestFirst, remember, run, select, update, type PageWindow, type Query, type Row } from "../db";
+import { actingKey, cacheKeys, FOR_UPDATE, find, forget, get, newestFirst, remember, run, select, update, type PageWindow, type Op, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary } from "../json";
 import { CURRENCIES, toMajor, type Currency } from "../money";
@@ -45,7 +45,7 @@ export function budgetsOf(row: KeyRow): Budgets {
 export const inForce = (row: KeyRow, now = clock.nowMs()) => row.revokedAt === null && row.expiresAt > now;
 
 /** The key and the keys it was made from, nearest first. */
-export function* keyChain(id: string): Query<KeyRow[]> {
+export function* keyChain(id: string): Op<KeyRow[]> {
   const chain: KeyRow[] = [];
   for (let next: string | null = id; next !== null && chain.length <= MAX_KEY_DEPTH; ) {
     const row: KeyRow | null = yield* find(agentKeys, next);
@@ -61,7 +61,7 @@ export function* keyChain(id: string): Query<KeyRow[]> {
  * revocation walks them) and every key of it in force — so a revocation either commits before this
  * write, which then refuses, or waits for it. 403 KEY_INACTIVE names the key that ended and when.
  */
-export function* chainInForce(id: string): Query<KeyRow[]> {
+export function* chainInForce(id: string): Op<KeyRow[]> {
   const ids = (yield* keyChain(id)).map((row) => row.id);
   const locked = yield* select(agentKeys, `id IN (${ids.map(() => "?").join(", ")}) ORDER BY created_at ${FOR_UPDATE}`, ...ids);
   const chain = ids.map((wanted) => locked.find((row) => row.id === wanted)!);
@@ -82,30 +82,30 @@ export function* chainInForce(id: string): Query<KeyRow[]> {
  * token (an hour long, renewed within its grant) the grant it was minted from, so that what the host
  * commits to lasts as long as the owner's grant, not as long as one token.
  */
-export function* committingKeyOf(id: string): Query<KeyRow> {
+export function* committingKeyOf(id: string): Op<KeyRow> {
   const key = (yield* find(agentKeys, id))!;
   return key.purpose === "oauth_token" && key.parentKeyId !== null ? (yield* find(agentKeys, key.parentKeyId))! : key;
 }
 
 /** The key what the acting request commits to is recorded against (committingKeyOf); null for the agent key. */
-export function* committingKey(): Query<KeyRow | null> {
+export function* committingKey(): Op<KeyRow | null> {
   const keyId = yield* actingKey();
   return keyId === null ? null : yield* committingKeyOf(keyId);
 }
 
 /** Its id, as a commitment's row records it. */
-export function* committingKeyId(): Query<string | null> {
+export function* committingKeyId(): Op<string | null> {
   return (yield* committingKey())?.id ?? null;
 }
 
 /** When something the acting request commits to must end at the latest: `endsAt`, or its key's expiry if sooner (a key never outlives the key it was made from). */
-export function* untilCommittingKeyEnds(endsAt: number): Query<number> {
+export function* untilCommittingKeyEnds(endsAt: number): Op<number> {
   const key = yield* committingKey();
   return key === null ? endsAt : Math.min(endsAt, Number(key.expiresAt));
 }
 
 /** The key in force this hash is of, or null (unknown, revoked, expired, or made from one that is). */
-export function* restrictedKeyByHash(hash: string): Query<KeyRow | null> {
+export function* restrictedKeyByHash(hash: string): Op<KeyRow | null> {
   const row = yield* remember(cacheKeys.restrictedKey(hash), "instance", function* () {
     const [found] = yield* select(agentKeys, "key_hash = ?", hash);
     return found ?? null;
@@ -121,7 +121,7 @@ export const LAST_USE_PRECISION_MS = 60_000;
 export const lastUseIsStale = (row: KeyRow, now = clock.nowMs()) => row.lastUsedAt === null || now - Number(row.lastUsedAt) >= LAST_USE_PRECISION_MS;
 
 /** Records that a request came with the key now (at most once a minute per key; concurrent requests: one write). */
-export function* touchKey(row: KeyRow): Query<void> {
+export function* touchKey(row: KeyRow): Op<void> {
   const now = clock.nowMs();
   yield* run("UPDATE agent_keys SET last_used_at = ? WHERE id = ? AND (last_used_at IS NULL OR last_used_at <= ?)", now, row.id, now - LAST_USE_PRECISION_MS);
   // The cached row (SQLite) is read again on the next request, with this time in it.
@@ -129,14 +129,14 @@ export function* touchKey(row: KeyRow): Query<void> {
 }
 
 /** Id → name of those of `ids` that are keys. */
-export function* keyNamesOf(ids: (string | null)[]): Query<Map<string, string>> {
+export function* keyNamesOf(ids: (string | null)[]): Op<Map<string, string>> {
   const wanted = [...new Set(ids.filter((id): id is string => id !== null))];
   if (wanted.length === 0) return new Map();
   const rows = yield* select(agentKeys, `id IN (${wanted.map(() => "?").join(", ")})`, ...wanted);
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
+export function* spentByKey(keyId: string): Op<Map<Currency, bigint>> {
   const rows = yield* select(keySpending, "key_id = ?", keyId);
   return new Map(rows.map((row) => [row.currency, row.spent]));
 }
@@ -145,7 +145,7 @@ export function* spentByKey(keyId: string): Query<Map<Currency, bigint>> {
  * Revokes `roots` and every key made from them, at once, and ends what they left in escrow
  * (endCommitmentsOf); returns how many keys it revoked that were not revoked yet.
  */
-function* revokeTrees(roots: KeyRow[]): Query<number> {
+function* revokeTrees(roots: KeyRow[]): Op<number> {
   const now = clock.nowMs();
   const revoked: string[] = [];
   for (let level = roots; level.length; ) {
@@ -168,7 +168,7 @@ function* revokeTrees(roots: KeyRow[]): Query<number> {
  * Revokes a key of `agentId` and every key made from it, at once. A restricted key may revoke only
  * itself and the keys made from it (`by`); the agent and owner keys any of the agent's keys.
  */
-export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Query<KeyRow> {
+export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Op<KeyRow> {
   const row = yield* find(agentKeys, id, true);
   if (!row || row.agentId !== agentId) throw notFound("key");
   if (by && row.id !== by.id && !(yield* keyChain(row.id)).some((ancestor) => ancestor.id === by.id)) throw notFound("key");
@@ -181,18 +181,18 @@ export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Quer
  * key it made and every key made from those (keys made before this was recorded too: either rotation
  * ends them); returns how many.
  */
-export function* revokeKeysMadeWith(agentId: string, madeWith: string): Query<number> {
+export function* revokeKeysMadeWith(agentId: string, madeWith: string): Op<number> {
   const roots = yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND (made_with = ? OR made_with IS NULL) AND revoked_at IS NULL ${FOR_UPDATE}`, agentId, madeWith);
   return yield* revokeTrees(roots);
 }
 
 /** Every restricted key of the agent, and so every key made from one (MCP hosts' grants and their tokens too), revoked at once; returns how many. */
-export function* revokeAllKeys(agentId: string): Query<number> {
+export function* revokeAllKeys(agentId: string): Op<number> {
   return yield* revokeTrees(yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND revoked_at IS NULL ${FOR_UPDATE}`, agentId));
 }
 
 /** How many of the agent's keys are in force, OAuth access tokens aside: what MAX_ACTIVE_KEYS bounds. */
-export function* activeKeyCount(agentId: string): Query<number> {
+export function* activeKeyCount(agentId: string): Op<number> {
   const row = yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM agent_keys WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ? AND purpose <> 'oauth_token'", agentId, clock.nowMs());
   return Number(row!.n);
 }
@@ -230,7 +230,7 @@ export function* keyView(row: KeyRow) {
   };
 }
 
-export type KeyView = ReturnType<typeof keyView> extends Query<infer View> ? View : never;
+export type KeyView = ReturnType<typeof keyView> extends Op<infer View> ? View : never;
 
 export function* listKeys(agentId: string, window: PageWindow) {
   const page = yield* newestFirst({ table: agentKeys, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);

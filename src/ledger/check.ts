@@ -1,13 +1,13 @@
 // The ledger's invariants, checked from the raw tables: every entry balances per currency, every
 // account's balance (and posting count) equals what its postings say, no agent account is negative,
 // and each agent's held balance per currency is the sum of its PENDING holds (ledger/escrow.ts).
-import { all, get, type Query } from "../db";
+import { all, get, type Op } from "../db";
 import { toMajor, type Currency } from "../money";
 
 export type LedgerCheck = ReturnType<typeof ledgerCheckOf>;
 
 /** The ledger's invariants, from the raw tables (a read). */
-export function* checkLedger(): Query<LedgerCheck> {
+export function* checkLedger(): Op<LedgerCheck> {
   const unbalancedEntries = yield* all<{ entryId: bigint; currency: Currency; sum: bigint }>(
     "SELECT entry_id AS entryId, currency, CAST(SUM(amount) AS BIGINT) AS sum FROM postings GROUP BY entry_id, currency HAVING SUM(amount) != 0",
   );

@@ -7,14 +7,14 @@
 // contract pays its escrow whole, each bet stake goes whole to the winner), so a hold has no
 // remaining amount: a feature that one day pays out in parts holds each part separately.
 import { clock } from "../clock";
-import { get, insertId, type Query } from "../db";
+import { get, insertId, type Op } from "../db";
 import type { Currency } from "../money";
 import { post, type HistoryType, type Reference } from "./ledger";
 
 export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL";
 
 /** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
-export function* hold(args: { agentId: string; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Query<bigint> {
+export function* hold(args: { agentId: string; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
   const { agentId, amount, currency, reference } = args;
   yield* post({
     type: "ESCROW_HOLD",
@@ -38,7 +38,7 @@ export function* hold(args: { agentId: string; amount: bigint; currency: Currenc
 }
 
 /** The PENDING hold `agentId` made for `reference`. Its absence is a bug of the caller, not bad input. */
-export function* pendingHold(reference: Reference, agentId: string): Query<bigint> {
+export function* pendingHold(reference: Reference, agentId: string): Op<bigint> {
   const row = yield* get<{ id: bigint }>(
     "SELECT id FROM holds WHERE reference_type = ? AND reference_id = ? AND agent_id = ? AND state = 'PENDING'",
     reference.type,
@@ -52,7 +52,7 @@ export function* pendingHold(reference: Reference, agentId: string): Query<bigin
 type ClosedHold = { agentId: string; amount: bigint; currency: Currency; referenceType: string; referenceId: string };
 
 /** PENDING → `state`, exactly once: of two ops closing the same hold, the second finds it closed. */
-function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Query<ClosedHold> {
+function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Op<ClosedHold> {
   const row = yield* get<ClosedHold>(
     `UPDATE holds SET state = ?, closed_at = ? WHERE id = ? AND state = 'PENDING'
      RETURNING agent_id AS agentId, amount, currency, reference_type AS referenceType, reference_id AS referenceId`,
@@ -68,7 +68,7 @@ function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Query<C
  * Pays the whole hold to `to`'s available balance. The entry carries the hold's reference unless the
  * payment belongs to something else (a loan offer's hold disbursed as the loan).
  */
-export function* postHold(holdId: bigint, to: string, options: { reference?: Reference; historyType?: HistoryType } = {}): Query<void> {
+export function* postHold(holdId: bigint, to: string, options: { reference?: Reference; historyType?: HistoryType } = {}): Op<void> {
   const held = yield* close(holdId, "POSTED");
   if (held.agentId === to) throw new Error(`ledger: hold ${holdId} posted to its holder (void it instead)`);
   yield* post({
@@ -82,16 +82,16 @@ export function* postHold(holdId: bigint, to: string, options: { reference?: Ref
 }
 
 /** Returns the whole hold to its holder (cancelled, declined, a bet winner's own stake, a repaid loan's collateral). */
-export function* voidHold(holdId: bigint): Query<void> {
+export function* voidHold(holdId: bigint): Op<void> {
   yield* giveBack(yield* close(holdId, "VOIDED"));
 }
 
 /** Returns the whole hold to its holder because its feature's deadline passed. */
-export function* expireHold(holdId: bigint): Query<void> {
+export function* expireHold(holdId: bigint): Op<void> {
   yield* giveBack(yield* close(holdId, "EXPIRED"));
 }
 
-function* giveBack(held: ClosedHold): Query<void> {
+function* giveBack(held: ClosedHold): Op<void> {
   yield* post({
     type: "ESCROW_RETURN",
     reference: { type: held.referenceType, id: held.referenceId },

@@ -1,7 +1,7 @@
 // An agent's history is the postings on its available accounts, newest first: one index range (and,
 // for a payment, its reason, by the payment's primary key). The restricted key that made a movement is
 // shown only to the key's own agent: the counterparty's side of the same entry says nothing of it.
-import { get, pageRows, type PageWindow, type Query } from "../db";
+import { get, pageRows, type PageWindow, type Op } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 import type { Reference } from "./ledger";
@@ -18,7 +18,7 @@ export type HistoryEntry = {
   createdAt: string;
 };
 
-export function* historyOf(agentId: string, window: PageWindow): Query<{ total: number; data: HistoryEntry[]; more: boolean }> {
+export function* historyOf(agentId: string, window: PageWindow): Op<{ total: number; data: HistoryEntry[]; more: boolean }> {
   const total = (yield* get<{ n: bigint }>("SELECT CAST(COALESCE(SUM(posting_count), 0) AS BIGINT) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'", agentId))!;
   const { rows, more } = yield* pageRows<{
     id: bigint;

@@ -2,7 +2,7 @@
 // currency; agent accounts are checked non-negative in the same transaction, before it commits.
 // These are write ops (see db/query.ts): yield* them inside write().
 import { clock } from "../clock";
-import { actingKey, all, cacheKeys, get, insertId, remember, run, runLater, type Query } from "../db";
+import { actingKey, all, cacheKeys, get, insertId, remember, run, runLater, type Op } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 
@@ -47,7 +47,7 @@ export type Entry = {
 };
 
 /** Creates an agent's available and held accounts in every currency (at registration). */
-export function* openAgentAccounts(agentId: string): Query<void> {
+export function* openAgentAccounts(agentId: string): Op<void> {
   for (const currency of CURRENCIES) {
     yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'available', ?, 0)", agentId, currency);
     yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'held', ?, 0)", agentId, currency);
@@ -55,11 +55,11 @@ export function* openAgentAccounts(agentId: string): Query<void> {
 }
 
 /** An account's id never changes: known once, remembered (on every engine and instance). */
-function accountId(ref: AccountRef): Query<bigint> {
+function accountId(ref: AccountRef): Op<bigint> {
   return remember(cacheKeys.account(ref.agentId, ref.kind, ref.currency), "everywhere", () => loadAccountId(ref));
 }
 
-function* loadAccountId(ref: AccountRef): Query<bigint> {
+function* loadAccountId(ref: AccountRef): Op<bigint> {
   if (ref.agentId === null) {
     const select = () => get<{ id: bigint }>("SELECT id FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = ?", ref.kind, ref.currency);
     const row = yield* select();
@@ -101,7 +101,7 @@ function postingsInsert(count: number): string {
  * balance covers it (the condition is checked on the row as it is when updated, so concurrent debits
  * on PostgreSQL cannot both pass). No RETURNING: on SQLite it costs more than the statement.
  */
-function* moveBalance(posting: Posting, accountId: bigint): Query<void> {
+function* moveBalance(posting: Posting, accountId: bigint): Op<void> {
   if (posting.amount > 0n || posting.account.agentId === null) {
     yield* runLater("UPDATE accounts SET balance = balance + ?, posting_count = posting_count + 1 WHERE id = ?", posting.amount, accountId);
     return;
@@ -114,7 +114,7 @@ function* moveBalance(posting: Posting, accountId: bigint): Query<void> {
  * Posts one balanced entry. Throws INSUFFICIENT_BALANCE when an agent account would go negative;
  * the caller's write op then rolls back as a whole, so nothing of the movement remains.
  */
-export function* post(entry: Entry): Query<void> {
+export function* post(entry: Entry): Op<void> {
   const sums = new Map<string, bigint>();
   for (const posting of entry.postings) {
     if (posting.amount === 0n) throw new Error("ledger: zero posting");
@@ -149,7 +149,7 @@ export function* post(entry: Entry): Query<void> {
   for (const index of order) yield* moveBalance(entry.postings[index]!, accounts[index]!);
 }
 
-export function* balancesOf(agentId: string): Query<{ currency: Currency; available: bigint; held: bigint }[]> {
+export function* balancesOf(agentId: string): Op<{ currency: Currency; available: bigint; held: bigint }[]> {
   const rows = yield* all<{ kind: AgentAccountKind; currency: Currency; balance: bigint }>("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?", agentId);
   return CURRENCIES.map((currency) => ({
     currency,

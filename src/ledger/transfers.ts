@@ -1,6 +1,6 @@
 // The movements the products use, each one balanced entry through post().
 import type { Currency } from "../money";
-import type { Query } from "../db";
+import type { Op } from "../db";
 import { post, type HistoryType, type Reference } from "./ledger";
 
 /** available → available between two agents. */
@@ -13,7 +13,7 @@ export function* transfer(args: {
   entryType?: string;
   sentAs?: HistoryType;
   receivedAs?: HistoryType;
-}): Query<void> {
+}): Op<void> {
   yield* post({
     type: args.entryType ?? "PAYMENT",
     reference: args.reference,
@@ -25,7 +25,7 @@ export function* transfer(args: {
 }
 
 /** Money from the outside world (operator deposit, on-chain deposit) into an agent's available. */
-export function* deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): Query<void> {
+export function* deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): Op<void> {
   yield* post({
     type: "DEPOSIT",
     reference,

@@ -3,7 +3,7 @@
 // begins (LOAN_OFFER, the amount). The expiry runs in a job (src/due.ts) and on the offer a read or
 // action touches.
 import { clock, iso } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
@@ -49,7 +49,7 @@ export function offerView(row: Offer) {
 export const setOfferStatus = (row: Offer, status: string) => update(loanOffers, row.id, { status, updatedAt: clock.nowMs() });
 
 /** A write op: an OPEN offer past expiresAt becomes EXPIRED and its amount returns to the lender. */
-export function* expireOfferIfDue(row: Offer): Query<Offer> {
+export function* expireOfferIfDue(row: Offer): Op<Offer> {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
   yield* expireHold(yield* pendingHold(offerRef(row), row.lenderId));
   const next = yield* setOfferStatus(row, "EXPIRED");

@@ -5,7 +5,7 @@
 // (LOAN_BORROW, principal + interest to the lender); repayment and default settle it.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound } from "../errors";
 import { prefixedId } from "../ids";
@@ -50,7 +50,7 @@ const loanRef = (row: { id: string }) => ({ type: "loan", id: row.id });
  * checked again: it settles the borrow (LOAN_BORROW), and what the borrower loses net, collateral
  * minus the principal it kept (at most 200 % − 100 %), is never above the principal + interest checked.
  */
-function* defaultLoanIfDue(row: Loan): Query<Loan> {
+function* defaultLoanIfDue(row: Loan): Op<Loan> {
   if (row.status !== "ACTIVE" || row.dueAt > clock.nowMs()) return row;
   const currency = row.currency;
   if (row.collateral > 0n) yield* postHold(yield* pendingHold(loanRef(row), row.borrowerId), row.lenderId);

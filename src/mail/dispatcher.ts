@@ -11,7 +11,7 @@
 // before it was marked: it is sent again, with the same Message-ID, so the receiving side can tell.
 // A failed attempt is retried with back-off (1 min, doubling to 1 h) for 24 h, then FAILED and kept.
 import { clock } from "../clock";
-import { run, write, type Query, type Row } from "../db";
+import { run, write, type Op, type Row } from "../db";
 import { backOff, claimDue, dispatcher } from "../dispatch";
 import { logLine } from "../http/log";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time";
@@ -41,7 +41,7 @@ export const stopMailer = (): Promise<void> => sender.stop(STOP_WAIT_MS);
  * attempt's. Once SENT or FAILED the body is dropped: it may hold a single-use link (a claim, a
  * sign-in), which must not outlive its message in the database or its backups.
  */
-function* record(mail: Mail, outcome: { deliveredTo: string } | { error: string; giveUp: boolean }): Query<void> {
+function* record(mail: Mail, outcome: { deliveredTo: string } | { error: string; giveUp: boolean }): Op<void> {
   const now = clock.nowMs();
   if ("deliveredTo" in outcome) {
     yield* run("UPDATE mail_outbox SET status = 'SENT', sent_at = ?, delivered_to = ?, claimed_at = NULL, error = NULL, body_text = '', body_html = NULL WHERE id = ? AND status = 'QUEUED'", now, outcome.deliveredTo, mail.id);

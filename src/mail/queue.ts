@@ -3,7 +3,7 @@
 // only if the op committed; the dispatcher sends it afterwards, never inside a transaction.
 import { clock } from "../clock";
 import { config } from "../config";
-import { afterCommit, insertNew, type Query } from "../db";
+import { afterCommit, insertNew, type Op } from "../db";
 import { isMailbox } from "../email";
 import { invalid } from "../errors";
 import { sha256Hex, uuid } from "../ids";
@@ -48,7 +48,7 @@ function messageId(event: string, to: string): string {
 }
 
 /** A write op step: queues `mail` (true), or does nothing when (event, to) is already queued or sent (false). */
-export function* queueMail(mail: Mail): Query<boolean> {
+export function* queueMail(mail: Mail): Op<boolean> {
   const to = recipient(mail.to);
   const subject = headerLine(mail.subject);
   if (!EVENT.test(mail.event)) throw invalid("event: expected 1 to 200 printable ASCII characters without spaces");

@@ -1,6 +1,6 @@
 // The operator's view of the mail outbox, and the test message an operator sends to check the settings.
 import { iso, isoOrNull } from "../clock";
-import { newestFirst, select, type PageWindow, type Query, type Row } from "../db";
+import { newestFirst, select, type PageWindow, type Op, type Row } from "../db";
 import { uuid } from "../ids";
 import { queueMail, recipient } from "./queue";
 import { mailOutbox, type MailStatus } from "./schema";
@@ -41,7 +41,7 @@ export function mailList(filter: { status?: MailStatus; to?: string }, window: P
  * without a reference). The same reference and address again queue nothing: the answer is the message
  * queued the first time.
  */
-export function* queueTestMail(to: string, reference: string | undefined): Query<ReturnType<typeof mailView>> {
+export function* queueTestMail(to: string, reference: string | undefined): Op<ReturnType<typeof mailView>> {
   const event = `mail.test:${reference ?? uuid()}`;
   yield* queueMail({
     event,

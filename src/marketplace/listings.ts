@@ -1,7 +1,7 @@
 // Listings (`svc_…`): what a provider offers, changed or withdrawn only by it, and discover, the
 // public list of what is still offered. Quotes (quotes.ts) price a listing; bookings (bookings.ts) pay it.
 import { clock, iso } from "../clock";
-import { find, insert, newestFirst, update, type PageWindow, type Query, type Row } from "../db";
+import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { notFound } from "../errors";
 import { prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
@@ -52,7 +52,7 @@ export function* createService(providerId: string, body: ListingTerms) {
 }
 
 /** The provider's own listing, locked: a change of currency converts the price it read. Anyone else gets 404. */
-function* ownListing(providerId: string, id: string): Query<Listing> {
+function* ownListing(providerId: string, id: string): Op<Listing> {
   const row = yield* find(services, id, true);
   if (!row || row.providerId !== providerId) throw notFound("service");
   return row;

@@ -2,14 +2,14 @@
 // exactly the offer that was accepted (ACCEPTED) or decline it (REJECTED), and the rows the owner's
 // approval list (src/owners/service.ts) shows beside held outflows.
 import { clock } from "../clock";
-import { find, select, type Query } from "../db";
+import { find, select, type Op } from "../db";
 import { invalidState } from "../errors";
 import { change, negotiationView, notifyParties, offerOf, partyOnly, type Negotiation } from "./negotiation";
 import { offerHash } from "./offers";
 import { negotiations } from "./schema";
 
 /** The negotiation, locked, if the owner's agent is a party to it and it waits for an owner. */
-function* awaitingOwner(ownerAgentId: string, id: string): Query<Negotiation> {
+function* awaitingOwner(ownerAgentId: string, id: string): Op<Negotiation> {
   const row = partyOnly(yield* find(negotiations, id, true), ownerAgentId);
   if (row.status !== "AWAITING_HUMAN_APPROVAL") throw invalidState(`the negotiation is ${row.status}, not AWAITING_HUMAN_APPROVAL`);
   return row;
@@ -47,7 +47,7 @@ export function ownerQueueSelect(agentId: string, status?: string): { sql: strin
   };
 }
 
-export function* negotiationsByIds(ids: string[]): Query<Negotiation[]> {
+export function* negotiationsByIds(ids: string[]): Op<Negotiation[]> {
   if (ids.length === 0) return [];
   return yield* select(negotiations, `id IN (${ids.map(() => "?").join(", ")})`, ...ids);
 }

@@ -2,13 +2,13 @@
 // (src/due.ts) in the job, before a read or list of the caller's negotiations, and before an
 // action, each in an op of its own; an action's op also applies it to the row it locks.
 import { clock } from "../clock";
-import { find, write, type Query } from "../db";
+import { find, write, type Op } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { change, notifyParties, type Negotiation } from "./negotiation";
 import { negotiations } from "./schema";
 
 /** A write op: OPEN past its expiry becomes EXPIRED (returns the row as it now is). */
-export function* expireIfDue(row: Negotiation): Query<Negotiation> {
+export function* expireIfDue(row: Negotiation): Op<Negotiation> {
   if (row.status !== "OPEN" || row.expiresAt > clock.nowMs()) return row;
   const expired = yield* change(row, { status: "EXPIRED" });
   yield* notifyParties(expired, "negotiation.expired", `Negotiation "${row.subject}" expired`);
@@ -43,7 +43,7 @@ export const expireIfDueById = (id: string) => applyIfDue(dueExpiries, id);
  * An action on one negotiation: its due expiry is committed first, in an op of its own, so a 409 on
  * an expired negotiation leaves it stored as EXPIRED.
  */
-export async function actOn<T>(id: string, op: () => Query<T>): Promise<T> {
+export async function actOn<T>(id: string, op: () => Op<T>): Promise<T> {
   await expireIfDueById(id);
   return write(op);
 }

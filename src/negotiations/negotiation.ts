@@ -2,7 +2,7 @@
 // read from their JSON columns, whose turn it is, the one row→answer view, a change (updatedAt with
 // it) and the notices to the parties.
 import { clock, iso, isoOrNull } from "../clock";
-import { update, type Changes, type Query, type Row } from "../db";
+import { update, type Changes, type Op, type Row } from "../db";
 import { notFound } from "../errors";
 import { notifyFinancial } from "../webhooks/outbox";
 import { negotiations, type HistoryItem, type Offer } from "./schema";
@@ -50,7 +50,7 @@ export function negotiationView(row: Negotiation) {
 /** Writes `changes` to the negotiation, updatedAt with them; answers the row after it. */
 export const change = (row: Negotiation, changes: Changes<typeof negotiations>, now = clock.nowMs()) => update(negotiations, row.id, { ...changes, updatedAt: now });
 
-export function* notifyParties(row: Negotiation, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): Query<void> {
+export function* notifyParties(row: Negotiation, kind: string, summary: string, parties = [row.initiatorId, row.counterpartyId]): Op<void> {
   const data = { negotiationId: row.id, status: row.status, subject: row.subject, offer: offerOf(row) };
   for (const agentId of parties) yield* notifyFinancial(agentId, kind, data, summary);
 }

@@ -6,7 +6,7 @@
 import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
 import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { find, FOR_UPDATE, get, insert, newestFirst, read, select, type PageWindow, type Query } from "../db";
+import { find, FOR_UPDATE, get, insert, newestFirst, read, select, type PageWindow, type Op } from "../db";
 import { ApiError, invalid, invalidState } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
@@ -25,7 +25,7 @@ const LIVE_IN = `(${LIVE.map(() => "?").join(", ")})`;
 const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /** A negotiation as its party sees it, locked, with its due expiry applied; anyone else gets 404. */
-function* forParty(id: string, agentId: string): Query<Negotiation> {
+function* forParty(id: string, agentId: string): Op<Negotiation> {
   return yield* expireIfDue(partyOnly(yield* find(negotiations, id, true), agentId));
 }
 

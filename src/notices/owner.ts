@@ -12,7 +12,7 @@ import { ownerOf } from "../accounts/service";
 import { findAgent } from "../agents/service";
 import { iso } from "../clock";
 import { uuid } from "../ids";
-import { select, type Query } from "../db";
+import { select, type Op } from "../db";
 import { queueMail } from "../mail/queue";
 import { ownerLinks } from "../accounts/schema";
 import { consoleUrl, mailClaimLink } from "./links";
@@ -21,7 +21,7 @@ import { queueOwnerWebhook } from "../owner-webhooks/queue";
 import { channelsOf } from "../owner-webhooks/settings";
 
 /** The address a claim link of the agent last went to, while nobody has claimed it; null if none ever did. */
-function* claimAddressOf(agentId: string): Query<string | null> {
+function* claimAddressOf(agentId: string): Op<string | null> {
   const [link] = yield* select(ownerLinks, "agent_id = ? AND purpose = 'claim' ORDER BY created_at DESC LIMIT 1", agentId);
   return link?.email ?? null;
 }
@@ -29,7 +29,7 @@ function* claimAddressOf(agentId: string): Query<string | null> {
 const footer = (link: string | null) => (link ? ["", `Open it in the console: ${consoleUrl(link)}`, "(The link only shows it: nothing is decided until you press a button there.)"] : []);
 
 /** A write op step: the notice goes to the agent's owner (see above); nothing when nobody can be reached. */
-export function* tellOwner(notice: Notice): Query<void> {
+export function* tellOwner(notice: Notice): Op<void> {
   const owner = yield* ownerOf(notice.agentId);
   const agent = (yield* findAgent(notice.agentId))!;
   const text = [`${agent.name}: ${notice.text}`, ...footer(notice.link)].join("\n");
@@ -49,7 +49,7 @@ export function* tellOwner(notice: Notice): Query<void> {
  * A write op step: the owner hears that a key was made for its agent — its name, what it may do, by
  * whom. `id`: the key's (null for an MCP host's access, whose grant key is made when its code is exchanged).
  */
-export function* tellOwnerOfKey(agentId: string, key: { id: string | null; name: string; scopes: readonly string[]; expiresAt: bigint | number }, by: string): Query<void> {
+export function* tellOwnerOfKey(agentId: string, key: { id: string | null; name: string; scopes: readonly string[]; expiresAt: bigint | number }, by: string): Op<void> {
   const until = `${iso(key.expiresAt).slice(0, 10)}`;
   yield* tellOwner({
     kind: "key.created",

@@ -4,7 +4,7 @@
 // refuses metadata this server cannot honour.
 import ipaddr from "ipaddr.js";
 import { clock } from "../clock";
-import { find, get, insert, run, write, type Query, type Row } from "../db";
+import { find, get, insert, run, write, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError } from "../errors";
 import { uuid } from "../ids";
@@ -72,7 +72,7 @@ export function registrantOf(address: string): string {
 }
 
 /** Refuses a registrant's registration past its day's bound, saying when the oldest of them leaves the window. */
-function* assertRegistrantWithinDay(registrant: string, now: number): Query<void> {
+function* assertRegistrantWithinDay(registrant: string, now: number): Op<void> {
   const since = now - DAY_MS;
   const counted = (yield* get<{ count: bigint; oldest: bigint | null }>("SELECT COUNT(*) AS count, MIN(created_at) AS oldest FROM oauth_clients WHERE registered_from = ? AND created_at > ?", registrant, since))!;
   if (counted.count < BigInt(CLIENT_LIMITS.perRegistrantPerDay)) return;
@@ -82,7 +82,7 @@ function* assertRegistrantWithinDay(registrant: string, now: number): Query<void
 }
 
 /** A write op: registers a public client (RFC 7591) for `registrant` (registrantOf the caller's address). */
-export function* registerClient(metadata: ClientMetadata, registrant: string): Query<ClientRow> {
+export function* registerClient(metadata: ClientMetadata, registrant: string): Op<ClientRow> {
   if (metadata.token_endpoint_auth_method !== undefined && metadata.token_endpoint_auth_method !== "none") {
     throw new OAuthError("invalid_client_metadata", "token_endpoint_auth_method: only none (public clients with PKCE)");
   }
@@ -108,7 +108,7 @@ export function* registerClient(metadata: ClientMetadata, registrant: string): Q
  * A write op: deletes a client that is due (no grant a day after registering) with its codes, unless
  * a code of it may still be exchanged (it waits until that code expires).
  */
-function* deleteClientIfUnused(id: string): Query<boolean> {
+function* deleteClientIfUnused(id: string): Op<boolean> {
   const client = yield* find(oauthClients, id, true);
   const now = clock.nowMs();
   if (!client || client.expiresAt === null || client.expiresAt > now) return false;

@@ -5,7 +5,7 @@
 // against the grant's budget and revoking the grant key revokes them all.
 import { findAgent } from "../agents/service";
 import { clock } from "../clock";
-import { find, insert, insertOnly, run, runLater, select, update, type Query } from "../db";
+import { find, insert, insertOnly, run, runLater, select, update, type Op } from "../db";
 import { secret, sha256Hex } from "../ids";
 import { createKey, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
@@ -26,7 +26,7 @@ export type AuthorizationRequest = { client: ClientRow; redirectUri: string; cod
 export type Consent = { scopes: Scope[]; budgets: Partial<Record<Currency, number>> };
 
 /** A write op: the code for an approved request (shown once, in the redirect). */
-export function* issueCode(agentId: string, request: AuthorizationRequest, consent: Consent): Query<string> {
+export function* issueCode(agentId: string, request: AuthorizationRequest, consent: Consent): Op<string> {
   const code = secret("oc_");
   const agent = (yield* findAgent(agentId))!;
   yield* insert(oauthCodes, {
@@ -53,7 +53,7 @@ const pkceOf = (verifier: string) => new Bun.CryptoHasher("sha256").update(verif
 const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 
 /** An access token for the grant whose key this is. */
-function* mintAccessToken(grantKey: KeyRow, clientName: string): Query<string> {
+function* mintAccessToken(grantKey: KeyRow, clientName: string): Op<string> {
   // The token's own budget is what the grant has left (the smallest unit once it is spent: a budget
   // is positive); the grant key above it counts every outflow anyway.
   const budgets: NonNullable<NewKey["budgets"]> = Object.create(null);
@@ -76,7 +76,7 @@ const tokensOf = (accessToken: string, refreshToken: string, grantKey: KeyRow): 
 export type CodeExchange = { clientId: string; code: string; codeVerifier: string; redirectUri: string; resource: string | undefined };
 
 /** A write op: the authorization_code grant. A code works once; used again, the grant it made is revoked. */
-export function* exchangeCode(asked: CodeExchange): Query<Tokens | Refused> {
+export function* exchangeCode(asked: CodeExchange): Op<Tokens | Refused> {
   const codeHash = sha256Hex(asked.code);
   const [code] = yield* select(oauthCodes, "code_hash = ?", codeHash);
   if (!code || code.clientId !== asked.clientId) return { refused: invalidGrant("unknown code, or a code of another client") };
@@ -106,7 +106,7 @@ export function* exchangeCode(asked: CodeExchange): Query<Tokens | Refused> {
 export const ROTATED_TOKENS_KEPT = 100;
 
 /** A refresh token sent a second time: the server cannot tell the client from whoever else has a copy, so the grant ends (RFC 9700 §4.14.2). */
-function* refuseReuse(grantKeyId: string): Query<Refused> {
+function* refuseReuse(grantKeyId: string): Op<Refused> {
   const grantKey = (yield* find(agentKeys, grantKeyId))!;
   yield* revokeKey(grantKey.agentId, grantKey.id, null);
   return { refused: invalidGrant("this refresh token was already used: the grant and every token it gave are revoked; authorize again") };
@@ -117,7 +117,7 @@ function* refuseReuse(grantKeyId: string): Query<Refused> {
  * token is rotated by a compare-and-set, so of two requests with one token only one gets tokens; a
  * token sent again after its rotation (or the loser of that race) revokes the grant.
  */
-export function* refreshGrant(asked: { clientId: string; refreshToken: string; resource: string | undefined }): Query<Tokens | Refused> {
+export function* refreshGrant(asked: { clientId: string; refreshToken: string; resource: string | undefined }): Op<Tokens | Refused> {
   const tokenHash = sha256Hex(asked.refreshToken);
   const [grant] = yield* select(oauthGrants, "refresh_token_hash = ?", tokenHash);
   if (!grant) {
@@ -147,7 +147,7 @@ export function* refreshGrant(asked: { clientId: string; refreshToken: string; r
 }
 
 /** A write op for the job: forgets rotated-out refresh tokens of grants that expired (a reuse has nothing left to revoke). */
-export function* purgeRotatedRefreshTokens(): Query<void> {
+export function* purgeRotatedRefreshTokens(): Op<void> {
   yield* run("DELETE FROM oauth_rotated_refresh_tokens WHERE expires_at <= ?", clock.nowMs());
 }
 

@@ -5,7 +5,7 @@
 // hold goes back to the agent's available balance, the amount leaves the 24 h usage, and the agent is
 // told (notification.financial with the reason).
 import { clock, iso } from "../clock";
-import { afterCommit, find, insert, select, update, type Query, type Row } from "../db";
+import { afterCommit, find, insert, select, update, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { canonicalJson } from "../json";
@@ -39,7 +39,7 @@ const utc = (ms: bigint | number) => `${iso(ms).slice(0, 16).replace("T", " ")} 
 const reasonWords = (row: ApprovalRow) => (row.reason ?? "").replace(/^[A-Z_]+: /, "");
 
 /** A write op step: the agent's owner hears of approval `id` (held, a reminder, or how it ended), in a sentence like the console's card. */
-export function* tellOwnerOf(id: string, kind: keyof typeof WHAT_IT_SAYS): Query<void> {
+export function* tellOwnerOf(id: string, kind: keyof typeof WHAT_IT_SAYS): Op<void> {
   const row = (yield* find(approvals, id))!;
   const names = yield* namesOf([row.counterpartyId]);
   const sentence = heldSentence({ kind: row.kind, amount: row.amount, currency: row.currency, counterparty: row.counterpartyId && (names.get(row.counterpartyId) ?? row.counterpartyId), terms: JSON.parse(row.terms) });
@@ -91,13 +91,13 @@ const reference = (id: string) => ({ type: "approval", id });
  * The held money goes back to the agent's available balance (nothing was held for a borrow without
  * collateral): the hold EXPIRED when the approval did, VOIDED otherwise.
  */
-function* giveBack(row: ApprovalRow, expired = false): Query<void> {
+function* giveBack(row: ApprovalRow, expired = false): Op<void> {
   if (row.held === 0n) return;
   const holdId = yield* pendingHold(reference(row.id), row.agentId);
   yield* (expired ? expireHold(holdId) : voidHold(holdId));
 }
 
-export function* approvalsByIds(ids: string[]): Query<ApprovalRow[]> {
+export function* approvalsByIds(ids: string[]): Op<ApprovalRow[]> {
   if (ids.length === 0) return [];
   return yield* select(approvals, `id IN (${ids.map(() => "?").join(", ")})`, ...ids);
 }
@@ -153,7 +153,7 @@ export function* holdOutflow(outflow: Outflow) {
  * to the agent's available balance for the outflow to take, and marks the approval APPROVED — in the
  * same transaction as the outflow itself, so it happens once or not at all.
  */
-export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
+export function* takeGrant(outflow: Outflow, grant: Grant): Op<void> {
   const row = yield* find(approvals, grant.approvalId, true);
   if (!row || row.agentId !== outflow.agentId) throw notFound("approval");
   if (row.status !== "PENDING") throw invalidState(`the approval is ${row.status}`);
@@ -170,7 +170,7 @@ export function* takeGrant(outflow: Outflow, grant: Grant): Query<void> {
 const notice = (row: ApprovalRow, reason: string | null) => ({ approvalId: row.id, outflow: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, reason });
 
 /** Ends a PENDING approval without the outflow: hold released, usage given back, the agent told. */
-export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Query<void> {
+export function* closeApproval(row: ApprovalRow, status: "DECLINED" | "EXPIRED" | "FAILED", reason: string): Op<void> {
   yield* giveBack(row, status === "EXPIRED");
   yield* uncountOutflow(row.agentId, row.currency, row.amount, Number(row.usageBucket));
   yield* update(approvals, row.id, { status, reason, decidedAt: clock.nowMs(), remindAt: null });

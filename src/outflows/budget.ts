@@ -5,7 +5,7 @@
 // has a budget in (fails closed). The total is counted by one conditional UPDATE per key (`spent +
 // amount <= total`), so concurrent outflows of one key, on either engine and any instance, can never
 // together pass it: each sees the others' counts or waits for their row lock.
-import { actingKey, run, select, type Query } from "../db";
+import { actingKey, run, select, type Op } from "../db";
 import { ApiError } from "../errors";
 import { toMajor, type Currency } from "../money";
 import type { Outflow } from "./approvals";
@@ -24,7 +24,7 @@ function assertAllowed(key: KeyRow, spend: Spend): void {
 }
 
 /** Adds the spend to the key's count; throws KEY_BUDGET_EXCEEDED, naming what is left, if it would pass a budget. */
-function* count(key: KeyRow, spend: Spend): Query<void> {
+function* count(key: KeyRow, spend: Spend): Op<void> {
   const { currency, amount } = spend;
   const budgets = budgetsOf(key);
   const budget = budgets[currency];
@@ -56,7 +56,7 @@ function* count(key: KeyRow, spend: Spend): Query<void> {
 }
 
 /** Key `keyId`'s chain in force (403 KEY_INACTIVE), each key's allowlist, and, when `counted` is false, each key's budgets. */
-export function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query<void> {
+export function* chargeKey(keyId: string, spend: Spend, counted: boolean): Op<void> {
   for (const key of yield* chainInForce(keyId)) {
     assertAllowed(key, spend);
     if (!counted) yield* count(key, spend);
@@ -67,7 +67,7 @@ export function* chargeKey(keyId: string, spend: Spend, counted: boolean): Query
  * In authorizeOutflow: nothing for the agent key; for the acting restricted key, its chain in force and
  * its allowlist, and its budgets unless the outflow was `counted` when it was held for the owner.
  */
-export function* chargeActingKey(outflow: Outflow, counted = false): Query<void> {
+export function* chargeActingKey(outflow: Outflow, counted = false): Op<void> {
   const keyId = yield* actingKey();
   if (keyId !== null) yield* chargeKey(keyId, outflow, counted);
 }

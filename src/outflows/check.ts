@@ -6,7 +6,7 @@
 // check. test/money-paths.test.ts lists every movement of money and what checked it.
 import { assertNotFrozen } from "../agents/freeze";
 import { findAgent, lockAgents } from "../agents/service";
-import { type Query } from "../db";
+import { type Op } from "../db";
 import { ApiError } from "../errors";
 import { Deferred } from "../auth/mutation";
 import { ownProperty } from "../json";
@@ -71,7 +71,7 @@ function assertPerTransaction(policy: Policy, outflow: Outflow): void {
 }
 
 /** The 24 h cap. The agent's row is locked first, so concurrent outflows of one agent (on any instance) are counted one after the other. */
-function* assertDaily(policy: Policy, outflow: Outflow): Query<void> {
+function* assertDaily(policy: Policy, outflow: Outflow): Op<void> {
   const limit = policy.daily[outflow.currency];
   if (limit === undefined) return;
   yield* lockAgents([outflow.agentId]);
@@ -96,7 +96,7 @@ const needsApproval = (policy: Policy, outflow: Outflow) => {
  * `daily`: the 24 h cap and the key's budgets too (not for a granted outflow: counted when it was held).
  * Returns the policy (null: none).
  */
-function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
+function* checkLimits(outflow: Outflow, daily: boolean): Op<Policy | null> {
   const agent = (yield* findAgent(outflow.agentId))!;
   // Frozen first: an owner's or the operator's brake refuses whatever the limits would say.
   assertNotFrozen(agent);
@@ -117,7 +117,7 @@ function* checkLimits(outflow: Outflow, daily: boolean): Query<Policy | null> {
  * KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED; throws Deferred (202, the outflow held for the owner) above
  * the approval amount; otherwise counts the outflow in the agent's 24 h usage.
  */
-export function* authorizeOutflow(outflow: Outflow, sanction: Sanction = NO_SANCTION): Query<void> {
+export function* authorizeOutflow(outflow: Outflow, sanction: Sanction = NO_SANCTION): Op<void> {
   const grant = ownProperty(sanction, "grant");
   if (grant) {
     // Limits are checked again as it goes out (an owner who tightened the policy meanwhile is obeyed),

@@ -6,7 +6,7 @@
 // it goes on whatever the agent's state.
 import { assertNotFrozen } from "../agents/freeze";
 import { findAgent } from "../agents/service";
-import { actingKey, type Query } from "../db";
+import { actingKey, type Op } from "../db";
 import { committingKeyOf, keyChain } from "../keys/service";
 import { chargeKey, type Spend } from "./budget";
 
@@ -39,7 +39,7 @@ export type Release = Spend & { kind: ReleaseKind; agentId: string; madeBy: stri
  * it, or one that key was made from); the agent key acts freely. Throws AGENT_FROZEN, KEY_INACTIVE,
  * KEY_SCOPE_DENIED or KEY_BUDGET_EXCEEDED.
  */
-export function* authorizeRelease(release: Release): Query<void> {
+export function* authorizeRelease(release: Release): Op<void> {
   if (!RELEASES[release.kind].whileFrozen) assertNotFrozen((yield* findAgent(release.agentId))!);
   const keyId = yield* actingKey();
   if (keyId === null) return;

@@ -3,7 +3,7 @@
 // last 24 h, so it spans 24 h to 24 h 10 min: a cap is never exceeded within any 24 h (it may hold an
 // outflow back up to 10 minutes longer than a to-the-millisecond window would).
 import { clock } from "../clock";
-import { get, run, runLater, type Query } from "../db";
+import { get, run, runLater, type Op } from "../db";
 import type { Currency } from "../money";
 import { DAY_MS, MINUTE_MS } from "../time";
 
@@ -13,7 +13,7 @@ export const currentBucket = () => Math.floor(clock.nowMs() / BUCKET_MS);
 const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_MS);
 
 /** Adds an outflow to its agent's current bucket (an atomic upsert: concurrent outflows all count). */
-export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Query<void> {
+export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Op<void> {
   yield* runLater(
     `INSERT INTO outflow_usage (bucket, agent_id, currency, amount) VALUES (?, ?, ?, ?)
      ON CONFLICT (bucket, agent_id, currency) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
@@ -25,7 +25,7 @@ export function* countOutflow(agentId: string, currency: Currency, amount: bigin
 }
 
 /** Takes back what was counted for an outflow that never went out (a declined or expired approval). */
-export function* uncountOutflow(agentId: string, currency: Currency, amount: bigint, bucket: number): Query<void> {
+export function* uncountOutflow(agentId: string, currency: Currency, amount: bigint, bucket: number): Op<void> {
   yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE bucket = ? AND agent_id = ? AND currency = ?", amount, bucket, agentId, currency);
 }
 
@@ -41,7 +41,7 @@ function windowSum(count: number): string {
 }
 
 /** The agent's outflows in the window: each of its buckets looked up by key. */
-export function* spentInWindow(agentId: string, currency: Currency): Query<bigint> {
+export function* spentInWindow(agentId: string, currency: Currency): Op<bigint> {
   const buckets: number[] = [];
   for (let bucket = firstBucketInWindow(); bucket <= currentBucket(); bucket++) buckets.push(bucket);
   const row = yield* get<{ spent: bigint | null }>(windowSum(buckets.length), ...buckets, agentId, currency);
@@ -49,6 +49,6 @@ export function* spentInWindow(agentId: string, currency: Currency): Query<bigin
 }
 
 /** A job's write op: drops buckets that left every window. */
-export function* purgeOldUsage(): Query<void> {
+export function* purgeOldUsage(): Op<void> {
   yield* run("DELETE FROM outflow_usage WHERE bucket < ?", firstBucketInWindow() - 1);
 }

@@ -9,7 +9,7 @@
 // At most once per (event, owner) is the outbox's unique key; a notice is DELIVERED once its receiver
 // answered 2xx. A crash between that answer and its record sends it again, with the same webhook-id.
 import { clock } from "../clock";
-import { read, run, write, type Query, type Row } from "../db";
+import { read, run, write, type Op, type Row } from "../db";
 import { backOff, claimDue, dispatcher } from "../dispatch";
 import { logLine } from "../http/log";
 import { DAY_MS, HOUR_MS } from "../time";
@@ -37,7 +37,7 @@ export const wakeOwnerWebhooks = (): void => sender.wake();
 export const stopOwnerWebhooks = (): Promise<void> => sender.stop(STOP_WAIT_MS);
 
 /** A write op: what the attempt came to (null: the owner has no webhook any more). Recorded only while the claim is still this attempt's. */
-function* record(notice: Notice, attempt: Attempt | null): Query<void> {
+function* record(notice: Notice, attempt: Attempt | null): Op<void> {
   const now = clock.nowMs();
   const mine = "id = ? AND status = 'QUEUED' AND claimed_at = ?";
   if (attempt === null) {

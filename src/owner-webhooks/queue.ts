@@ -3,7 +3,7 @@
 // transaction, so it exists if and only if the op committed; the dispatcher sends it afterwards, never
 // inside a transaction. This folder knows no kind of notice: notices/ (above it) names them.
 import { clock, iso, isoOrNull } from "../clock";
-import { afterCommit, get, insertNew, select, type Query, type Row } from "../db";
+import { afterCommit, get, insertNew, select, type Op, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
@@ -26,7 +26,7 @@ const TEST_EVENT = "owner.test:";
  * A write op step: queues `notice` for the owner's webhook, to be sent after the commit; nothing when
  * the owner has no webhook, turned it off for the notice's kind, or was already sent this event.
  */
-export function* queueOwnerWebhook(ownerId: string, notice: Notice, agentName: string): Query<void> {
+export function* queueOwnerWebhook(ownerId: string, notice: Notice, agentName: string): Op<void> {
   if (!EVENT.test(notice.event)) throw invalid("event: expected 1 to 200 printable ASCII characters without spaces");
   const data = JSON.stringify(notice.data);
   if ([...notice.subject].length > MAX_SUBJECT || notice.text.length > MAX_TEXT || data.length > MAX_DATA) {
@@ -62,7 +62,7 @@ export function* queueOwnerWebhook(ownerId: string, notice: Notice, agentName: s
  * other; at most TEST_NOTICES_PER_HOUR an hour (429 past it). Answers whether it was queued (false: the
  * owner has no webhook, or turned it off for this kind).
  */
-export function* queueTestNotice(ownerId: string, notice: Omit<Notice, "event">, agentName: string): Query<boolean> {
+export function* queueTestNotice(ownerId: string, notice: Omit<Notice, "event">, agentName: string): Op<boolean> {
   const since = clock.nowMs() - HOUR_MS;
   const recent = yield* get<{ count: bigint }>("SELECT COUNT(*) AS count FROM owner_webhook_notices WHERE owner_id = ? AND created_at > ? AND event LIKE ?", ownerId, since, `${TEST_EVENT}%`);
   if (Number(recent?.count ?? 0) >= TEST_NOTICES_PER_HOUR) throw new ApiError("RATE_LIMIT_EXCEEDED", `at most ${TEST_NOTICES_PER_HOUR} test notices an hour: try again later`);
@@ -88,6 +88,6 @@ function noticeView(row: Row<typeof ownerWebhookNotices>) {
 }
 
 /** The owner's latest notices sent (or being sent) to the webhook, newest first. */
-export function* latestNotices(ownerId: string, limit: number): Query<ReturnType<typeof noticeView>[]> {
+export function* latestNotices(ownerId: string, limit: number): Op<ReturnType<typeof noticeView>[]> {
   return (yield* select(ownerWebhookNotices, "owner_id = ? ORDER BY created_at DESC, id DESC LIMIT ?", ownerId, limit)).map(noticeView);
 }

@@ -3,7 +3,7 @@
 // again at every delivery: src/net/outbound.ts); the secret is made with the first URL, shown once
 // then and after each rotation, and kept when the URL or format changes.
 import { clock } from "../clock";
-import { FOR_UPDATE, insertNew, run, select, together, write, type Query } from "../db";
+import { FOR_UPDATE, insertNew, run, select, together, write, type Op } from "../db";
 import { invalid, invalidState } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
@@ -18,7 +18,7 @@ export type Channels = { email: boolean; webhook: boolean };
 export type Choice = { kind: string; email: boolean; webhook?: boolean };
 
 /** The owner's webhook with its secret (for signing), or null. */
-export function* ownerWebhookOf(ownerId: string): Query<OwnerWebhook | null> {
+export function* ownerWebhookOf(ownerId: string): Op<OwnerWebhook | null> {
   const [hook] = yield* select(ownerWebhooks, "owner_id = ?", ownerId);
   return hook ? { url: hook.url, format: hook.format, secret: hook.secret } : null;
 }
@@ -44,12 +44,12 @@ export async function setOwnerWebhook(ownerId: string, url: string, format: stri
 }
 
 /** A write op: the owner's webhook is gone (its secret with it); what waits to be sent is skipped. */
-export function* removeOwnerWebhook(ownerId: string): Query<void> {
+export function* removeOwnerWebhook(ownerId: string): Op<void> {
   yield* run("DELETE FROM owner_webhooks WHERE owner_id = ?", ownerId);
 }
 
 /** A write op: a new signing secret, answered once; deliveries from now on are signed with it. */
-export function* rotateOwnerWebhookSecret(ownerId: string): Query<string> {
+export function* rotateOwnerWebhookSecret(ownerId: string): Op<string> {
   const [hook] = yield* select(ownerWebhooks, `owner_id = ? ${FOR_UPDATE}`, ownerId);
   if (!hook) throw invalidState("there is no webhook: set one first (its secret is made with it)");
   const secret = webhookSecret();
@@ -60,13 +60,13 @@ export function* rotateOwnerWebhookSecret(ownerId: string): Query<string> {
 const on = (flag: bigint) => flag === 1n;
 
 /** The owner's choices by kind (kinds never chosen are not in it: e-mail and webhook on). */
-export function* choicesOf(ownerId: string): Query<Map<string, { email: boolean; webhook: boolean }>> {
+export function* choicesOf(ownerId: string): Op<Map<string, { email: boolean; webhook: boolean }>> {
   const rows = yield* select(ownerNoticePreferences, "owner_id = ?", ownerId);
   return new Map(rows.map((row) => [row.kind, { email: on(row.email), webhook: on(row.webhook) }]));
 }
 
 /** A write op: stores the owner's choices (the caller names only kinds that exist). */
-export function* choose(ownerId: string, choices: Choice[]): Query<void> {
+export function* choose(ownerId: string, choices: Choice[]): Op<void> {
   const before = yield* choicesOf(ownerId);
   const now = clock.nowMs();
   for (const { kind, email, webhook } of choices) {
@@ -87,7 +87,7 @@ export function* choose(ownerId: string, choices: Choice[]): Query<void> {
  * The channels the owner chose for `kind`: e-mail unless turned off; the webhook when the owner has one
  * and did not turn it off for this kind. The step notices/ asks before telling an owner anything.
  */
-export function* channelsOf(ownerId: string, kind: string): Query<Channels> {
+export function* channelsOf(ownerId: string, kind: string): Op<Channels> {
   const [[choice], [hook]] = yield* together(select(ownerNoticePreferences, "owner_id = ? AND kind = ?", ownerId, kind), select(ownerWebhooks, "owner_id = ?", ownerId));
   return { email: choice ? on(choice.email) : true, webhook: hook !== undefined && (choice ? on(choice.webhook) : true) };
 }

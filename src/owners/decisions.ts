@@ -3,7 +3,7 @@
 import { frozenError } from "../agents/freeze";
 import { findAgent } from "../agents/service";
 import { clock } from "../clock";
-import { find, update, write, type Query } from "../db";
+import { find, update, write, type Op } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, tellOwnerOf, type ApprovalRow, type Grant } from "../outflows/approvals";
@@ -13,14 +13,14 @@ import { inForce, keyChain } from "../keys/service";
 const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <= clock.nowMs();
 
 /** Why a due approval expires: its 24 h passed, or the restricted key that asked for it ended first (keys/commitments.ts). */
-function* expiry(row: ApprovalRow): Query<string> {
+function* expiry(row: ApprovalRow): Op<string> {
   const chain = row.keyId === null ? [] : yield* keyChain(row.keyId);
   if (chain.some((key) => !inForce(key))) return "KEY_INACTIVE: the restricted key that asked for it was revoked or expired";
   return "APPROVAL_EXPIRED: not approved within 24 h";
 }
 
 /** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
-function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
+function* settled(ownerAgentId: string, id: string): Op<ApprovalRow> {
   const row = yield* find(approvals, id, true);
   if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
   if (!isDue(row)) return row;
@@ -34,8 +34,8 @@ function* settled(ownerAgentId: string, id: string): Query<ApprovalRow> {
  * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
  * ones, the first to lock the row acts, and the others find it decided.
  */
-async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Query<T | ApiError>): Promise<T> {
-  const outcome = await write(function* (): Query<T | ApiError> {
+async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Op<T | ApiError>): Promise<T> {
+  const outcome = await write(function* (): Op<T | ApiError> {
     const row = yield* settled(ownerAgentId, id);
     if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
     if (termsHash !== undefined && termsHash !== row.termsHash) return invalidState("the terms you decided on are not the ones held (termsHash differs)");
@@ -91,7 +91,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
 }
 
 /** A write op: the approval expires if it is still PENDING past its time; true if it did. */
-function* expireRowIfDue(id: string): Query<boolean> {
+function* expireRowIfDue(id: string): Op<boolean> {
   const row = yield* find(approvals, id, true);
   if (!row || !isDue(row)) return false;
   yield* closeApproval(row, "EXPIRED", yield* expiry(row));
@@ -107,7 +107,7 @@ export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
 export const expireDueApprovals = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });
 
 /** A write op: the owner is reminded of a PENDING approval whose reminder time came (once: the time is cleared); true if it was. */
-function* remindIfDue(id: string): Query<boolean> {
+function* remindIfDue(id: string): Op<boolean> {
   const row = yield* find(approvals, id, true);
   if (!row || row.status !== "PENDING" || row.remindAt === null || row.remindAt > clock.nowMs() || row.expiresAt <= clock.nowMs()) return false;
   yield* update(approvals, row.id, { remindAt: null });

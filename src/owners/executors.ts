@@ -5,7 +5,7 @@
 import { acceptBet, createBet } from "../betting/service";
 import { requestWithdrawal } from "../chain/withdrawals";
 import { createContract } from "../contracts/service";
-import { actingAs, write, type Query } from "../db";
+import { actingAs, write, type Op } from "../db";
 import { createOffer } from "../lending/offers";
 import { borrow } from "../lending/service";
 import { book } from "../marketplace/bookings";
@@ -17,7 +17,7 @@ import type { Executor } from "./decisions";
 import type { Sanction } from "../outflows/check";
 
 /** The held request's write op, as the feature that made it runs it. */
-type Rerun = (agentId: string, terms: any, sanction: Sanction) => Query<unknown>;
+type Rerun = (agentId: string, terms: any, sanction: Sanction) => Op<unknown>;
 
 const RERUN: Record<Exclude<OutflowKind, "X402">, Rerun> = {
   PAYMENT: (agentId, terms, sanction) => sendPayment(agentId, terms, sanction),

@@ -4,7 +4,7 @@
 import { findAgent, findAgentByKeyHash, lockAgents, namesOf, replaceKeyHash, updateAgent } from "../agents/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
-import { find, get, pageRows, read, write, type PageWindow, type Query } from "../db";
+import { find, get, pageRows, read, write, type PageWindow, type Op } from "../db";
 import { closeSessionsOf } from "./sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { secret, sha256Hex } from "../ids";
@@ -60,7 +60,7 @@ export async function setPolicy(agentId: string, input: PolicyInput) {
  * (the key it sent, or its console session) once the agent's row is locked, so of concurrent rotations
  * by one owner exactly one succeeds: the others find their credential ended (401).
  */
-export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<boolean>, keepKeys = false): Query<{ ownerKey: string; revokedKeys: number }> {
+export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Op<boolean>, keepKeys = false): Op<{ ownerKey: string; revokedKeys: number }> {
   yield* lockAgents([agentId]);
   if (!(yield* stillSignedIn())) throw new ApiError("UNAUTHORIZED", "invalid owner key: it was rotated");
   const ownerKey = secret("po_");
@@ -72,7 +72,7 @@ export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Query<bool
 }
 
 /** For rotateOwnerKey: whether `ownerKey` is the agent's owner key in force. */
-export function* ownerKeyInForce(agentId: string, ownerKey: string): Query<boolean> {
+export function* ownerKeyInForce(agentId: string, ownerKey: string): Op<boolean> {
   return (yield* findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey)))?.id === agentId;
 }
 
@@ -134,7 +134,7 @@ function negotiationApproval(row: Negotiation, agentId: string, agentName: strin
 export type ApprovalView = ReturnType<typeof outflowApproval> | ReturnType<typeof negotiationApproval>;
 
 /** The views of those of `ids` that are `agentId`'s (held outflows of it, negotiations it is party to), in order. */
-function* views(agentId: string, ids: string[]): Query<ApprovalView[]> {
+function* views(agentId: string, ids: string[]): Op<ApprovalView[]> {
   const outflows = (yield* approvalsByIds(ids)).filter((row) => row.agentId === agentId);
   const negotiations = (yield* negotiationsByIds(ids.filter((id) => !outflows.some((row) => row.id === id)))).filter((row) => isParty(row, agentId));
   const agent = (yield* findAgent(agentId))!;
@@ -161,7 +161,7 @@ function queue(agentId: string, status?: string): { sql: string; params: unknown
 }
 
 /** How many things wait for the owner (the console shows it in its navigation). */
-export function* pendingCount(agentId: string): Query<number> {
+export function* pendingCount(agentId: string): Op<number> {
   const { sql, params } = queue(agentId, "PENDING");
   return Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
 }
@@ -203,7 +203,7 @@ async function isOutflow(agentId: string, id: string): Promise<boolean> {
   return row !== null;
 }
 
-function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Query<Negotiation> {
+function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Op<Negotiation> {
   const [row] = yield* negotiationsByIds([id]);
   if (!row || !isParty(row, agentId)) throw notFound("approval");
   if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you decided on are not the ones accepted (termsHash differs)");
@@ -237,6 +237,6 @@ export async function decline(agentId: string, id: string, termsHash: string | u
 }
 
 /** The agent a held outflow is of, or null: a read for the console's link from a mail. */
-export function* approvalAgentOf(id: string): Query<string | null> {
+export function* approvalAgentOf(id: string): Op<string | null> {
   return (yield* find(approvals, id))?.agentId ?? null;
 }

@@ -3,7 +3,7 @@
 // double-submit cookie does the same job).
 import { timingSafeEqual } from "node:crypto";
 import { clock } from "../clock";
-import { insert, run, select, type Query } from "../db";
+import { insert, run, select, type Op } from "../db";
 import { secret, sha256Hex } from "../ids";
 import { HOUR_MS } from "../time";
 import { consoleSessions } from "./schema";
@@ -32,14 +32,14 @@ export const sameToken = (a: string | undefined | null, b: string | undefined | 
   !!a && !!b && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** A write op: a new session showing `agentId`, of the owner account `ownerId` (null: signed in with the agent's owner key); returns the cookie token. */
-export function* openSession(agentId: string, ownerId: string | null = null): Query<{ token: string; maxAgeSeconds: number }> {
+export function* openSession(agentId: string, ownerId: string | null = null): Op<{ token: string; maxAgeSeconds: number }> {
   const token = secret("cs_");
   const now = clock.nowMs();
   yield* insert(consoleSessions, { tokenHash: sha256Hex(token), agentId, ownerId, csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
   return { token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 
-export function* sessionOf(request: Request): Query<Session | null> {
+export function* sessionOf(request: Request): Op<Session | null> {
   const token = readCookie(request, SESSION_COOKIE);
   if (!token) return null;
   const [row] = yield* select(consoleSessions, "token_hash = ?", sha256Hex(token));
@@ -48,18 +48,18 @@ export function* sessionOf(request: Request): Query<Session | null> {
 }
 
 /** A write op: every session signed in with the agent's owner key ends (it was replaced); sessions by e-mail stay. */
-export function* closeSessionsOf(agentId: string): Query<void> {
+export function* closeSessionsOf(agentId: string): Op<void> {
   yield* run("DELETE FROM console_sessions WHERE agent_id = ? AND owner_id IS NULL", agentId);
 }
 
 /** A write op: an owner's session shows another of its agents (the caller checked the owner claimed it). */
-export function* showAgent(request: Request, agentId: string): Query<void> {
+export function* showAgent(request: Request, agentId: string): Op<void> {
   const token = readCookie(request, SESSION_COOKIE);
   if (token) yield* run("UPDATE console_sessions SET agent_id = ? WHERE token_hash = ? AND owner_id IS NOT NULL", agentId, sha256Hex(token));
 }
 
 /** A write op. */
-export function* closeSession(request: Request): Query<void> {
+export function* closeSession(request: Request): Op<void> {
   const token = readCookie(request, SESSION_COOKIE);
   if (token) yield* run("DELETE FROM console_sessions WHERE token_hash = ?", sha256Hex(token));
 }

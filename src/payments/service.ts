@@ -1,7 +1,7 @@
 // Payments between agents: pay() makes one, completed at once (a direct payment, a subscription charge,
 // a booking); the payment as each party sees it; the caller's tier limits.
 import { clock, iso } from "../clock";
-import { actingKey, find, insertOnly, type Query, type Row } from "../db";
+import { actingKey, find, insertOnly, type Op, type Row } from "../db";
 import { assertCanReach } from "../agents/blocks";
 import { findAgent, type AgentRow } from "../agents/service";
 import { TIERS, tierOf } from "../agents/tiers";
@@ -49,7 +49,7 @@ export function* pay(args: {
   kind: PaymentKind;
   outflow: { kind: OutflowKind; terms: Record<string, unknown> };
   sanction?: Sanction;
-}): Query<Payment> {
+}): Op<Payment> {
   if (args.toAgentId === args.fromAgentId) throw invalid("you cannot pay yourself");
   // The payer's row, read alongside, is what the outflow check below reads (the op remembers it).
   yield* assertCanReach(args.toAgentId, args.fromAgentId, "recipient agent", findAgent(args.fromAgentId));

@@ -2,11 +2,11 @@
 // and so does every restricted key it made and every key made from those (unless the caller keeps
 // them): a thief's keys do not outlive the stolen key.
 import { rotateApiKey } from "../agents/service";
-import type { Query } from "../db";
+import type { Op } from "../db";
 import { revokeKeysMadeWith } from "../keys/service";
 
 /** A write op: a new agent key (shown once) and how many restricted keys ended with the old one. `presentedHash`: see replaceKeyHash. */
-export function* rotateAgentKey(agentId: string, presentedHash: string | undefined, keepKeys: boolean): Query<{ apiKey: string; revokedKeys: number }> {
+export function* rotateAgentKey(agentId: string, presentedHash: string | undefined, keepKeys: boolean): Op<{ apiKey: string; revokedKeys: number }> {
   const { apiKey, replaced } = yield* rotateApiKey(agentId, presentedHash);
   return { apiKey, revokedKeys: keepKeys ? 0 : yield* revokeKeysMadeWith(agentId, replaced) };
 }

@@ -17,7 +17,7 @@
 //   (the treasury's transfers to custodial addresses fail the chain check themselves).
 import type { Address } from "viem";
 import type { BalanceRead } from "../chain/balances";
-import { all, get, type Query } from "../db";
+import { all, get, type Op } from "../db";
 import { toMajor } from "../money";
 
 const LIMIT = 100;
@@ -28,7 +28,7 @@ type Totals = { owed: bigint | null; x402: bigint | null; withdrawals: bigint | 
 export type CustodyRecords = { owed: bigint; x402: bigint; withdrawals: bigint; addresses: { agentId: string; address: Address; credited: bigint }[] };
 
 /** What the ledger says at block `block` (whose timestamp is `cursorTime`); read in the same snapshot as the watcher's cursor. */
-export function* custodyRecords(block: bigint, cursorTime: bigint): Query<CustodyRecords> {
+export function* custodyRecords(block: bigint, cursorTime: bigint): Op<CustodyRecords> {
   // An x402 payment to an outside payee has left once the chain used its treasury authorization; one to an
   // agent never leaves custody. A SETTLED one not seen used by B whose authorization was still valid at B
   // is used after B (one never used is the chain reconciliation's missingTransfers).

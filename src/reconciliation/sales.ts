@@ -11,13 +11,13 @@
 //   treasury signed those before it existed), the buyer's payment SETTLED to the seller for that amount,
 //   and the seller's credit (X402_SETTLED, history X402_SALE).
 import type { ServiceSigners } from "../chain/keys";
-import { all, get, type Query } from "../db";
+import { all, get, type Op } from "../db";
 
 const LIMIT = 100;
 
 type Mismatch = { saleId: string; problem: string };
 
-function* count(sql: string, ...params: unknown[]): Query<number> {
+function* count(sql: string, ...params: unknown[]): Op<number> {
   return Number((yield* get<{ n: bigint | number }>(sql, ...params))!.n);
 }
 

@@ -18,14 +18,14 @@ import { serviceSigners, type ServiceSigners } from "../chain/keys";
 import { treasuryTransfers } from "../chain/schema";
 import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
-import { all, get, read, select, type Query } from "../db";
+import { all, get, read, select, type Op } from "../db";
 import { toMajor } from "../money";
 import { custodyRecords, custodyView } from "./custody";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
 
 /** A SUM as bigint (0 when there is nothing to sum): `sql` selects CAST(SUM(...) AS BIGINT) AS n. */
-function* sumOf(sql: string, ...params: unknown[]): Query<bigint> {
+function* sumOf(sql: string, ...params: unknown[]): Op<bigint> {
   return (yield* get<{ n: bigint | null }>(sql, ...params))?.n ?? 0n;
 }
 

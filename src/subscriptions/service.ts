@@ -11,7 +11,7 @@ import { assertNotFrozen, notFrozenSql } from "../agents/freeze";
 import { findAgent } from "../agents/service";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
 import { clock, iso } from "../clock";
-import { actingAs, find, insert, newestFirst, read, run, update, write, type PageWindow, type Query, type Row } from "../db";
+import { actingAs, find, insert, newestFirst, read, run, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, type DueWork } from "../due";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
@@ -67,7 +67,7 @@ const termsOf = (row: Subscription) => ({ recipientId: row.recipientId, amount: 
  * The owner's approval amount applies when the subscription is made (`sanction` then is the
  * owner's grant, if it was held); every later charge stands on those terms, within the caps.
  */
-function* charge(row: Subscription, period: number, sanction: Sanction = { standing: true }): Query<void> {
+function* charge(row: Subscription, period: number, sanction: Sanction = { standing: true }): Op<void> {
   const payment = yield* pay({
     fromAgentId: row.payerId,
     toAgentId: row.recipientId,
@@ -117,7 +117,7 @@ export function* createSubscription(payerId: string, body: { recipientId: string
 }
 
 /** The subscription if `agentId` is one of its parties; anyone else gets 404 (existence not revealed). */
-function* findAsParty(agentId: string, id: string, locked = false): Query<Subscription> {
+function* findAsParty(agentId: string, id: string, locked = false): Op<Subscription> {
   const row = yield* find(subscriptions, id, locked);
   if (!row || (row.payerId !== agentId && row.recipientId !== agentId)) throw notFound("subscription");
   return row;
@@ -148,7 +148,7 @@ function* cancel(agentId: string, id: string) {
  * A write op: a failed charge moves the subscription to PAST_DUE, or CANCELLED after the third — at
  * once when the key that made it is no longer in force (it never will be again).
  */
-function* recordFailure(id: string, period: number, at: number, error: ApiError): Query<void> {
+function* recordFailure(id: string, period: number, at: number, error: ApiError): Op<void> {
   const row = yield* find(subscriptions, id, true);
   if (!stillDue(row, period, at)) return;
   const failedAttempts = Number(row.failedAttempts) + 1;
@@ -175,7 +175,7 @@ function* recordFailure(id: string, period: number, at: number, error: ApiError)
  * A write op: charges `period` unless another run has charged it or recorded this attempt meanwhile.
  * A frozen payer is refused (AGENT_FROZEN) before anything else could fail the attempt.
  */
-function* chargeIfStillDue(id: string, period: number, at: number): Query<void> {
+function* chargeIfStillDue(id: string, period: number, at: number): Op<void> {
   const current = yield* find(subscriptions, id, true);
   if (!stillDue(current, period, at)) return;
   assertNotFrozen((yield* findAgent(current.payerId))!);

@@ -1,10 +1,10 @@
 // An agent's balances as answered (wallet, registration, the console): available and held per currency,
 // in major units.
-import type { Query } from "../db";
+import type { Op } from "../db";
 import { balancesOf } from "../ledger/ledger";
 import { toMajor, type Currency } from "../money";
 
-export function* balancesView(agentId: string): Query<{ currency: Currency; available: number; held: number }[]> {
+export function* balancesView(agentId: string): Op<{ currency: Currency; available: number; held: number }[]> {
   return (yield* balancesOf(agentId)).map((row) => ({
     currency: row.currency,
     available: toMajor(row.available, row.currency),

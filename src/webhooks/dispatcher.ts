@@ -6,7 +6,7 @@
 // arrive twice: receivers dedupe on webhook-id.
 import { findAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Query, type Row } from "../db";
+import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Op, type Row } from "../db";
 import { dispatcher } from "../dispatch";
 import { uuid } from "../ids";
 import { logLine } from "../http/log";
@@ -22,7 +22,7 @@ type WebhookEvent = Row<typeof webhookEvents>;
 type Outcome = Attempt | { outcome: "SKIPPED"; httpStatus: null; error: string };
 
 /** A write op: takes up to `limit` events to send. Wall-clock time: the test clock must not age claims. */
-function* claim(limit: number): Query<WebhookEvent[]> {
+function* claim(limit: number): Op<WebhookEvent[]> {
   const now = Date.now();
   return yield* all<WebhookEvent>(
     `UPDATE webhook_events SET status = 'SENDING', claimed_at = ?

@@ -3,14 +3,14 @@
 // agent has a webhook URL, in the outbox, which the dispatcher delivers after the commit.
 import { clock } from "../clock";
 import { findAgent } from "../agents/service";
-import { afterCommit, insertOnly, type Query } from "../db";
+import { afterCommit, insertOnly, type Op } from "../db";
 import type { EventName } from "../inbox/schema";
 import { addToInbox } from "../inbox/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 import { webhookEvents } from "./schema";
 
-export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Query<void> {
+export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Op<void> {
   const now = clock.nowMs();
   if (inbox) {
     yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: BigInt(now) });
@@ -21,6 +21,6 @@ export function* emit(agentId: string, event: EventName, data: Record<string, un
 }
 
 /** A money event for an agent: notification.financial with a `kind`, plus an inbox line. */
-export function* notifyFinancial(agentId: string, kind: string, data: Record<string, unknown>, summary: string): Query<void> {
+export function* notifyFinancial(agentId: string, kind: string, data: Record<string, unknown>, summary: string): Op<void> {
   yield* emit(agentId, "notification.financial", { kind, ...data }, { subject: kind, body: summary });
 }

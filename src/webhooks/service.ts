@@ -4,7 +4,7 @@
 import { agents } from "../agents/schema";
 import { findAgent, updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Query, type Row } from "../db";
+import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
@@ -84,7 +84,7 @@ export function deliveriesOf(agentId: string, window: PageWindow) {
   return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("webhook_deliveries", agentId) }, window, deliveryView);
 }
 
-export function* webhookOf(agentId: string): Query<{ url: string | null; hasSecret: boolean }> {
+export function* webhookOf(agentId: string): Op<{ url: string | null; hasSecret: boolean }> {
   const row = (yield* findAgent(agentId))!;
   return { url: row.webhookUrl, hasSecret: row.webhookSecret !== null };
 }

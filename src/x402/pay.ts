@@ -22,7 +22,7 @@ import { authorizationUsed, signTransferAuthorization } from "../chain/eip3009";
 import { internalSignerAccount, serviceSignerAt, treasuryAccount } from "../chain/keys";
 import { clock } from "../clock";
 import { committingKeyId } from "../keys/service";
-import { actingAs, countAdded, find, insert, read, update, write, type Query } from "../db";
+import { actingAs, countAdded, find, insert, read, update, write, type Op } from "../db";
 import { Deferred } from "../auth/mutation";
 import { invalid } from "../errors";
 import { uuid } from "../ids";
@@ -66,7 +66,7 @@ function choose(offer: Offer, maxAmount: bigint): Requirement {
  * A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer).
  * `signedFor`: the payee agent the authorization was signed for (by the internal signer), null if by the treasury.
  */
-function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, signedFor: string | null, keyed: KeyedScope | null, sanction: Sanction): Query<Payment | Outcome> {
+function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, signedFor: string | null, keyed: KeyedScope | null, sanction: Sanction): Op<Payment | Outcome> {
   const stored = keyed && (yield* storedOutcome(keyed));
   if (stored) return stored;
   const internalAgentId = yield* agentIdAtAddress(chosen.payTo);

@@ -2,7 +2,7 @@
 // treasury authorization, and the agent's newest-first list (one payment is read by settlement.ts,
 // which decides it first if the chain already can).
 import { iso } from "../clock";
-import { FOR_UPDATE, keptCount, newestFirst, select, type PageWindow, type Query, type Row } from "../db";
+import { FOR_UPDATE, keptCount, newestFirst, select, type PageWindow, type Op, type Row } from "../db";
 import { toMajor } from "../money";
 import { x402Payments } from "./schema";
 
@@ -31,7 +31,7 @@ export function paymentView(row: Payment) {
 }
 
 /** The payment that signed the treasury authorization with this nonce, or null; `lock`: in a write op that decides it. */
-export function* paymentOfAuthorization(nonce: string, lock = false): Query<Payment | null> {
+export function* paymentOfAuthorization(nonce: string, lock = false): Op<Payment | null> {
   return (yield* select(x402Payments, `authorization_nonce = ? ${lock ? FOR_UPDATE : ""}`, nonce.toLowerCase()))[0] ?? null;
 }
 

@@ -10,7 +10,7 @@ import { authorizationUse, watchCursor } from "../chain/watcher";
 import { authorizationUsed } from "../chain/eip3009";
 import { clock } from "../clock";
 import { config } from "../config";
-import { find, read, select, update, write, type Query } from "../db";
+import { find, read, select, update, write, type Op } from "../db";
 import { notFound } from "../errors";
 import { post } from "../ledger/ledger";
 import { toMajor } from "../money";
@@ -25,7 +25,7 @@ type Sale = { id: string; resource: string | null };
  * A write op: the authorization was used on chain, or (`sale`) agentbank's facilitator settled it in the
  * ledger for the payee agent that sold the resource; the money leaves x402 in flight. `row` is locked.
  */
-export function* settle(row: Payment, transaction: string | null, sale: Sale | null = null): Query<Payment> {
+export function* settle(row: Payment, transaction: string | null, sale: Sale | null = null): Op<Payment> {
   const { currency } = row;
   const reference = { type: "x402", id: row.id };
   const amount = toMajor(row.amount, currency);
@@ -62,7 +62,7 @@ export function* settle(row: Payment, transaction: string | null, sale: Sale | n
  * sent this treasury authorization to the seller settles in the ledger (no chain transaction). False
  * when it is not PENDING any more (used on chain, or expired): nothing moves.
  */
-export function* settleAsSale(nonce: string, sellerId: string, sale: Sale): Query<boolean> {
+export function* settleAsSale(nonce: string, sellerId: string, sale: Sale): Op<boolean> {
   const row = yield* paymentOfAuthorization(nonce, true);
   if (!row || row.status !== "PENDING" || row.internalAgentId !== sellerId) return false;
   yield* settle(row, null, sale);
@@ -70,7 +70,7 @@ export function* settleAsSale(nonce: string, sellerId: string, sale: Sale): Quer
 }
 
 /** A write op: the authorization can never be used; the money goes back to the agent. `row` is locked. */
-function* refund(row: Payment, reason: string): Query<void> {
+function* refund(row: Payment, reason: string): Op<void> {
   const { currency } = row;
   const amount = toMajor(row.amount, currency);
   yield* post({
@@ -98,7 +98,7 @@ async function resolve(row: Payment, ask: boolean): Promise<void> {
   if (nonce === null || validBefore === null) return;
   const use = await read(authorizationUse(nonce));
   const cursor = await read(watchCursor());
-  let decision: ((current: Payment) => Query<unknown>) | null = null;
+  let decision: ((current: Payment) => Op<unknown>) | null = null;
   if (use) decision = (current) => settle(current, use.txHash);
   else if (cursor?.timestamp != null && cursor.timestamp >= validBefore) {
     decision = (current) => refund(current, "the authorization expired without being used");

@@ -13,7 +13,7 @@
 // plain words), and each entry says `descriptionTrust: "untrusted"`.
 import { clock, iso } from "../../clock";
 import { config } from "../../config";
-import { all, find, get, newestFirst, read, run, write, type PageWindow, type Query, type Row } from "../../db";
+import { all, find, get, newestFirst, read, run, write, type PageWindow, type Op, type Row } from "../../db";
 import { addToSetting } from "../../db/settings";
 import { applyDue, type DueWork } from "../../due";
 import { uuid } from "../../ids";
@@ -71,7 +71,7 @@ export async function recordDiscovery(agentId: string, request: FacilitatorReque
 }
 
 /** A write op: the entry's terms replaced, or a new entry if the caps leave room for it. */
-function* record(agentId: string, url: string, entry: string): Query<void> {
+function* record(agentId: string, url: string, entry: string): Op<void> {
   const now = clock.nowMs();
   const known = yield* get<{ id: string }>("SELECT id FROM x402_discovered_resources WHERE agent_id = ? AND resource = ?", agentId, url);
   if (known) {
@@ -90,7 +90,7 @@ function* record(agentId: string, url: string, entry: string): Query<void> {
 }
 
 /** Room for one more entry among those `scope` selects, at most `cap`: the oldest never sold dropped if needed; false if too many are sold. */
-function* makeRoom(scope: { where: string; params: unknown[] }, cap: number): Query<boolean> {
+function* makeRoom(scope: { where: string; params: unknown[] }, cap: number): Op<boolean> {
   const { n } = (yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM x402_discovered_resources WHERE ${scope.where}`, ...scope.params))!;
   const over = Number(n) - cap + 1;
   if (over <= 0) return true;
@@ -101,7 +101,7 @@ function* makeRoom(scope: { where: string; params: unknown[] }, cap: number): Qu
 }
 
 /** A write op: the entry dropped if it is due and has no sale within LIFETIME_MS; a newer sale moves its expiry instead. */
-function* expireIfDue(id: string): Query<boolean> {
+function* expireIfDue(id: string): Op<boolean> {
   const row = yield* find(x402DiscoveredResources, id, true);
   const now = clock.nowMs();
   if (!row || row.expiresAt > now) return false;

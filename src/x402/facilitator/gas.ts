@@ -11,7 +11,7 @@ import { tierOf, type Tier } from "../../agents/tiers";
 import { SETTLE_GAS } from "../../chain/eip3009";
 import { clock } from "../../clock";
 import { config } from "../../config";
-import { get, run, type Query } from "../../db";
+import { get, run, type Op } from "../../db";
 import { DAY_MS } from "../../time";
 import { refuse, type Refusal } from "./verify";
 
@@ -26,7 +26,7 @@ const capReached = (budget: string) => refuse("facilitator_gas_cap_reached", `th
  * A write op, first in a claim: takes the day's lock (to the commit) and answers the day's first ms.
  * Whatever the claim reads after it includes every claim committed before.
  */
-export function* lockGasDay(): Query<number> {
+export function* lockGasDay(): Op<number> {
   const now = clock.nowMs();
   const dayStart = now - (now % DAY_MS);
   yield* run("INSERT INTO x402_gas_days (day, claims) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET claims = x402_gas_days.claims + 1", dayStart);
@@ -37,7 +37,7 @@ export function* lockGasDay(): Query<number> {
  * A write op, in a claim holding the day's lock (`dayStart`), before its sale is inserted: a refusal if
  * one more settlement (SETTLE_GAS) would pass the seller's budget or the day's total; null if it fits.
  */
-export function* checkGasBudgets(agentId: string, dayStart: number): Query<Refusal | null> {
+export function* checkGasBudgets(agentId: string, dayStart: number): Op<Refusal | null> {
   const { score } = (yield* get<{ score: bigint }>("SELECT score FROM agents WHERE id = ?", agentId))!;
   const { tier } = tierOf(Number(score));
   const sellerCap = (BigInt(config.x402FacilitatorGasPerDay) * GAS_SHARE_PERCENT[tier]) / 100n;

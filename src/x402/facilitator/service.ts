@@ -24,7 +24,7 @@ import { chainSettings, publicClient } from "../../chain/client";
 import { SETTLE_GAS, signSettlement, type TransferAuthorization } from "../../chain/eip3009";
 import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
 import { clock } from "../../clock";
-import { exclusive, find, insertNew, read, run, update, write, type Query } from "../../db";
+import { exclusive, find, insertNew, read, run, update, write, type Op } from "../../db";
 import { uuid } from "../../ids";
 import { x402Sales, type SaleStatus } from "../../chain/schema";
 import { settleAsSale } from "../settlement";
@@ -43,7 +43,7 @@ export const STALE_CLAIM_MS = 60_000;
 type SettleAnswer = { success: boolean; errorReason?: string; errorMessage?: string; payer: string; transaction: string; network: string; amount?: string };
 
 /** A write op: the seller's claims that were never sent FAILED, their gas reservation released. */
-function* failStaleClaims(agentId: string): Query<void> {
+function* failStaleClaims(agentId: string): Op<void> {
   yield* run(
     "UPDATE x402_sales SET status = 'FAILED', gas = 0, error = ?, updated_at = ? WHERE agent_id = ? AND status = 'SUBMITTING' AND updated_at < ?",
     "never submitted: the service stopped between the claim and the send; the buyer signs a new authorization",
@@ -68,7 +68,7 @@ const soldBy = (agentId: string, keyId: string | null, authorization: TransferAu
 });
 
 /** A write op: the authorization is this seller's to settle, within the day's gas budgets; null if already claimed. */
-function* claim(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Query<string | Refusal | null> {
+function* claim(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | Refusal | null> {
   yield* failStaleClaims(agentId);
   const day = yield* lockGasDay();
   // Claimed by a parallel settle that committed before the lock: its outcome is answered, not a budget.
@@ -83,7 +83,7 @@ function* claim(agentId: string, keyId: string | null, authorization: TransferAu
  * A write op: an agentbank buyer's authorization, claimed and settled in the ledger at once (no gas, no
  * transaction); FAILED when its payment is no longer PENDING. Null if already claimed.
  */
-function* claimInLedger(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Query<string | null> {
+function* claimInLedger(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | null> {
   const now = clock.nowMs();
   const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, now), status: "SETTLED", gas: 0, creditedAt: now }, ["payer", "nonce"]);
   if (!sale) return null;
