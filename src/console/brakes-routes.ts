@@ -25,19 +25,19 @@ function reasonOf(body: unknown): string | null {
 
 /** The freeze form (`frozen`) or the unfreeze form: the owner's brake on or off, then what is in force. */
 const ownersBrake = (frozen: boolean) =>
-  action((session, request, body) =>
-    refusedAs(session, request, frozen ? "Freeze the agent" : "Unfreeze the agent", frozen ? "/console/freeze" : "/console", async () => {
+  action((session, _request, body) =>
+    refusedAs(session, frozen ? "Freeze the agent" : "Unfreeze the agent", frozen ? "/console/freeze" : "/console", async () => {
       const state = await write(() => setFrozen(session.agentId, "owner", frozen, reasonOf(body)));
-      return render(session, request, frozen ? "Frozen" : "Unfrozen", frozen ? "/console/freeze" : "/console", brakeOutcome(state, frozen));
+      return render(session, frozen ? "Frozen" : "Unfrozen", frozen ? "/console/freeze" : "/console", brakeOutcome(state, frozen));
     }),
   );
 
 export const brakeRoutes = new Elysia({ name: "console-brakes" })
-  .get("/freeze", signedIn(async (session, request) => render(session, request, "Freeze the agent", "/console/freeze", confirmFreeze(session.csrfToken))), { detail: { hide: true } })
+  .get("/freeze", signedIn(async (session) => render(session, "Freeze the agent", "/console/freeze", confirmFreeze(session.csrfToken))), { detail: { hide: true } })
   .post("/freeze", ownersBrake(true), { body: Form, detail: { hide: true } })
   .get(
     "/unfreeze",
-    signedIn(async (session, request) => render(session, request, "Unfreeze the agent", "/console", confirmUnfreeze(await read(freezeView(session.agentId)), session.csrfToken))),
+    signedIn(async (session) => render(session, "Unfreeze the agent", "/console", confirmUnfreeze(await read(freezeView(session.agentId)), session.csrfToken))),
     { detail: { hide: true } },
   )
   .post("/unfreeze", ownersBrake(false), { body: Form, detail: { hide: true } })
@@ -45,9 +45,9 @@ export const brakeRoutes = new Elysia({ name: "console-brakes" })
     "/activity/:kind/:id",
     ({ request, params }) =>
       signedIn((session) =>
-        refusedAs(session, request, "Activity", "/console/activity", async () => {
+        refusedAs(session, "Activity", "/console/activity", async () => {
           const shown = await confirmStop(params.kind, session.agentId, params.id, session.csrfToken, writerFor(request));
-          return render(session, request, `${STOPPABLE[params.kind].verb}?`, "/console/activity", shown);
+          return render(session, `${STOPPABLE[params.kind].verb}?`, "/console/activity", shown);
         }),
       )({ request }),
     { params: Stop, detail: { hide: true } },
@@ -56,7 +56,7 @@ export const brakeRoutes = new Elysia({ name: "console-brakes" })
     "/activity/:kind/:id",
     ({ request, params, body }) =>
       action((session) =>
-        refusedAs(session, request, "Activity", "/console/activity", async () => {
+        refusedAs(session, "Activity", "/console/activity", async () => {
           await STOPPABLE[params.kind].stop(session.agentId, params.id);
           return redirect("/console/activity");
         }),

@@ -68,9 +68,9 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       const url = new URL(request.url);
       if (!session) return signInPage(request, "Sign in to decide what the application may do.", 200, url.pathname + url.search);
       const checked = await checkAuthorization(query, baseUrlOf(request));
-      if ("page" in checked) return render(session, request, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
+      if ("page" in checked) return render(session, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
       const agent = (await read(findAgent(session.agentId)))!;
-      return render(session, request, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
+      return render(session, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
     },
     { query: AuthorizationQuery, detail: { hide: true } },
   )
@@ -87,7 +87,7 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       const consent = consentOf(body, asked);
       if (typeof consent === "string") {
         const agent = (await read(findAgent(session.agentId)))!;
-        return render(session, request, TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
+        return render(session, TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
       }
       const code = await write(function* () {
         const issued = yield* issueCode(session.agentId, asked, consent);

@@ -69,7 +69,7 @@ export function signInPage(request: Request, error?: string, status = 200, next?
  * The signed-in page: the agent's name and the count of what waits for the owner in the header, the
  * owner's freeze offered there, and while a brake is on the banner that says so above the body.
  */
-export async function render(session: Session, request: Request, title: string, current: string, body: string, status = 200) {
+export async function render(session: Session, title: string, current: string, body: string, status = 200) {
   const agent = (await read(findAgent(session.agentId)))!;
   const pending = await read(pendingCount(session.agentId));
   const others = session.ownerId === null ? [] : [...(await read(namesOf((await read(agentsOf(session.ownerId))).filter((id) => id !== agent.id))))].map(([id, name]) => ({ id, name }));
@@ -79,12 +79,12 @@ export async function render(session: Session, request: Request, title: string, 
 }
 
 /** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */
-export async function refusedAs(session: Session, request: Request, title: string, current: string, act: () => Promise<Response>) {
+export async function refusedAs(session: Session, title: string, current: string, act: () => Promise<Response>) {
   try {
     return await act();
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
-    return render(session, request, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
+    return render(session, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
   }
 }
 

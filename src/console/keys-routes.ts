@@ -26,7 +26,7 @@ export const keyRoutes = new Elysia({ name: "console-keys" })
   .get(
     "/security",
     ({ request, query }) =>
-      signedIn(async (session) => render(session, request, "Keys", "/console/security", await keysPage(session.agentId, session.csrfToken, writerFor(request), pageNumber(query.page))))({ request }),
+      signedIn(async (session) => render(session, "Keys", "/console/security", await keysPage(session.agentId, session.csrfToken, writerFor(request), pageNumber(query.page))))({ request }),
     { query: PageQuery, detail: { hide: true } },
   )
   .post(
@@ -34,7 +34,7 @@ export const keyRoutes = new Elysia({ name: "console-keys" })
     action(async (session, request, body) => {
       const outcome = await createKeyFromForm(session.agentId, (body ?? {}) as Fields);
       const shown = await keysPage(session.agentId, session.csrfToken, writerFor(request), 1, outcome);
-      return render(session, request, outcome.ok ? "New restricted key" : "Keys", "/console/security", shown, outcome.ok ? 200 : 400);
+      return render(session, outcome.ok ? "New restricted key" : "Keys", "/console/security", shown, outcome.ok ? 200 : 400);
     }),
     { body: Form, detail: { hide: true } },
   )
@@ -42,8 +42,8 @@ export const keyRoutes = new Elysia({ name: "console-keys" })
     "/security/keys/:id/revoke",
     ({ request, params }) =>
       signedIn((session) =>
-        refusedAs(session, request, "Keys", "/console/security", async () =>
-          render(session, request, "Revoke a key", "/console/security", confirmRevoke(await keyOf(session.agentId, params.id), session.csrfToken)),
+        refusedAs(session, "Keys", "/console/security", async () =>
+          render(session, "Revoke a key", "/console/security", confirmRevoke(await keyOf(session.agentId, params.id), session.csrfToken)),
         ),
       )({ request }),
     { params: Id, detail: { hide: true } },
@@ -52,40 +52,40 @@ export const keyRoutes = new Elysia({ name: "console-keys" })
     "/security/keys/:id/revoke",
     ({ request, params, body }) =>
       action((session) =>
-        refusedAs(session, request, "Keys", "/console/security", async () => {
+        refusedAs(session, "Keys", "/console/security", async () => {
           await revokeFromConsole(session.agentId, params.id);
           return redirect("/console/security");
         }),
       )({ request, body }),
     { params: Id, body: Form, detail: { hide: true } },
   )
-  .get("/security/revoke-all", signedIn(async (session, request) => render(session, request, "Revoke every restricted key", "/console/security", await confirmRevokeAll(session.agentId, session.csrfToken))), {
+  .get("/security/revoke-all", signedIn(async (session) => render(session, "Revoke every restricted key", "/console/security", await confirmRevokeAll(session.agentId, session.csrfToken))), {
     detail: { hide: true },
   })
   .post(
     "/security/revoke-all",
-    action(async (session, request) => {
+    action(async (session) => {
       const revoked = await write(() => revokeAllKeys(session.agentId));
       const shown = html`<section><p class="ok" role="status">${revoked === 1 ? "1 restricted key was" : `${revoked} restricted keys were`} revoked: none works any more.</p><p><a href="/console/security">Back to the keys</a></p></section>`;
-      return render(session, request, "Keys revoked", "/console/security", shown);
+      return render(session, "Keys revoked", "/console/security", shown);
     }),
     { body: Form, detail: { hide: true } },
   )
-  .get("/security/rotate", signedIn(async (session, request) => render(session, request, "Rotate the API key", "/console/security", confirmRotation("key", session.csrfToken))), {
+  .get("/security/rotate", signedIn(async (session) => render(session, "Rotate the API key", "/console/security", confirmRotation("key", session.csrfToken))), {
     detail: { hide: true },
   })
   .post(
     "/rotate",
-    action(async (session, request, body) => {
+    action(async (session, _request, body) => {
       const { apiKey, revokedKeys } = await write(() => rotateAgentKey(session.agentId, undefined, keeps(body)));
       const shown = html`<section><p class="ok">The API key was rotated. Store it now: it is not shown again.</p><p class="key" id="new-api-key">${apiKey}</p><p id="revoked-keys">${ended(revokedKeys)}</p></section>`;
-      return render(session, request, "New API key", "/console/security", shown);
+      return render(session, "New API key", "/console/security", shown);
     }),
     { body: Form, detail: { hide: true } },
   )
   .get(
     "/security/owner-key",
-    signedIn(async (session, request) => render(session, request, "Replace the owner key", "/console/security", confirmRotation("owner-key", session.csrfToken))),
+    signedIn(async (session) => render(session, "Replace the owner key", "/console/security", confirmRotation("owner-key", session.csrfToken))),
     { detail: { hide: true } },
   )
   .post(

@@ -10,5 +10,5 @@ const NOT_FOUND = html`<section id="not-found"><p class="error">The console has 
 
 export async function consoleNotFound(request: Request): Promise<Response> {
   const session = await read(sessionOf(request));
-  return session ? render(session, request, "Page not found", "", NOT_FOUND, 404) : page(bare("Page not found", NOT_FOUND), 404);
+  return session ? render(session, "Page not found", "", NOT_FOUND, 404) : page(bare("Page not found", NOT_FOUND), 404);
 }

@@ -17,7 +17,7 @@ const PAGE = "/console/notifications";
 type OwnerSession = Session & { ownerId: string };
 
 const show = async (session: OwnerSession, request: Request, outcome?: NotificationsOutcome, status = 200) =>
-  render(session, request, "Notifications", PAGE, await notificationsPage(session.ownerId, session.csrfToken, writerFor(request), outcome), status);
+  render(session, "Notifications", PAGE, await notificationsPage(session.ownerId, session.csrfToken, writerFor(request), outcome), status);
 
 /** A form of the page: an owner account's, its outcome (or a service's refusal, at its status) shown on the page. */
 const ownerAction = (act: (session: OwnerSession, request: Request, body: Fields) => Promise<NotificationsOutcome>) =>
@@ -36,7 +36,7 @@ export const notificationRoutes = new Elysia({ name: "console-notifications" })
   .get(
     "/notifications",
     signedIn(async (session, request) =>
-      session.ownerId === null ? render(session, request, "Notifications", PAGE, noOwnerAccount(session.csrfToken)) : show({ ...session, ownerId: session.ownerId }, request),
+      session.ownerId === null ? render(session, "Notifications", PAGE, noOwnerAccount(session.csrfToken)) : show({ ...session, ownerId: session.ownerId }, request),
     ),
     { detail: { hide: true } },
   )
@@ -58,8 +58,8 @@ export const notificationRoutes = new Elysia({ name: "console-notifications" })
   )
   .get(
     "/notifications/rotate",
-    signedIn(async (session, request) =>
-      session.ownerId === null ? render(session, request, "Notifications", PAGE, noOwnerAccount(session.csrfToken)) : render(session, request, "Rotate the signing secret", PAGE, confirmRotation("owner-secret", session.csrfToken)),
+    signedIn(async (session) =>
+      session.ownerId === null ? render(session, "Notifications", PAGE, noOwnerAccount(session.csrfToken)) : render(session, "Rotate the signing secret", PAGE, confirmRotation("owner-secret", session.csrfToken)),
     ),
     { detail: { hide: true } },
   )

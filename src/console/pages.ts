@@ -25,7 +25,7 @@ import { statusTag as status, STEP_WORDS } from "./words";
 export const PAGE_SIZE = 20;
 
 /** "Paid “annual data licence”", then in small print how it went: approved by you, what was set aside and paid out. */
-function whatHappened(op: Operation, w: Writer) {
+function whatHappened(op: Operation) {
   const notes = [
     ...(op.keyName !== null ? [`by key “${op.keyName}”`] : []),
     ...(op.approved ? ["held for your approval; you approved it"] : []),
@@ -67,7 +67,7 @@ export async function overview(agentId: string, pageNumber: number, csrf: string
   const balances = await read(balancesView(agentId));
   const names = await read(namesOf(data.map((op) => op.counterpartyId)));
   const other = (op: Operation) => (op.counterpartyId === null && op.address !== null ? w.address(op.address) : w.who(op.counterpartyId, names));
-  const rows = data.map((op) => [w.when(op.at), whatHappened(op, w), w.money(op.amount, op.currency), other(op)]);
+  const rows = data.map((op) => [w.when(op.at), whatHappened(op), w.money(op.amount, op.currency), other(op)]);
   const newer = pageNumber > 1 ? raw(html`<a href="/console?page=${pageNumber - 1}">← newer</a>`) : "";
   const older = more ? raw(html`<a href="/console?page=${pageNumber + 1}">older →</a>`) : "";
   return html`${raw(await waitingBanner(agentId, w))}<section><h2>Balances</h2>${raw(balanceCards(balances, w))}</section>

@@ -26,8 +26,8 @@ const Decision = t.Object({ id: t.String({ format: "uuid" }), action: t.Union([t
 const CsvQuery = t.Object({ from: t.Optional(t.String({ maxLength: 40 })), to: t.Optional(t.String({ maxLength: 40 })), currency: t.Optional(t.String({ maxLength: 40 })) });
 
 /** The history as a CSV download, or (a bad range, too many rows) the reason on the Overview's frame, 400. */
-const csvAnswer = (session: Session, request: Request, asked: CsvRequest) =>
-  refusedAs(session, request, "Export", "/console", async () => {
+const csvAnswer = (session: Session, asked: CsvRequest) =>
+  refusedAs(session, "Export", "/console", async () => {
     const { text, filename } = await historyCsv(session.agentId, asked);
     return new Response(text, {
       headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store", "x-content-type-options": "nosniff" },
@@ -40,11 +40,11 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     ({ request, query }) =>
       signedIn(async (session) => {
         const pageNumber = Math.max(1, Math.min(100_000, Number(query.page ?? 1) || 1));
-        return render(session, request, "Overview", "/console", await overview(session.agentId, pageNumber, session.csrfToken, writerFor(request)));
+        return render(session, "Overview", "/console", await overview(session.agentId, pageNumber, session.csrfToken, writerFor(request)));
       })({ request }),
     { query: t.Object({ page: t.Optional(t.String({ maxLength: 10 })) }), detail: { hide: true } },
   )
-  .get("/approvals", signedIn(async (session, request) => render(session, request, "Approvals", "/console/approvals", await approvalsPage(session.agentId, writerFor(request)))), {
+  .get("/approvals", signedIn(async (session, request) => render(session, "Approvals", "/console/approvals", await approvalsPage(session.agentId, writerFor(request)))), {
     detail: { hide: true },
   })
   .get(
@@ -54,9 +54,9 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
         // Opened from a mail: an owner signed in with its account sees the agent this approval is of.
         const session = await sessionShowing(signed, request, await read(approvalAgentOf(params.id)));
         const item = await getApproval(session.agentId, params.id).catch(() => null);
-        if (!item) return render(session, request, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
-        if (item.status !== "PENDING") return render(session, request, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
-        return render(session, request, "Waiting for you", "/console/approvals", decisionPage(item, session.csrfToken, writerFor(request)));
+        if (!item) return render(session, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
+        if (item.status !== "PENDING") return render(session, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
+        return render(session, "Waiting for you", "/console/approvals", decisionPage(item, session.csrfToken, writerFor(request)));
       })({ request }),
     { params: Id, detail: { hide: true } },
   )
@@ -65,10 +65,10 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     ({ request, params }) =>
       signedIn(async (session) => {
         const item = await getApproval(session.agentId, params.id).catch(() => null);
-        if (!item) return render(session, request, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
-        if (item.status !== "PENDING") return render(session, request, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
+        if (!item) return render(session, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
+        if (item.status !== "PENDING") return render(session, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
         const title = params.action === "approve" ? "Confirm the approval" : "Confirm the decline";
-        return render(session, request, title, "/console/approvals", confirmPage(item, params.action, session.csrfToken, writerFor(request)));
+        return render(session, title, "/console/approvals", confirmPage(item, params.action, session.csrfToken, writerFor(request)));
       })({ request }),
     { params: Decision, detail: { hide: true } },
   )
@@ -76,20 +76,20 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     "/approvals/:id/:action",
     ({ request, params, body }) =>
       action((session) =>
-        refusedAs(session, request, "Not done", "/console/approvals", async () => {
+        refusedAs(session, "Not done", "/console/approvals", async () => {
           const item =
             params.action === "approve"
               ? await approve(session.agentId, params.id, field(body, "termsHash"), executeApproved)
               : await decline(session.agentId, params.id, field(body, "termsHash"));
-          return render(session, request, params.action === "approve" ? "Approved" : "Declined", "/console/approvals", decidedPage(item, writerFor(request)));
+          return render(session, params.action === "approve" ? "Approved" : "Declined", "/console/approvals", decidedPage(item, writerFor(request)));
         }),
       )({ request, body }),
     { params: Decision, body: Form, detail: { hide: true } },
   )
-  .get("/activity", signedIn(async (session, request) => render(session, request, "Activity", "/console/activity", await activity(session.agentId, writerFor(request)))), {
+  .get("/activity", signedIn(async (session, request) => render(session, "Activity", "/console/activity", await activity(session.agentId, writerFor(request)))), {
     detail: { hide: true },
   })
-  .get("/policy", signedIn(async (session, request) => render(session, request, "Spending policy", "/console/policy", await policyPage(session.agentId, session.csrfToken, writerFor(request)))), {
+  .get("/policy", signedIn(async (session, request) => render(session, "Spending policy", "/console/policy", await policyPage(session.agentId, session.csrfToken, writerFor(request)))), {
     detail: { hide: true },
   })
   .post(
@@ -97,32 +97,32 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     action(async (session, request, body) => {
       const outcome = await savePolicy(session.agentId, (body ?? {}) as Fields);
       const shown = await policyPage(session.agentId, session.csrfToken, writerFor(request), outcome);
-      return render(session, request, "Spending policy", "/console/policy", shown, outcome.ok ? 200 : 400);
+      return render(session, "Spending policy", "/console/policy", shown, outcome.ok ? 200 : 400);
     }),
     { body: Form, detail: { hide: true } },
   )
   .get(
     "/history.csv",
-    ({ request, query }) => signedIn((session) => csvAnswer(session, request, query))({ request }),
+    ({ request, query }) => signedIn((session) => csvAnswer(session, query))({ request }),
     { query: CsvQuery, detail: { hide: true } },
   )
   .post(
     "/history.csv",
-    ({ request, body }) => action((session) => csvAnswer(session, request, { from: field(body, "from"), to: field(body, "to"), currency: field(body, "currency") }))({ request, body }),
+    ({ request, body }) => action((session) => csvAnswer(session, { from: field(body, "from"), to: field(body, "to"), currency: field(body, "currency") }))({ request, body }),
     { body: Form, detail: { hide: true } },
   )
-  .get("/webhooks", signedIn(async (session, request) => render(session, request, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request)))), {
+  .get("/webhooks", signedIn(async (session, request) => render(session, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request)))), {
     detail: { hide: true },
   })
-  .get("/webhooks/rotate", signedIn(async (session, request) => render(session, request, "Rotate the signing secret", "/console/webhooks", confirmRotation("secret", session.csrfToken))), {
+  .get("/webhooks/rotate", signedIn(async (session) => render(session, "Rotate the signing secret", "/console/webhooks", confirmRotation("secret", session.csrfToken))), {
     detail: { hide: true },
   })
   .post(
     "/webhooks/rotate",
     action((session, request) =>
-      refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
+      refusedAs(session, "Webhooks", "/console/webhooks", async () => {
         const rotated = await write(() => rotateWebhookSecret(session.agentId));
-        return render(session, request, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request), rotated.secret));
+        return render(session, "Webhooks", "/console/webhooks", await webhooksPage(session.agentId, session.csrfToken, writerFor(request), rotated.secret));
       }),
     ),
     { body: Form, detail: { hide: true } },
@@ -131,7 +131,7 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     "/webhooks/:id/resend",
     ({ request, params, body }) =>
       action((session) =>
-        refusedAs(session, request, "Webhooks", "/console/webhooks", async () => {
+        refusedAs(session, "Webhooks", "/console/webhooks", async () => {
           await resendDelivery(session.agentId, params.id);
           return redirect("/console/webhooks");
         }),
