@@ -1,13 +1,14 @@
 // Applying what is due: the one way every timed transition (a bet's expiry, a contract's deadline, a
 // subscription's charge…) finds and applies its due items. Due ids are read in batches by an index on
-// the due column; each item is applied by its feature's `apply`, a write op of its own that locks the
-// item, checks again that it is still due and applies the transition (an item a concurrent action or
-// run got to first is left alone). A run is bounded (items and time): what is left stays due and the
+// the due column; each item is applied by its feature's `apply`, an op run as a write of its own that
+// locks the item, checks again that it is still due and applies the transition (an item a concurrent
+// action or run got to first is left alone); a transition that asks the network between its writes (an
+// oracle's answer, a charge held for the owner) is `applyAcross` and opens its own. A run is bounded (items and time): what is left stays due and the
 // next run (the 5 s job, the next read) takes it. Nothing is claimed, so a crash between two items
 // loses nothing: what was applied committed, what was not is still due.
 import { clock } from "./clock";
 import { logLine } from "./http/log";
-import { all, get, read } from "./db";
+import { all, get, read, write, type Op } from "./db";
 
 export type DueWork = {
   /** The job's name, in the run's log line. */
@@ -17,9 +18,18 @@ export type DueWork = {
   where: string;
   /** The due time (ms); a row is due once it is at or before now. NULL is never due. */
   dueColumn: string;
-  /** Applies the transition to one item if it is still due (one write op); true if it did. */
-  apply: (id: string) => Promise<boolean>;
-};
+} & (
+  | {
+      /** Applies the transition to one item if it is still due (a write op); true if it did. */
+      apply: (id: string) => Op<boolean>;
+    }
+  | {
+      /** The same, for a transition that asks the network between its writes: it runs its own. */
+      applyAcross: (id: string) => Promise<boolean>;
+    }
+);
+
+const applyOne = (work: DueWork, id: string) => ("apply" in work ? write(() => work.apply(id)) : work.applyAcross(id));
 
 /** Narrows a run to what one caller may see (a list of the caller's own items). */
 export type DueScope = { where: string; params: unknown[] };
@@ -56,7 +66,7 @@ export async function applyDue(work: DueWork, scope?: DueScope, bounds: DueBound
     if (ids.length === 0) break;
     for (const id of ids) seen.add(id);
     run.loaded += ids.length;
-    const outcomes = await Promise.allSettled(ids.map((id) => work.apply(id)));
+    const outcomes = await Promise.allSettled(ids.map((id) => applyOne(work, id)));
     outcomes.forEach((outcome, index) => {
       if (outcome.status === "fulfilled") {
         if (outcome.value) run.applied += 1;
@@ -75,5 +85,5 @@ export async function applyDue(work: DueWork, scope?: DueScope, bounds: DueBound
 /** For a read or action on one item: applies its transition if it is due (a write only then). */
 export async function applyIfDue(work: DueWork, id: string): Promise<boolean> {
   const due = await read(get<{ id: string }>(`${dueSql(work)} AND id = ?`, clock.nowMs(), id));
-  return due ? work.apply(id) : false;
+  return due ? applyOne(work, id) : false;
 }

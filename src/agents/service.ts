@@ -66,9 +66,11 @@ export function* getAgent(id: string): Op<AgentRow> {
 }
 
 /** A write op: the operator sets the agent's requests per rate-limit window (404 for an unknown agent). */
-export function* setRateLimit(id: string, limit: number): Op<void> {
+/** A write op: one agent's requests per window (`windowSeconds`: the window, as the answer says it). */
+export function* setRateLimit(id: string, limit: number, windowSeconds: number) {
   yield* getAgent(id);
   yield* updateAgent(id, { rateLimit: limit });
+  return { agentId: id, rateLimit: limit, windowSeconds };
 }
 
 /**

@@ -9,7 +9,7 @@ import { clock } from "../clock";
 import { invalid } from "../errors";
 import { logLine } from "../http/log";
 import { parseJson } from "../json";
-import { outboundFetch, readCapped } from "../net/outbound";
+import { assertCallable, outboundFetch, readCapped } from "../net/outbound";
 import { DAY_MS, MINUTE_MS } from "../time";
 
 export const ORACLE_TYPES = ["MANUAL", "API", "ORACLE_NET"] as const;
@@ -55,6 +55,11 @@ export function checkOracleSettings(type: OracleType, oracle: Record<string, unk
 }
 
 /** `$.a.b[0].c` or `a.b.0.c`. */
+/** Before a bet is made: an API oracle's URL resolves to a public address (checked again at each read). */
+export async function assertOracleCallable(body: { oracleType?: OracleType; oracle?: Record<string, unknown> }): Promise<void> {
+  if (body.oracleType === "API" && typeof body.oracle?.url === "string") await assertCallable(body.oracle.url, "oracle.url");
+}
+
 export function readPath(document: unknown, path: string): unknown {
   const parts = path.replace(/^\$\.?/, "").replace(/\[(\d+)\]/g, ".$1").split(".").filter(Boolean);
   let current: unknown = document;

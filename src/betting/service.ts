@@ -4,13 +4,13 @@ import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
-import { invalid, invalidState, notFound } from "../errors";
+import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
-import { authorizeRelease } from "../outflows/release";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { authorizeRelease, RELEASE_ERRORS } from "../outflows/release";
+import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -52,6 +52,9 @@ export function betView(row: Bet) {
 const isParty = (bet: Bet, agentId: string) => bet.creatorId === agentId || bet.acceptorId === agentId;
 const isDue = (bet: Bet, now: number) => bet.status === "OPEN" && bet.expiresAt <= now;
 
+/** What createBet answers: short of the stake, or refused by the outflow check. */
+export const CREATE_BET_ERRORS = ["INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* createBet(
   creatorId: string,
   body: { description: string; condition: string; amount: number; currency: Currency; oracleType?: OracleType; oracle?: Record<string, unknown>; expiresInHours?: number },
@@ -83,6 +86,9 @@ export function* createBet(
   yield* hold({ agentId: creatorId, amount, currency: body.currency, purpose: "BET_STAKE", reference: reference(row) });
   return betView(row);
 }
+
+/** What acceptBet answers: the bet unknown, one's own or no longer open, its creator blocking the caller, short of the stake, or refused by the outflow check. */
+export const ACCEPT_BET_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 export function* acceptBet(agentId: string, betId: string, sanction: Sanction = NO_SANCTION) {
   const bet = yield* find(bets, betId, true);
@@ -120,6 +126,9 @@ export function* cancelBet(creatorId: string, betId: string) {
   yield* notifyFinancial(creatorId, "bet.cancelled", { betId: bet.id, amount: stake, currency: bet.currency }, `Bet withdrawn untaken: ${stake} ${bet.currency} returned`);
   return betView(cancelled);
 }
+
+/** What reportOutcome answers: the bet unknown or not MATCHED, a report already made, or a concession refused (a release). */
+export const REPORT_OUTCOME_ERRORS = ["NOT_FOUND", "INVALID_STATE", ...RELEASE_ERRORS] as const satisfies readonly ErrorCode[];
 
 /** A party's report. The same report from both settles the bet; different reports dispute it. */
 export function* reportOutcome(agentId: string, betId: string, outcome: Outcome) {
@@ -202,7 +211,7 @@ async function resolveIfDue(betId: string): Promise<boolean> {
   });
 }
 
-const dueOracles: DueWork = { name: "bets.oracles", table: "bets", where: "status = 'MATCHED'", dueColumn: "resolve_at", apply: resolveIfDue };
+const dueOracles: DueWork = { name: "bets.oracles", table: "bets", where: "status = 'MATCHED'", dueColumn: "resolve_at", applyAcross: resolveIfDue };
 
 /** The oracle job: MATCHED API and ORACLE_NET bets whose resolveAt has come (by the resolve_at index). */
 export const resolveOracleBets = () => applyDue(dueOracles);
@@ -215,7 +224,7 @@ function* expireIfDue(betId: string): Op<boolean> {
   return true;
 }
 
-const dueExpiries: DueWork = { name: "bets.expire", table: "bets", where: "status = 'OPEN'", dueColumn: "expires_at", apply: (id) => write(() => expireIfDue(id)) };
+const dueExpiries: DueWork = { name: "bets.expire", table: "bets", where: "status = 'OPEN'", dueColumn: "expires_at", apply: expireIfDue };
 
 /**
  * Before an action on one bet: its due expiry committed in an op of its own (a read, and a
@@ -226,10 +235,9 @@ export const applyBetDue = (betId: string) => applyIfDue(dueExpiries, betId);
 /** The expiry job (every bet), or the caller's own bets before they are listed. */
 export const expireDueBets = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "creator_id = ?", params: [agentId] });
 
-/** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly. Its due expiry is applied first. */
-export async function getBet(agentId: string, betId: string) {
-  await applyIfDue(dueExpiries, betId);
-  const bet = await read(find(bets, betId));
+/** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly (the route applies its due expiry first). */
+export function* getBet(agentId: string, betId: string) {
+  const bet = yield* find(bets, betId);
   if (!bet || (!isParty(bet, agentId) && bet.status !== "OPEN")) throw notFound("bet");
   return betView(bet);
 }
@@ -244,8 +252,7 @@ export function openBets(agentId: string, query: { currency?: Currency }, window
   return newestFirst({ table: bets, scope, narrow }, window, betView);
 }
 
-/** The caller's bets, its due expiries applied first (only a creator's OPEN bet expires). */
-export async function myBets(agentId: string, window: PageWindow) {
-  await expireDueBets(agentId);
-  return read(newestFirst({ table: bets, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView));
+/** The caller's bets (the route applies its due expiries first: only a creator's OPEN bet expires). */
+export function* myBets(agentId: string, window: PageWindow) {
+  return yield* newestFirst({ table: bets, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView);
 }

@@ -1,9 +1,8 @@
 // The operator's view of the chain: the treasury, the deposit watcher, withdrawals in flight, and
 // explaining a treasury movement the service did not make.
 import { t } from "elysia";
-import { write } from "../db";
 import { docs } from "../http/models";
-import { operatorRoutes } from "../auth/operator";
+import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { chainSettings } from "./client";
 import { Acknowledgement, ChainStatus } from "./model";
@@ -18,11 +17,12 @@ export const chainAdminRoutes = operatorRoutes("chain-admin")
   )
   .post(
     "/chain/acknowledge",
-    ({ body }) => {
-      chainSettings();
-      return write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason));
-    },
+    ({ body, write }) => write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason)),
     {
+      // Without a chain there is nothing to acknowledge.
+      beforeHandle() {
+        chainSettings();
+      },
       body: t.Object({
         txHash: t.String({ pattern: "^0x[0-9a-fA-F]{64}$" }),
         logIndex: t.Integer({ minimum: 0, maximum: 1_000_000 }),

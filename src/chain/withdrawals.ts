@@ -3,10 +3,10 @@
 import { getAddress, isAddress, zeroAddress } from "viem";
 import { clock, iso } from "../clock";
 import { afterCommit, find, insert, newestFirst, select, type PageWindow, type Row } from "../db";
-import { invalid, notFound } from "../errors";
+import { invalid, notFound, type ErrorCode } from "../errors";
 import { uuid } from "../ids";
 import { toMajor, toMinor } from "../money";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { notifyFinancial } from "../webhooks/outbox";
 import { assertNotBlockedBy } from "../agents/blocks";
 import { transfer } from "../ledger/transfers";
@@ -40,6 +40,9 @@ export function parseDestination(toAddress: string): `0x${string}` {
   if (address === zeroAddress) throw invalid("toAddress must not be the zero address");
   return address;
 }
+
+/** What requestWithdrawal answers: no chain, short of money, the payee's agent blocking the caller, or refused by the outflow check. */
+export const WITHDRAWAL_ERRORS = ["CHAIN_UNAVAILABLE", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 /**
  * A write op: debits the agent and records the withdrawal PENDING. To another agent's deposit

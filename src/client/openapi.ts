@@ -2158,7 +2158,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2261,7 +2261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2465,7 +2465,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2579,7 +2579,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2716,7 +2716,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -2876,7 +2876,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3063,7 +3063,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description KEY_SCOPE_DENIED, FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3382,7 +3382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description KEY_SCOPE_DENIED, FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3506,7 +3506,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3610,7 +3610,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3759,7 +3759,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -3860,7 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4028,7 +4028,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4197,7 +4197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4290,7 +4290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4414,7 +4414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4551,7 +4551,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -4771,7 +4771,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5001,7 +5001,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5187,7 +5187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5395,7 +5395,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5607,7 +5607,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -5819,7 +5819,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7264,7 +7264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7475,7 +7475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7617,7 +7617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7758,7 +7758,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -7880,7 +7880,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8025,7 +8025,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8131,7 +8131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8314,7 +8314,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8475,7 +8475,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8606,7 +8606,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -8862,7 +8862,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9041,7 +9041,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9190,7 +9190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9305,7 +9305,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9476,7 +9476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9651,7 +9651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9794,7 +9794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9942,7 +9942,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10126,7 +10126,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10269,7 +10269,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10481,7 +10481,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10656,7 +10656,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10839,7 +10839,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -10978,7 +10978,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11225,7 +11225,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, FORBIDDEN */
+            /** @description AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11431,7 +11431,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11623,7 +11623,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11798,7 +11798,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -11986,7 +11986,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12228,7 +12228,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12440,7 +12440,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description AGENT_FROZEN, FORBIDDEN */
+            /** @description AGENT_FROZEN, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED, FORBIDDEN */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12694,7 +12694,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -12898,7 +12898,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13059,7 +13059,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13237,7 +13237,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13434,7 +13434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN */
+            /** @description FORBIDDEN, AGENT_FROZEN, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13625,7 +13625,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -13846,7 +13846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14014,7 +14014,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14169,7 +14169,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14355,7 +14355,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14500,7 +14500,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14836,7 +14836,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -14993,7 +14993,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15171,7 +15171,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15381,7 +15381,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, POLICY_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED */
+            /** @description FORBIDDEN, AGENT_FROZEN, TIER_LIMIT_EXCEEDED, COUNTERPARTY_NOT_ALLOWED, POLICY_LIMIT_EXCEEDED, KEY_INACTIVE, KEY_SCOPE_DENIED, KEY_BUDGET_EXCEEDED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15562,7 +15562,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -15699,7 +15699,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description FORBIDDEN */
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
             403: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

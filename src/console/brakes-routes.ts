@@ -46,7 +46,8 @@ export const brakeRoutes = new Elysia({ name: "console-brakes" })
     ({ request, params }) =>
       signedIn((session) =>
         refusedAs(session, "Activity", "/console/activity", async () => {
-          const shown = await confirmStop(params.kind, session.agentId, params.id, session.csrfToken, writerFor(request));
+          await STOPPABLE[params.kind].due(params.id);
+          const shown = await read(confirmStop(params.kind, session.agentId, params.id, session.csrfToken, writerFor(request)));
           return render(session, `${STOPPABLE[params.kind].verb}?`, "/console/activity", shown);
         }),
       )({ request }),
@@ -57,7 +58,9 @@ export const brakeRoutes = new Elysia({ name: "console-brakes" })
     ({ request, params, body }) =>
       action((session) =>
         refusedAs(session, "Activity", "/console/activity", async () => {
-          await STOPPABLE[params.kind].stop(session.agentId, params.id);
+          const stoppable = STOPPABLE[params.kind];
+          await stoppable.due(params.id);
+          await write(() => stoppable.stop(session.agentId, params.id));
           return redirect("/console/activity");
         }),
       )({ request, body }),

@@ -6,10 +6,10 @@
 import { BRAKES, type FreezeState } from "../agents/freeze";
 import { namesOf } from "../agents/service";
 import { applyBetDue, cancelBet, getBet } from "../betting/service";
-import { read, write } from "../db";
+import { type Op } from "../db";
 import { invalidState, notFound } from "../errors";
 import { applyOfferDue, cancelOffer, lenderOffer } from "../lending/offers";
-import { cancelSubscription, getSubscription } from "../subscriptions/service";
+import { applySubscriptionDue, cancelSubscription, getSubscription } from "../subscriptions/service";
 import { amountInWords, timeTag } from "./format";
 import { csrfField, html, raw, type Writer } from "./views";
 
@@ -56,43 +56,46 @@ export function brakeOutcome(state: FreezeState & { changed: boolean }, froze: b
 
 /** What the Activity page can stop, each with what its confirmation says and the service that stops it. */
 type Stoppable = {
-  /** The item as a confirmation names it, and its amount; refuses (409) one that can no longer be stopped. */
-  describe(agentId: string, id: string, w: Writer): Promise<{ what: ReturnType<typeof raw>; amount: number; currency: string }>;
+  /** Its due transition (an expiry, a charge), applied before it is described or stopped. */
+  due(id: string): Promise<unknown>;
+  /** A read: the item as a confirmation names it, and its amount; refuses (409) one that can no longer be stopped. */
+  describe(agentId: string, id: string, w: Writer): Op<{ what: ReturnType<typeof raw>; amount: number; currency: string }>;
   verb: string;
   effect: string;
-  stop(agentId: string, id: string): Promise<unknown>;
+  /** The write op that stops it. */
+  stop(agentId: string, id: string): Op<unknown>;
 };
 
 export const STOPPABLE: Record<"subscription" | "offer" | "bet", Stoppable> = {
   subscription: {
-    async describe(agentId, id, w) {
-      const subscription = await getSubscription(agentId, id);
+    due: applySubscriptionDue,
+    *describe(agentId, id, w) {
+      const subscription = yield* getSubscription(agentId, id);
       if (subscription.status === "CANCELLED") throw invalidState("the subscription is already cancelled");
       const other = subscription.payerId === agentId ? subscription.recipientId : subscription.payerId;
-      const names = await read(namesOf([other]));
+      const names = yield* namesOf([other]);
       const direction = subscription.payerId === agentId ? "to" : "from";
       return { what: raw(html`the ${subscription.frequency.toLowerCase()} subscription of ${w.plain(subscription.amount, subscription.currency)} ${direction} ${w.name(other, names)}`), amount: subscription.amount, currency: subscription.currency };
     },
     verb: "Cancel",
     effect: "No further period is charged (if the agent is frozen, the periods it missed are not charged either); what was charged stays paid. Both parties are told.",
-    stop: (agentId, id) => cancelSubscription(agentId, id),
+    stop: cancelSubscription,
   },
   offer: {
-    async describe(agentId, id, w) {
-      const offer = await lenderOffer(agentId, id);
+    due: applyOfferDue,
+    *describe(agentId, id, w) {
+      const offer = yield* lenderOffer(agentId, id);
       if (offer.status !== "OPEN") throw invalidState(`the offer is ${offer.status}`);
       return { what: raw(html`the loan offer of ${w.plain(offer.amount, offer.currency)} at ${offer.interestRate} % for ${offer.durationDays} days`), amount: offer.amount, currency: offer.currency };
     },
     verb: "Withdraw",
     effect: "Nobody can take it any more; the held amount goes back to the agent's balance now.",
-    async stop(agentId, id) {
-      await applyOfferDue(id);
-      return write(() => cancelOffer(agentId, id));
-    },
+    stop: cancelOffer,
   },
   bet: {
-    async describe(agentId, id, w) {
-      const bet = await getBet(agentId, id);
+    due: applyBetDue,
+    *describe(agentId, id, w) {
+      const bet = yield* getBet(agentId, id);
       // Anyone may see an open bet; only its creator's owner withdraws it (as cancelBet answers others).
       if (bet.creatorId !== agentId) throw notFound("bet");
       if (bet.status !== "OPEN") throw invalidState(`the bet is ${bet.status}: only an open bet can be withdrawn`);
@@ -100,18 +103,15 @@ export const STOPPABLE: Record<"subscription" | "offer" | "bet", Stoppable> = {
     },
     verb: "Withdraw",
     effect: "Nobody can accept it any more; the held stake goes back to the agent's balance now.",
-    async stop(agentId, id) {
-      await applyBetDue(id);
-      return write(() => cancelBet(agentId, id));
-    },
+    stop: cancelBet,
   },
 };
 export type StoppableKind = keyof typeof STOPPABLE;
 
 /** The confirmation of stopping one item: what, the amount in words, what happens. */
-export async function confirmStop(kind: StoppableKind, agentId: string, id: string, csrf: string, w: Writer): Promise<string> {
+export function* confirmStop(kind: StoppableKind, agentId: string, id: string, csrf: string, w: Writer): Op<string> {
   const { describe, verb, effect } = STOPPABLE[kind];
-  const item = await describe(agentId, id, w);
+  const item = yield* describe(agentId, id, w);
   const words = amountInWords(item.amount, item.currency);
   return html`<section class="confirm danger"><h2>${verb} ${item.what}?</h2><p class="big" id="amount-in-words">${words}</p><p>${effect}</p>
 <form method="post" action="/console/activity/${kind}/${id}">${csrfField(csrf)}<div class="actions"><button type="submit" class="danger">Yes, ${verb.toLowerCase()} it</button><a class="button plain" href="/console/activity">Back</a></div></form></section>`;

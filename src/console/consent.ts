@@ -13,7 +13,7 @@ import { findAgent } from "../agents/service";
 import { read, write } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMinor, type Currency } from "../money";
-import { AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
+import { applyRequestedClientDue, AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
 import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
 import { action, field, Form, refused, render, signInPage } from "./door";
 import { sessionOf } from "../owners/sessions";
@@ -67,7 +67,8 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       const session = await read(sessionOf(request));
       const url = new URL(request.url);
       if (!session) return signInPage(request, "Sign in to decide what the application may do.", 200, url.pathname + url.search);
-      const checked = await checkAuthorization(query, baseUrlOf(request));
+      await applyRequestedClientDue(query);
+      const checked = await read(checkAuthorization(query, baseUrlOf(request)));
       if ("page" in checked) return render(session, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
       const agent = (await read(findAgent(session.agentId)))!;
       return render(session, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
@@ -78,7 +79,8 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
     "/consent",
     action(async (session, request, body) => {
       const params = paramsOf(body);
-      const checked = await checkAuthorization(params, baseUrlOf(request));
+      await applyRequestedClientDue(params);
+      const checked = await read(checkAuthorization(params, baseUrlOf(request)));
       if ("page" in checked) return refused(checked.page, 400);
       const asked = checked.ok;
       const decision = field(body, "decision");

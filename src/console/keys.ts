@@ -3,12 +3,12 @@
 // each revoked after a confirmation (or all at once), and a form that makes one (shown once). Keys are
 // made as the owner would with the API (POST /agents/me/keys with the owner key), through the same service.
 import { findAgent } from "../agents/service";
-import { tellOwnerOfKey } from "../notices/owner";
+import { makeKey } from "../profile/new-key";
 import { find, read, write } from "../db";
 import { ApiError, notFound } from "../errors";
 import { dictionary, ownProperty } from "../json";
 import type { Currency } from "../money";
-import { createKey, MAX_ACTIVE_KEYS, type NewKey } from "../keys/create";
+import { MAX_ACTIVE_KEYS, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
 import { SCOPES } from "../keys/scopes";
 import { activeKeyCount, keyView, listKeys, revokeKey, type KeyView } from "../keys/service";
@@ -68,9 +68,7 @@ export async function createKeyFromForm(agentId: string, body: Fields): Promise<
     // Made as the owner key does: a console session lasts only while the owner key it signed in with does.
     const { row, apiKey } = await write(function* () {
       const agent = (yield* findAgent(agentId))!;
-      const made = yield* createKey(agentId, { madeWith: agent.ownerKeyHash }, asked);
-      yield* tellOwnerOfKey(agentId, { id: made.row.id, name: made.row.name, scopes: asked.scopes, expiresAt: made.row.expiresAt }, "You (in the console)");
-      return made;
+      return yield* makeKey(agentId, { madeWith: agent.ownerKeyHash }, asked, "You (in the console)");
     });
     return { ok: true, apiKey, name: row.name };
   } catch (error) {

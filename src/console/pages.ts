@@ -2,17 +2,18 @@
 // (routes.ts) handle the session, the forms and the redirects.
 import { namesOf } from "../agents/service";
 import { balancesView } from "../wallets/balances";
-import { myBets } from "../betting/service";
+import { expireDueBets, myBets } from "../betting/service";
 import { clock } from "../clock";
 import { config } from "../config";
-import { myContracts } from "../contracts/service";
+import { applyDueDeadlines, myContracts } from "../contracts/service";
 import { read } from "../db";
-import { openOffersOf } from "../lending/offers";
-import { myLoans } from "../lending/service";
+import { expireDueOffersOf, openOffersOf } from "../lending/offers";
+import { defaultDueLoans, myLoans } from "../lending/service";
 import { listBookings } from "../marketplace/bookings";
 import { CURRENCIES } from "../money";
-import { listApprovals, policyView, type ApprovalView } from "../owners/service";
-import { listSubscriptions } from "../subscriptions/service";
+import { expireDueApprovals } from "../owners/decisions";
+import { approvalQueue, policyView, type ApprovalView } from "../owners/service";
+import { chargeDueOf, listSubscriptions } from "../subscriptions/service";
 import { deliveriesOf, webhookOf } from "../webhooks/service";
 import type { StoppableKind } from "./brakes";
 import { CSV_LIMITS } from "./csv";
@@ -55,7 +56,8 @@ function exportForm(csrf: string, today: string) {
 
 /** On the Overview while something waits for the owner: how many, the soonest expiry, the way to Approvals. */
 async function waitingBanner(agentId: string, w: Writer): Promise<string> {
-  const { data, pending } = await listApprovals(agentId, { status: "PENDING" }, { limit: 100, offset: 0 });
+  await expireDueApprovals(agentId);
+  const { data, pending } = await read(approvalQueue(agentId, { status: "PENDING" }, { limit: 100, offset: 0 }), true);
   if (pending === 0) return "";
   const soonest = data.flatMap((item) => (item.expiresAt ? [item.expiresAt] : [])).sort()[0];
   return html`<section class="waiting" id="waiting-banner" role="status"><strong>${pending === 1 ? "1 request waits" : `${pending} requests wait`} for your approval</strong>${soonest ? raw(html`; the soonest expires ${w.when(soonest)} unless you decide`) : ""}.
@@ -98,7 +100,8 @@ const namesIn = (items: ApprovalView[]) =>
   new Map<string, string>(items.flatMap((item) => (item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName] as [string, string]] : [])));
 
 export async function approvalsPage(agentId: string, w: Writer): Promise<string> {
-  const { data } = await listApprovals(agentId, {}, { limit: 100, offset: 0 });
+  await expireDueApprovals(agentId);
+  const { data } = await read(approvalQueue(agentId, {}, { limit: 100, offset: 0 }), true);
   const policy = await read(policyView(agentId));
   const names = namesIn(data);
   const pending = data.filter((item) => item.status === "PENDING");
@@ -163,11 +166,12 @@ const stop = (kind: StoppableKind, id: string, label: string) => raw(html`<a cla
 
 export async function activity(agentId: string, w: Writer): Promise<string> {
   const all = { limit: 100, offset: 0 };
-  const loans = (await myLoans(agentId, {}, all)).data;
-  const offers = (await openOffersOf(agentId, all)).data;
-  const bets = (await myBets(agentId, all)).data;
-  const contracts = (await myContracts(agentId, all)).data;
-  const subscriptions = (await listSubscriptions(agentId, {}, all)).data;
+  await Promise.all([defaultDueLoans(agentId), expireDueOffersOf(agentId), expireDueBets(agentId), applyDueDeadlines(agentId), chargeDueOf(agentId)]);
+  const loans = (await read(myLoans(agentId, {}, all))).data;
+  const offers = (await read(openOffersOf(agentId, all))).data;
+  const bets = (await read(myBets(agentId, all))).data;
+  const contracts = (await read(myContracts(agentId, all))).data;
+  const subscriptions = (await read(listSubscriptions(agentId, {}, all))).data;
   const bookings = (await read(listBookings(agentId, {}, all))).data;
   const names = await read(
     namesOf([

@@ -4,7 +4,7 @@
 // known name). A refused form comes back as it was sent, the refused field marked (aria-invalid) with
 // the reason beside it; nothing is saved.
 import { namesOf } from "../agents/service";
-import { read } from "../db";
+import { read, write } from "../db";
 import { ApiError, invalid } from "../errors";
 import { ownProperty } from "../json";
 import type { MajorLimits, PolicyInput } from "../outflows/policy";
@@ -44,7 +44,8 @@ export type PolicyOutcome = { ok: boolean; text: string; field?: string | null; 
 export async function savePolicy(agentId: string, body: Fields): Promise<PolicyOutcome> {
   const known = await read(knownCounterparties(agentId));
   try {
-    await setPolicy(agentId, policyFromForm(body, known));
+    const policy = policyFromForm(body, known);
+    await write(() => setPolicy(agentId, policy));
     return { ok: true, text: "Saved. It applies to the next payment the agent makes." };
   } catch (error) {
     if (error instanceof FieldError) return { ok: false, text: `Not saved: ${error.message}`, field: error.field, sent: body };

@@ -7,6 +7,7 @@
 // through the same services as the API; every page and form through the door (door.ts).
 import { Elysia, t } from "elysia";
 import { read, write } from "../db";
+import { expireApprovalIfDue } from "../owners/decisions";
 import { executeApproved } from "../owners/executors";
 import { approvalAgentOf, approve, decline, getApproval } from "../owners/service";
 import { resendDelivery, rotateWebhookSecret } from "../webhooks/service";
@@ -53,7 +54,8 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
       signedIn(async (signed) => {
         // Opened from a mail: an owner signed in with its account sees the agent this approval is of.
         const session = await sessionShowing(signed, request, await read(approvalAgentOf(params.id)));
-        const item = await getApproval(session.agentId, params.id).catch(() => null);
+        await expireApprovalIfDue(params.id);
+        const item = await read(getApproval(session.agentId, params.id)).catch(() => null);
         if (!item) return render(session, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
         if (item.status !== "PENDING") return render(session, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
         return render(session, "Waiting for you", "/console/approvals", decisionPage(item, session.csrfToken, writerFor(request)));
@@ -64,7 +66,8 @@ export const consoleRoutes = new Elysia({ prefix: "/console", name: "console" })
     "/approvals/:id/:action",
     ({ request, params }) =>
       signedIn(async (session) => {
-        const item = await getApproval(session.agentId, params.id).catch(() => null);
+        await expireApprovalIfDue(params.id);
+        const item = await read(getApproval(session.agentId, params.id)).catch(() => null);
         if (!item) return render(session, "Not found", "/console/approvals", html`<section><p class="error">No such approval.</p></section>`, 404);
         if (item.status !== "PENDING") return render(session, "Already decided", "/console/approvals", decidedPage(item, writerFor(request)), 409);
         const title = params.action === "approve" ? "Confirm the approval" : "Confirm the decline";

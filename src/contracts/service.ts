@@ -4,16 +4,16 @@
 import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
 import { findAgent } from "../agents/service";
 import { clock, iso, isoOrNull } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
+import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
-import { forbidden, invalid, invalidState, notFound } from "../errors";
+import { forbidden, invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { uuid } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
 import { committingKeyId } from "../keys/service";
-import { authorizeRelease } from "../outflows/release";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { authorizeRelease, RELEASE_ERRORS } from "../outflows/release";
+import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { contracts, type ContractCondition } from "./schema";
@@ -74,6 +74,9 @@ function* notifyBoth(contract: Contract, kind: string, summary: string, extra: R
 
 const escrowHold = (contract: Contract): Op<bigint> => pendingHold(reference(contract), contract.creatorId);
 
+/** What createContract answers: the counterparty unknown (or the creator itself, or blocking it), short of the escrow, or refused by the outflow check. */
+export const CREATE_CONTRACT_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* createContract(
   creatorId: string,
   body: { counterpartyId: string; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
@@ -117,6 +120,9 @@ export function* signContract(agentId: string, id: string) {
   yield* notifyBoth(signed, "contract.signed", "Contract signed and active");
   return contractView(signed);
 }
+
+/** What fulfillCondition answers: the contract or condition unknown, not the creator's, not ACTIVE, or the release refused. */
+export const FULFILL_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", ...RELEASE_ERRORS] as const satisfies readonly ErrorCode[];
 
 export function* fulfillCondition(agentId: string, id: string, conditionId: string) {
   const contract = yield* partyContract(agentId, id, true);
@@ -173,7 +179,7 @@ const dueDeadlines: DueWork = {
   table: "contracts",
   where: "status IN ('PENDING_SIGNATURE', 'ACTIVE')",
   dueColumn: "deadline_at",
-  apply: (id) => write(() => applyDeadlineIfDue(id)),
+  apply: applyDeadlineIfDue,
 };
 
 /**
@@ -186,14 +192,13 @@ export const applyContractDue = (id: string) => applyIfDue(dueDeadlines, id);
 export const applyDueDeadlines = (agentId?: string) =>
   applyDue(dueDeadlines, agentId === undefined ? undefined : { where: "(creator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
 
-/** A contract the caller is a party to, its due deadline applied first. */
-export async function getContract(agentId: string, id: string) {
-  await applyIfDue(dueDeadlines, id);
-  return contractView(await read(partyContract(agentId, id)));
+/** A contract the caller is a party to (the route applies its due deadline first). */
+export function* getContract(agentId: string, id: string) {
+  return contractView(yield* partyContract(agentId, id));
 }
 
-export async function myContracts(agentId: string, window: PageWindow) {
-  await applyDueDeadlines(agentId);
+/** The caller's contracts (the route applies their due deadlines first). */
+export function* myContracts(agentId: string, window: PageWindow) {
   const where = "(creator_id = ? OR counterparty_id = ?)";
-  return read(newestFirst({ table: contracts, scope: { where, params: [agentId, agentId] } }, window, contractView));
+  return yield* newestFirst({ table: contracts, scope: { where, params: [agentId, agentId] } }, window, contractView);
 }

@@ -80,18 +80,20 @@ export const PageQuery = t.Object({
 
 type Loaded<T> = { data: T[]; total: number; more: boolean };
 
-/** The pagination envelope; `nextAfter` is the last item's key when more follow. */
-export function page<T>(loaded: Loaded<T>, window: PageWindow, key: (item: T) => string = (item) => (item as { id: string }).id) {
-  const last = loaded.data.at(-1);
+/** The pagination envelope; `nextAfter` is the last item's key when more follow. What else the list answers (the approvals' `pending`) follows it. */
+export function page<T, L extends Loaded<T>>(loaded: L & Loaded<T>, window: PageWindow, key: (item: T) => string = (item) => (item as { id: string }).id) {
+  const { data, total, more, ...extra } = loaded;
+  const last = data.at(-1);
   return {
-    data: loaded.data,
+    data,
     pagination: {
-      total: loaded.total,
+      total,
       limit: window.limit,
       offset: window.offset,
-      hasMore: loaded.more,
-      nextAfter: loaded.more && last !== undefined ? key(last) : null,
+      hasMore: more,
+      nextAfter: more && last !== undefined ? key(last) : null,
     },
+    ...extra,
   };
 }
 
@@ -101,27 +103,31 @@ type PageParams = { limit?: number; offset?: number; after?: string };
 export const pageWindow = (query: PageParams): PageWindow => ({ limit: query.limit ?? 20, offset: query.offset ?? 0, after: query.after });
 
 /** A list route's answer: the page asked for, in the pagination envelope. */
-export async function paged<T>(query: PageParams, load: (window: PageWindow) => Loaded<T> | Promise<Loaded<T>>, key?: (item: T) => string) {
+export async function paged<T, L extends Loaded<T>>(query: PageParams, load: (window: PageWindow) => Promise<L & Loaded<T>>, key?: (item: T) => string) {
   const window = pageWindow(query);
-  return page(await load(window), window, key);
+  return page<T, L>(await load(window), window, key);
 }
 
-type Auth = "agent" | "owner" | "admin" | "public";
+/** Who may call a route; "anyKey": an agent route that every restricted key may call, whatever its scopes. */
+type Auth = "agent" | "anyKey" | "owner" | "admin" | "public";
 
 const SECURITY: Record<Auth, Record<string, string[]>[]> = {
   agent: [{ agentKey: [] }],
+  anyKey: [{ agentKey: [] }],
   owner: [{ ownerKey: [] }],
   admin: [{ adminKey: [] }],
   public: [],
 };
 
 /** OpenAPI detail for a route: summary, tag, who may call it and the errors it can answer. */
-export function docs(tag: string, summary: string, auth: Auth, errors: ErrorCode[] = []) {
+export function docs(tag: string, summary: string, auth: Auth, errors: readonly ErrorCode[] = []) {
   const codes: ErrorCode[] = [...errors];
   if (auth !== "public") codes.push("UNAUTHORIZED");
   // An agent or owner route refuses a valid key of the other kind (src/auth/keys.ts).
-  if (auth === "agent" || auth === "owner") codes.push("FORBIDDEN");
-  if (auth === "agent") codes.push("RATE_LIMIT_EXCEEDED");
+  if (auth === "agent" || auth === "anyKey" || auth === "owner") codes.push("FORBIDDEN");
+  if (auth === "agent" || auth === "anyKey") codes.push("RATE_LIMIT_EXCEEDED");
+  // The door refuses a restricted key outside the route's scopes (src/keys/scopes.ts).
+  if (auth === "agent") codes.push("KEY_SCOPE_DENIED");
   // On PostgreSQL any statement may meet a lock held past lock_timeout (src/db/postgres.ts).
   codes.push("VALIDATION_ERROR", "SERVICE_BUSY");
   const responses: Record<string, { description: string; content: Record<string, { schema: { $ref: string } }> }> = {};

@@ -101,8 +101,9 @@ export function polishDocument(document: Document): Document {
       if (operation.requestBody && body) operation.requestBody.content = { "application/json": { schema: plainSchema(body) } };
       for (const parameter of operation.parameters ?? []) if (parameter.schema) parameter.schema = plainSchema(parameter.schema);
       const byAgent = operation.security?.some((scheme) => "agentKey" in scheme) ?? false;
-      const idempotent = Object.values(operation.responses ?? {}).some((response) => response.description?.includes("IDEMPOTENCY_KEY_REUSED"));
-      if (idempotent) operation.parameters = [...(operation.parameters ?? []).filter((p) => p.name !== "Idempotency-Key"), { $ref: "#/components/parameters/IdempotencyKey" } as never];
+      // A route declared `once` (src/door) has the header in its schema: documented once, as IdempotencyKey.
+      const idempotent = operation.parameters?.some((parameter) => parameter.in === "header" && parameter.name?.toLowerCase() === "idempotency-key") ?? false;
+      if (idempotent) operation.parameters = [...operation.parameters!.filter((parameter) => parameter.name?.toLowerCase() !== "idempotency-key"), { $ref: "#/components/parameters/IdempotencyKey" } as never];
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         const headers: Record<string, unknown> = { "Request-Id": ref("RequestId") };
         if (byAgent) Object.assign(headers, { "RateLimit-Limit": ref("RateLimitLimit"), "RateLimit-Remaining": ref("RateLimitRemaining"), "RateLimit-Reset": ref("RateLimitReset") });

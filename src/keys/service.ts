@@ -232,6 +232,16 @@ export function* keyView(row: KeyRow) {
 
 export type KeyView = ReturnType<typeof keyView> extends Op<infer View> ? View : never;
 
+/** GET /agents/me/keys/current: the key the request came with, null for the agent's own key. */
+export function* callingKeyView(agentId: string, key: KeyRow | null) {
+  return { agentId, key: key && (yield* keyView(key)) };
+}
+
+/** A write op: revokeKey, answered as the key now is. */
+export function* revokedKeyView(agentId: string, id: string, by: KeyRow | null) {
+  return yield* keyView(yield* revokeKey(agentId, id, by));
+}
+
 export function* listKeys(agentId: string, window: PageWindow) {
   const page = yield* newestFirst({ table: agentKeys, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);
   const data = [];

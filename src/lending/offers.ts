@@ -3,14 +3,14 @@
 // begins (LOAN_OFFER, the amount). The expiry runs in a job (src/due.ts) and on the offer a read or
 // action touches.
 import { clock, iso } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
+import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
-import { invalid, invalidState, notFound } from "../errors";
+import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { prefixedId } from "../ids";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { loanOffers } from "./schema";
@@ -57,6 +57,9 @@ export function* expireOfferIfDue(row: Offer): Op<Offer> {
   return next;
 }
 
+/** What createOffer answers: short of money to hold, or refused by the outflow check. */
+export const CREATE_OFFER_ERRORS = ["INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* createOffer(
   lenderId: string,
   body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
@@ -101,11 +104,10 @@ const dueOffers: DueWork = {
   table: "loan_offers",
   where: "status = 'OPEN'",
   dueColumn: "expires_at",
-  apply: (id) =>
-    write(function* () {
-      const row = yield* find(loanOffers, id, true);
-      return row !== null && (yield* expireOfferIfDue(row)) !== row;
-    }),
+  apply: function* (id) {
+    const row = yield* find(loanOffers, id, true);
+    return row !== null && (yield* expireOfferIfDue(row)) !== row;
+  },
 };
 
 /**
@@ -117,24 +119,26 @@ export const applyOfferDue = (id: string) => applyIfDue(dueOffers, id);
 /** The job: every due offer expires. */
 export const expireDueOffers = () => applyDue(dueOffers);
 
-/** One of the lender's own offers, its due expiry applied first; 404 for anyone else's (existence not revealed). */
-export async function lenderOffer(lenderId: string, id: string) {
-  await applyOfferDue(id);
-  const row = await read(find(loanOffers, id));
+/** One of the lender's own offers (applyOfferDue first); 404 for anyone else's (existence not revealed). */
+export function* lenderOffer(lenderId: string, id: string) {
+  const row = yield* find(loanOffers, id);
   if (!row || row.lenderId !== lenderId) throw notFound("loan offer");
   return offerView(row);
 }
 
-/** The lender's own OPEN offers (the owner's console lists them to withdraw), its due expiries applied first. */
-export async function openOffersOf(lenderId: string, window: PageWindow) {
-  const scope = { where: "lender_id = ? AND status = 'OPEN'", params: [lenderId] };
-  await applyDue(dueOffers, scope);
-  return read(newestFirst({ table: loanOffers, scope }, window, offerView));
+const openOffersScope = (lenderId: string) => ({ where: "lender_id = ? AND status = 'OPEN'", params: [lenderId] });
+
+/** Before the lender's open offers are listed: the due ones expire. */
+export const expireDueOffersOf = (lenderId: string) => applyDue(dueOffers, openOffersScope(lenderId));
+
+/** The lender's own OPEN offers (the owner's console lists them to withdraw; expireDueOffersOf first). */
+export function* openOffersOf(lenderId: string, window: PageWindow) {
+  return yield* newestFirst({ table: loanOffers, scope: openOffersScope(lenderId) }, window, offerView);
 }
 
 /** OPEN offers not yet past their expiry (the expiry job marks those soon; none is shown meanwhile). */
-export async function listOffers(filter: { currency?: Currency }, window: PageWindow) {
+export function* listOffers(filter: { currency?: Currency }, window: PageWindow) {
   const narrow = filter.currency ? { where: "currency = ?", params: [filter.currency] } : undefined;
   const scope = { where: "status = 'OPEN' AND expires_at > ?", params: [clock.nowMs()] };
-  return read(newestFirst({ table: loanOffers, scope, narrow }, window, offerView));
+  return yield* newestFirst({ table: loanOffers, scope, narrow }, window, offerView);
 }

@@ -5,9 +5,9 @@
 // (LOAN_BORROW, principal + interest to the lender); repayment and default settle it.
 import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso, isoOrNull } from "../clock";
-import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
+import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
-import { invalid, invalidState, notFound } from "../errors";
+import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { prefixedId } from "../ids";
 import { hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
@@ -15,7 +15,8 @@ import { toMajor, toMinor } from "../money";
 import { adjustScore } from "../agents/score";
 import { committingKeyId } from "../keys/service";
 import { authorizeRelease } from "../outflows/release";
-import { authorizeOutflow, type Sanction } from "../outflows/check";
+import { authorizeOutflow, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
+import { KEY_SPEND_ERRORS } from "../outflows/budget";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { expireOfferIfDue, ofBps, offerRef, setOfferStatus } from "./offers";
@@ -67,6 +68,9 @@ function* defaultLoanIfDue(row: Loan): Op<Loan> {
  * its collateral): it is an outflow to the lender of that amount, checked here once. Held for the
  * owner, it holds only the collateral — what the borrower's own money puts at risk now.
  */
+/** What borrow answers: the offer unknown, one's own or taken, the lender blocking the borrower, short of collateral, or refused by the outflow check. */
+export const BORROW_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* borrow(borrowerId: string, body: { offerId: string; collateral?: number }, sanction: Sanction = {}) {
   const found = yield* find(loanOffers, body.offerId, true);
   if (!found) throw notFound("loan offer");
@@ -112,6 +116,9 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
  * for the whole amount due. A restricted key that repays and did not make the borrow pays it as its own
  * outflow to the lender (authorizeRelease).
  */
+/** What repay answers: the loan unknown or not active, short of money, or (a restricted key's repayment) its limits. A frozen agent may repay. */
+export const REPAY_ERRORS = ["NOT_FOUND", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...KEY_SPEND_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* repay(borrowerId: string, loanId: string, amountMajor: number) {
   const found = yield* find(loans, loanId, true);
   if (!found || found.borrowerId !== borrowerId) throw notFound("loan");
@@ -141,11 +148,10 @@ const dueLoans: DueWork = {
   table: "loans",
   where: "status = 'ACTIVE'",
   dueColumn: "due_at",
-  apply: (id) =>
-    write(function* () {
-      const row = yield* find(loans, id, true);
-      return row !== null && (yield* defaultLoanIfDue(row)) !== row;
-    }),
+  apply: function* (id) {
+    const row = yield* find(loans, id, true);
+    return row !== null && (yield* defaultLoanIfDue(row)) !== row;
+  },
 };
 
 /**
@@ -158,16 +164,16 @@ export const applyLoanDue = (id: string) => applyIfDue(dueLoans, id);
 export const defaultDueLoans = (agentId?: string) =>
   applyDue(dueLoans, agentId === undefined ? undefined : { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] });
 
-export async function myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
-  await defaultDueLoans(agentId);
+/** The caller's loans, as lender or borrower (the route applies their due defaults first). */
+export function* myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
   const scope = { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] };
   const narrow = filter.role ? { where: filter.role === "lender" ? "lender_id = ?" : "borrower_id = ?", params: [agentId] } : undefined;
-  return read(newestFirst({ table: loans, scope, narrow }, window, loanView));
+  return yield* newestFirst({ table: loans, scope, narrow }, window, loanView);
 }
 
-export async function getLoan(agentId: string, id: string) {
-  await applyIfDue(dueLoans, id);
-  const row = await read(find(loans, id));
+/** A loan the caller made or took (the route applies its due default first); 404 for anyone else. */
+export function* getLoan(agentId: string, id: string) {
+  const row = yield* find(loans, id);
   if (!row || (row.lenderId !== agentId && row.borrowerId !== agentId)) throw notFound("loan");
   return loanView(row);
 }

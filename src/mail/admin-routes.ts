@@ -1,10 +1,9 @@
 // The operator's routes of the mail outbox: the list of every message and where it went, and a test
 // message to check the mail settings (SMTP_URL, or the outbox folder).
 import { t } from "elysia";
-import { read, write } from "../db";
 import { MAX_ADDRESS_LENGTH } from "../email";
 import { docs, paged, PageQuery } from "../http/models";
-import { operatorRoutes } from "../auth/operator";
+import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { MAIL_STATUSES, MailMessage, MailPage } from "./model";
 import { mailList, queueTestMail } from "./service";
@@ -12,7 +11,7 @@ import { mailList, queueTestMail } from "./service";
 const Address = t.String({ format: "email", maxLength: MAX_ADDRESS_LENGTH, description: "one e-mail address, local@domain" });
 
 export const mailAdminRoutes = operatorRoutes("mail-admin")
-  .get("/mail", ({ query }) => paged(query, (window) => read(mailList({ status: query.status, to: query.to }, window))), {
+  .get("/mail", ({ query, read }) => paged(query, (window) => read(mailList({ status: query.status, to: query.to }, window))), {
     query: t.Object({
       ...PageQuery.properties,
       status: t.Optional(t.Union(MAIL_STATUSES.map((status) => t.Literal(status)))),
@@ -22,11 +21,7 @@ export const mailAdminRoutes = operatorRoutes("mail-admin")
   })
   .post(
     "/mail/test",
-    async ({ body, set }) => {
-      const queued = await write(() => queueTestMail(body.to, body.reference));
-      set.status = 202;
-      return queued;
-    },
+    async ({ body, write, status }) => status(202, await write(() => queueTestMail(body.to, body.reference))),
     {
       body: t.Object({
         to: Address,

@@ -2,10 +2,10 @@
 // pay() in the same write op that records it, so a booking exists exactly when its payment does.
 import { clock, iso } from "../clock";
 import { find, insert, newestFirst, select, type PageWindow, type Row } from "../db";
-import { invalid, invalidState, notFound } from "../errors";
+import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { prefixedId } from "../ids";
 import { toMajor } from "../money";
-import { NO_SANCTION, type Sanction } from "../outflows/check";
+import { NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
 import { notifyFinancial } from "../webhooks/outbox";
 import { offered } from "./listings";
@@ -30,6 +30,9 @@ function bookingView(row: Booking) {
 }
 
 /** With the owner's grant, a quote that expired while the owner decided still holds: its price was fixed when the booking was held. */
+/** What book answers: the quote unknown, not the caller's, expired or used, the provider blocking the buyer, short of money, or refused by the outflow check. */
+export const BOOK_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* book(agentId: string, body: { quoteId: string; rail?: string }, sanction: Sanction = NO_SANCTION) {
   const rail = body.rail ?? "INTERNAL";
   if (!isRail(rail)) throw invalid(`rail ${rail} is not supported; supported rails: ${RAILS.join(", ")}`);

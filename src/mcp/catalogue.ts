@@ -13,7 +13,7 @@ import type { ToolSpec } from "./tools";
 export type RouteInfo = {
   method: string;
   path: string;
-  hooks: { params?: unknown; query?: unknown; body?: unknown; response?: unknown; detail?: { responses?: Record<string, { description?: string }> } };
+  hooks: { params?: unknown; query?: unknown; body?: unknown; headers?: unknown; standaloneValidator?: { headers?: unknown }[]; response?: unknown };
 };
 
 export type Tool = ToolSpec & {
@@ -61,6 +61,10 @@ const objectParts = (schema: unknown) => {
   return { properties: plain?.properties ?? {}, required: plain?.required ?? [] };
 };
 
+/** A route declared `once` (src/door) takes the Idempotency-Key header (the door's schema, beside the route's own): its tool takes the key as an argument. */
+const takesIdempotencyKey = ({ hooks }: RouteInfo) =>
+  [hooks.headers, ...(hooks.standaloneValidator ?? []).map((validator) => validator.headers)].some((schema) => "idempotency-key" in objectParts(schema).properties);
+
 /** The route's success answer; a route with two (201, or 202 when the owner must approve) answers either. */
 function successSchema(route: RouteInfo): (JsonSchema & { type: "object" }) | null {
   const responses = route.hooks.response as Record<string, unknown> | undefined;
@@ -81,7 +85,7 @@ export function buildCatalogue(specs: ToolSpec[], routes: RouteInfo[]): Tool[] {
     const params = objectParts(route.hooks.params);
     const query = objectParts(route.hooks.query);
     const body = objectParts(route.hooks.body);
-    const idempotent = Object.values(route.hooks.detail?.responses ?? {}).some((response) => response.description?.includes("IDEMPOTENCY_KEY_REUSED"));
+    const idempotent = takesIdempotencyKey(route);
     const properties: Record<string, JsonSchema> = { ...params.properties, ...query.properties, ...body.properties };
     const names = [...Object.keys(params.properties), ...Object.keys(query.properties), ...Object.keys(body.properties)];
     if (new Set(names).size !== names.length) throw new Error(`mcp: tool ${spec.name} has an argument in two places`);

@@ -6,7 +6,7 @@
 import { Elysia } from "elysia";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { agentFromHeader } from "../auth/keys";
-import { mcpToolCalls } from "../auth/macros";
+import { mcpToolCalls } from "../auth/callers";
 import { consumeAgent, onBehalfOf } from "../auth/rate-limit";
 import { config } from "../config";
 import { ApiError } from "../errors";

@@ -11,7 +11,7 @@ import {
   type CallToolResult,
 } from "@modelcontextprotocol/sdk/types.js";
 import { ApiError } from "../errors";
-import { scopeRefusal } from "../auth/macros";
+import { scopeRefusal } from "../auth/callers";
 import type { KeyScopes } from "../keys/service";
 import { VERSION } from "../version";
 import { requestFor, type ApiRequest, type Tool } from "./catalogue";

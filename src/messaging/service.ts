@@ -3,7 +3,7 @@
 import { assertCanReach } from "../agents/blocks";
 import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { find, get, newestFirst, type PageWindow, type Op } from "../db";
+import { find, get, newestFirst, type PageWindow } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
@@ -89,6 +89,7 @@ export function* markRead(agentId: string, id: string) {
   return messageView({ ...row, read: 1n });
 }
 
-export function unreadCount(agentId: string): Op<number> {
-  return inboxCount(agentId, { unreadOnly: true });
+/** How many inbox items are unread, as GET /messages/unread-count answers. */
+export function* unreadCountView(agentId: string) {
+  return { unreadCount: yield* inboxCount(agentId, { unreadOnly: true }) };
 }

@@ -1,8 +1,8 @@
 // A negotiation's one timed transition: OPEN past expiresAt becomes EXPIRED. It runs as due work
-// (src/due.ts) in the job, before a read or list of the caller's negotiations, and before an
-// action, each in an op of its own; an action's op also applies it to the row it locks.
+// (src/due.ts) in the job, and before a read or list of the caller's negotiations or an action (the
+// route's due hook), each in an op of its own; an action's op also applies it to the row it locks.
 import { clock } from "../clock";
-import { find, write, type Op } from "../db";
+import { find, type Op } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { change, notifyParties, type Negotiation } from "./negotiation";
 import { negotiations } from "./schema";
@@ -20,11 +20,10 @@ const dueExpiries: DueWork = {
   table: negotiations.name,
   where: "status = 'OPEN'",
   dueColumn: "expires_at",
-  apply: (id) =>
-    write(function* () {
-      const row = yield* find(negotiations, id, true);
-      return row !== null && (yield* expireIfDue(row)) !== row;
-    }),
+  apply: function* (id) {
+    const row = yield* find(negotiations, id, true);
+    return row !== null && (yield* expireIfDue(row)) !== row;
+  },
 };
 
 /** What makes a negotiation the agent's: it is one of the two parties. */
@@ -36,14 +35,8 @@ export const expireDueNegotiations = () => applyDue(dueExpiries);
 /** Before a list of the agent's negotiations: the due ones among them expire. */
 export const expireDueOf = (agentId: string) => applyDue(dueExpiries, partyScope(agentId));
 
-/** Before a read of one negotiation: its expiry, if due (a write only then). */
-export const expireIfDueById = (id: string) => applyIfDue(dueExpiries, id);
-
 /**
- * An action on one negotiation: its due expiry is committed first, in an op of its own, so a 409 on
- * an expired negotiation leaves it stored as EXPIRED.
+ * Before a read of or an action on one negotiation: its expiry, if due, committed in an op of its own (a
+ * write only then), so a 409 on an expired negotiation leaves it stored as EXPIRED.
  */
-export async function actOn<T>(id: string, op: () => Op<T>): Promise<T> {
-  await expireIfDueById(id);
-  return write(op);
-}
+export const expireIfDueById = (id: string) => applyIfDue(dueExpiries, id);

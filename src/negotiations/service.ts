@@ -6,12 +6,12 @@
 import { assertCanReach, assertNotBlockedBy } from "../agents/blocks";
 import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
-import { find, FOR_UPDATE, get, insert, newestFirst, read, select, type PageWindow, type Op } from "../db";
+import { find, FOR_UPDATE, get, insert, newestFirst, select, type PageWindow, type Op } from "../db";
 import { ApiError, invalid, invalidState } from "../errors";
 import { uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
-import { expireDueOf, expireIfDue, expireIfDueById, partyScope } from "./expiry";
+import { expireIfDue, partyScope } from "./expiry";
 import { change, historyOf, negotiationView, notifyParties, offerOf, otherParty, partyOnly, type Negotiation } from "./negotiation";
 import { checkOffer, needsHuman, offerHash } from "./offers";
 import { negotiations, type Offer } from "./schema";
@@ -123,13 +123,13 @@ export function* reject(agentId: string, id: string) {
 }
 
 /** Reads apply due expiries first (a write only when something is due). */
-export async function getNegotiation(agentId: string, id: string) {
-  await expireIfDueById(id);
-  return negotiationView(partyOnly(await read(find(negotiations, id)), agentId));
+/** A negotiation the caller takes part in (the route expires it first if due). */
+export function* getNegotiation(agentId: string, id: string) {
+  return negotiationView(partyOnly(yield* find(negotiations, id), agentId));
 }
 
-export async function listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
-  await expireDueOf(agentId);
+/** The caller's negotiations (the route expires the due ones first). */
+export function* listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
   const narrow = filter.status ? { where: "status = ?", params: [filter.status] } : undefined;
-  return read(newestFirst({ table: negotiations, scope: partyScope(agentId), narrow }, window, negotiationView));
+  return yield* newestFirst({ table: negotiations, scope: partyScope(agentId), narrow }, window, negotiationView);
 }

@@ -4,7 +4,7 @@
 // URI is not trusted before the owner has seen, on the consent page, where the browser goes next. The
 // browser goes there only with the owner's decision: a code, or `error=access_denied`.
 import { t } from "elysia";
-import { find, read } from "../db";
+import { find, type Op } from "../db";
 import { applyClientDue, redirectUrisOf } from "./clients";
 import { oauthClients } from "./schema";
 import { requestedScopes, type AuthorizationRequest } from "./service";
@@ -47,9 +47,19 @@ export type Checked = { ok: AuthorizationRequest } | { page: string };
 
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-export async function checkAuthorization(params: AuthorizationParams, base: string): Promise<Checked> {
-  if (params.client_id) await applyClientDue(params.client_id);
-  const client = params.client_id ? await read(find(oauthClients, params.client_id)).catch(() => null) : null;
+/** A client_id this service could have issued (a UUID): anything else is unknown without a query. */
+export const issuedClientId = (clientId: string | undefined) => (clientId !== undefined && /^[0-9a-f-]{36}$/.test(clientId) ? clientId : null);
+
+/** Before an authorization request is checked: its client deleted now if it is due, so it answers as unknown. */
+export async function applyRequestedClientDue(params: AuthorizationParams): Promise<void> {
+  const clientId = issuedClientId(params.client_id);
+  if (clientId) await applyClientDue(clientId);
+}
+
+/** A read: the authorization request checked (applyRequestedClientDue first), or the page that refuses it. */
+export function* checkAuthorization(params: AuthorizationParams, base: string): Op<Checked> {
+  const clientId = issuedClientId(params.client_id);
+  const client = clientId ? yield* find(oauthClients, clientId) : null;
   if (!client) return { page: "Unknown client_id: the application must register first (POST /oauth/register)." };
   if (!params.redirect_uri || !redirectUrisOf(client).includes(params.redirect_uri)) return { page: "redirect_uri is not one the application registered." };
   const refused = (error: string, description: string) => ({ page: `The application's request is refused (${error}: ${description}). Nothing was sent back to it; tell its maker.` });

@@ -4,7 +4,7 @@
 // refuses metadata this server cannot honour.
 import ipaddr from "ipaddr.js";
 import { clock } from "../clock";
-import { find, get, insert, run, write, type Op, type Row } from "../db";
+import { find, get, insert, run, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError } from "../errors";
 import { uuid } from "../ids";
@@ -124,7 +124,7 @@ const unusedClients: DueWork = {
   // expires_at is null once the client has a grant (the code exchange clears it).
   where: "expires_at IS NOT NULL",
   dueColumn: "expires_at",
-  apply: (id) => write(() => deleteClientIfUnused(id)),
+  apply: deleteClientIfUnused,
 };
 
 /** Before a client is acted on: deleted now if it is due, so it answers as unknown. */

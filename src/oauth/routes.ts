@@ -5,12 +5,13 @@
 // error codes (`error`, `error_description`), with `message` as on every other route.
 import { Elysia, t } from "elysia";
 import { clientAddressOf } from "../auth/rate-limit";
-import { write } from "../db";
+import { type Op } from "../db";
+import { door, type DueContext } from "../door";
 import { docs } from "../http/models";
 import { answers, Model } from "../http/responses";
 import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
-import { AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
+import { applyRequestedClientDue, AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
 import { OAuthError, registerClient, registeredClientView, registrantOf } from "./clients";
 import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
@@ -71,33 +72,33 @@ const resourceDocs = answers(docs("OAuth", "The protected resource metadata of /
 
 const TokenForm = t.Record(t.String({ maxLength: 50 }), t.String({ maxLength: 2000 }), { maxProperties: 20 });
 
-async function token(form: Record<string, string>): Promise<Response> {
+/** The write op the token form asks for, or why the form is refused before anything is read. */
+function grantOf(form: Record<string, string>): OAuthError | (() => Op<Tokens | Refused>) {
   const field = (name: string) => ownProperty(form, name);
   const clientId = field("client_id");
-  if (!clientId) return oauthError(new OAuthError("invalid_client", "client_id is required (public clients send it in the form)", 401));
+  if (!clientId) return new OAuthError("invalid_client", "client_id is required (public clients send it in the form)", 401);
   const resource = field("resource");
-  let outcome: Tokens | Refused;
   switch (field("grant_type")) {
     case "authorization_code": {
       const [code, codeVerifier, redirectUri] = [field("code"), field("code_verifier"), field("redirect_uri")];
-      if (!code || !codeVerifier || !redirectUri) return oauthError(new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required"));
-      outcome = await write(() => exchangeCode({ clientId, code, codeVerifier, redirectUri, resource }));
-      break;
+      if (!code || !codeVerifier || !redirectUri) return new OAuthError("invalid_request", "code, code_verifier and redirect_uri are required");
+      return () => exchangeCode({ clientId, code, codeVerifier, redirectUri, resource });
     }
     case "refresh_token": {
       const refreshToken = field("refresh_token");
-      if (!refreshToken) return oauthError(new OAuthError("invalid_request", "refresh_token is required"));
-      outcome = await write(() => refreshGrant({ clientId, refreshToken, resource }));
-      break;
+      if (!refreshToken) return new OAuthError("invalid_request", "refresh_token is required");
+      return () => refreshGrant({ clientId, refreshToken, resource });
     }
     default:
-      return oauthError(new OAuthError("unsupported_grant_type", "grant_type is authorization_code or refresh_token"));
+      return new OAuthError("unsupported_grant_type", "grant_type is authorization_code or refresh_token");
   }
-  if ("refused" in outcome) return oauthError(outcome.refused);
-  return Response.json(outcome, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
 }
 
+const tokenAnswer = (outcome: Tokens | Refused) =>
+  "refused" in outcome ? oauthError(outcome.refused) : Response.json(outcome, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
+
 export const oauthRoutes = new Elysia({ name: "oauth" })
+  .use(door)
   .get("/.well-known/oauth-protected-resource", protectedResource, resourceDocs)
   .get("/.well-known/oauth-protected-resource/mcp", protectedResource, { ...resourceDocs, detail: { ...resourceDocs.detail, hide: true } })
   .get(
@@ -120,7 +121,7 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .post(
     "/oauth/register",
-    async ({ body, request, server, set }) => {
+    async ({ body, request, server, set, write }) => {
       try {
         const registrant = registrantOf(clientAddressOf(request, server));
         const client = await write(() => registerClient(body, registrant));
@@ -142,12 +143,19 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .get(
     "/oauth/authorize",
-    async ({ request, query }) => {
-      const checked = await checkAuthorization(query, baseUrlOf(request));
+    async ({ request, query, read }) => {
+      const checked = await read(checkAuthorization(query, baseUrlOf(request)));
       if ("page" in checked) return page(checked.page);
       // The console's session cookie is scoped to /console: consent is asked there.
       return new Response(null, { status: 303, headers: { location: `/console/oauth/consent${new URL(request.url).search}`, "cache-control": "no-store" } });
     },
-    { query: AuthorizationQuery, detail: { hide: true } },
+    { query: AuthorizationQuery, due: ({ query }: DueContext) => applyRequestedClientDue(query), detail: { hide: true } },
   )
-  .post("/oauth/token", ({ body }) => token(body ?? Object.create(null)), { body: t.Optional(TokenForm), detail: { hide: true } });
+  .post(
+    "/oauth/token",
+    async ({ body, write }) => {
+      const grant = grantOf(body ?? Object.create(null));
+      return grant instanceof OAuthError ? oauthError(grant) : tokenAnswer(await write(grant));
+    },
+    { body: t.Optional(TokenForm), detail: { hide: true } },
+  );

@@ -6,11 +6,14 @@
 // amount <= total`), so concurrent outflows of one key, on either engine and any instance, can never
 // together pass it: each sees the others' counts or waits for their row lock.
 import { actingKey, run, select, type Op } from "../db";
-import { ApiError } from "../errors";
+import { ApiError, type ErrorCode } from "../errors";
 import { toMajor, type Currency } from "../money";
 import type { Outflow } from "./approvals";
 import { keySpending } from "../keys/schema";
 import { allowlistOf, budgetsOf, chainInForce, type KeyRow } from "../keys/service";
+
+/** What a restricted key's limits answer money going out: the key (or one it was made from) ended, the counterparty off its allowlist, a budget passed. */
+export const KEY_SPEND_ERRORS = ["KEY_INACTIVE", "KEY_SCOPE_DENIED", "KEY_BUDGET_EXCEEDED"] as const satisfies readonly ErrorCode[];
 
 /** What a key's limits look at in money going out: how much, in what, to whom (null: nobody named yet, or outside the service). */
 export type Spend = { amount: bigint; currency: Currency; counterpartyId: string | null };

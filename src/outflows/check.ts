@@ -7,10 +7,10 @@
 import { assertNotFrozen } from "../agents/freeze";
 import { findAgent, lockAgents } from "../agents/service";
 import { type Op } from "../db";
-import { ApiError } from "../errors";
-import { Deferred } from "../auth/mutation";
+import { Deferred } from "../door/deferred";
+import { ApiError, type ErrorCode } from "../errors";
 import { ownProperty } from "../json";
-import { chargeActingKey } from "./budget";
+import { chargeActingKey, KEY_SPEND_ERRORS } from "./budget";
 import { toMajor } from "../money";
 import { assertWithinTier } from "../agents/tiers";
 import { holdOutflow, takeGrant, type Grant, type Outflow } from "./approvals";
@@ -18,6 +18,10 @@ import { parsePolicy, type Policy } from "./policy";
 import { countOutflow, spentInWindow } from "./usage";
 
 export type { Grant, Outflow, OutflowKind } from "./approvals";
+
+/** What authorizeOutflow answers, for every route whose command starts an outflow (their documentation). */
+export const OUTFLOW_ERRORS = ["AGENT_FROZEN", "TIER_LIMIT_EXCEEDED", "COUNTERPARTY_NOT_ALLOWED", "POLICY_LIMIT_EXCEEDED", ...KEY_SPEND_ERRORS] as const satisfies readonly ErrorCode[];
+
 
 /** How the outflow was sanctioned beyond the policy's automatic limits. */
 export type Sanction = {

@@ -8,7 +8,8 @@ import { assertNotFrozen } from "../agents/freeze";
 import { findAgent } from "../agents/service";
 import { actingKey, type Op } from "../db";
 import { committingKeyOf, keyChain } from "../keys/service";
-import { chargeKey, type Spend } from "./budget";
+import type { ErrorCode } from "../errors";
+import { chargeKey, KEY_SPEND_ERRORS, type Spend } from "./budget";
 
 /** Every kind of release, and whether a frozen agent may still make it (docs/owners.md, "The brake"). */
 export const RELEASES = {
@@ -28,6 +29,9 @@ export const RELEASES = {
   LOAN_REPAYMENT: { whileFrozen: true },
 } as const satisfies Record<string, { whileFrozen: boolean }>;
 export type ReleaseKind = keyof typeof RELEASES;
+
+/** What authorizeRelease answers, for every route whose command makes a release (their documentation). */
+export const RELEASE_ERRORS = ["AGENT_FROZEN", ...KEY_SPEND_ERRORS] as const satisfies readonly ErrorCode[];
 
 /** Money a commitment of `agentId` holds (or owes) that a request sends to its other party; `madeBy`: the restricted key that made the commitment. */
 export type Release = Spend & { kind: ReleaseKind; agentId: string; madeBy: string | null };

@@ -98,7 +98,7 @@ function* expireRowIfDue(id: string): Op<boolean> {
   return true;
 }
 
-const dueExpiries: DueWork = { name: "approvals.expire", table: "approvals", where: "status = 'PENDING'", dueColumn: "expires_at", apply: (id) => write(() => expireRowIfDue(id)) };
+const dueExpiries: DueWork = { name: "approvals.expire", table: "approvals", where: "status = 'PENDING'", dueColumn: "expires_at", apply: expireRowIfDue };
 
 /** Applies the approval's expiry if it is due, so no read shows it PENDING past its time (a write only then). */
 export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
@@ -115,7 +115,7 @@ function* remindIfDue(id: string): Op<boolean> {
   return true;
 }
 
-const dueReminders: DueWork = { name: "approvals.remind", table: "approvals", where: "status = 'PENDING'", dueColumn: "remind_at", apply: (id) => write(() => remindIfDue(id)) };
+const dueReminders: DueWork = { name: "approvals.remind", table: "approvals", where: "status = 'PENDING'", dueColumn: "remind_at", apply: remindIfDue };
 
 /** The job: owners reminded of what expires within the hour. */
 export const remindDueApprovals = () => applyDue(dueReminders);

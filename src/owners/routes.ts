@@ -3,43 +3,37 @@
 // the agent: /owner/agents/{id}/…, for that agent's owner only). /approvals/{id}: an agent reads one of its
 // held outflows (what it answered once approved).
 import { Elysia, t } from "elysia";
+import { Freeze, FreezeBody, RotationBody } from "../agents/model";
 import { bearer } from "../auth/keys";
-import { read, write } from "../db";
-import { auth } from "../auth/macros";
-import { docs, IdParam, page, pageWindow } from "../http/models";
+import { door, type Due, type OwnerDue } from "../door";
+import { docs, IdParam, paged } from "../http/models";
 import { answers } from "../http/responses";
+import { setFrozen } from "../profile/freeze";
+import { expireApprovalIfDue, expireDueApprovals } from "./decisions";
 import { executeApproved } from "./executors";
 import { Approval, ApprovalPage, ApprovalQuery, DecisionBody, Policy, PolicyBody, RotatedOwnerKey } from "./model";
-import { Freeze, FreezeBody, RotationBody } from "../agents/model";
-import { setFrozen } from "../profile/freeze";
-import { approve, decline, getApproval, listApprovals, ownerKeyInForce, policyView, rotateOwnerKey, setPolicy } from "./service";
+import { approvalQueue, approve, decline, getApproval, ownerKeyInForce, policyView, rotateOwnerKey, setPolicy } from "./service";
 
 const DECIDE_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE"] as const;
 
 export const ownerRoutes = new Elysia({ name: "owners" })
-  .use(auth)
-  .get("/owner/policy", ({ owner }) => read(policyView(owner.id)), {
+  .use(door)
+  .get("/owner/policy", ({ owner, read }) => read(policyView(owner.id)), {
     owner: true,
     ...answers(docs("Owners", "The agent's spending policy and what it leaves today: owner key (po_…) only", "owner", ["FORBIDDEN"]), { 200: Policy }),
   })
-  .put("/owner/policy", ({ owner, body }) => setPolicy(owner.id, body), {
+  .put("/owner/policy", ({ owner, body, write }) => write(() => setPolicy(owner.id, body)), {
     owner: true,
     body: PolicyBody,
     ...answers(docs("Owners", "Replace the agent's spending policy: owner key (po_…) only", "owner", ["FORBIDDEN"]), { 200: Policy }),
   })
-  .get(
-    "/owner/approvals",
-    async ({ owner, query }) => {
-      const window = pageWindow(query);
-      const { pending, ...loaded } = await listApprovals(owner.id, { status: query.status }, window);
-      return { ...page(loaded, window), pending };
-    },
-    {
-      owner: true,
-      query: ApprovalQuery,
-      ...answers(docs("Owners", "Held outflows and negotiations waiting for (or decided by) the owner, PENDING first", "owner", ["FORBIDDEN"]), { 200: ApprovalPage }),
-    },
-  )
+  .get("/owner/approvals", ({ owner, query, read }) => paged(query, (window) => read(approvalQueue(owner.id, { status: query.status }, window), true)), {
+    owner: true,
+    query: ApprovalQuery,
+    due: ({ owner }: OwnerDue) => expireDueApprovals(owner.id),
+    ...answers(docs("Owners", "Held outflows and negotiations waiting for (or decided by) the owner, PENDING first", "owner", ["FORBIDDEN"]), { 200: ApprovalPage }),
+  })
+  // An orchestration (service.ts): the decision commits, then the held request runs again.
   .post("/owner/approvals/:id/approve", ({ owner, params, body }) => approve(owner.id, params.id, body?.termsHash, executeApproved), {
     owner: true,
     params: IdParam,
@@ -60,13 +54,10 @@ export const ownerRoutes = new Elysia({ name: "owners" })
     body: DecisionBody,
     ...answers(docs("Owners", "Decline: a held outflow's hold is released (status DECLINED); a negotiation is REJECTED", "owner", [...DECIDE_ERRORS]), { 200: Approval }),
   })
+  // Not idempotent by key (like the agent key's rotation): a replay would have to store the new key.
   .post(
     "/owner/key/rotate",
-    // Not idempotent by key (like the agent key's rotation): a replay would have to store the new key.
-    async ({ owner, headers, body }) => {
-      const presented = bearer(headers.authorization)!;
-      return write(() => rotateOwnerKey(owner.id, () => ownerKeyInForce(owner.id, presented), body?.keepRestrictedKeys === true));
-    },
+    ({ owner, headers, body, write }) => write(() => rotateOwnerKey(owner.id, () => ownerKeyInForce(owner.id, bearer(headers.authorization)!), body?.keepRestrictedKeys === true)),
     {
       owner: true,
       body: t.Optional(RotationBody),
@@ -81,7 +72,7 @@ export const ownerRoutes = new Elysia({ name: "owners" })
       ),
     },
   )
-  .post("/owner/agents/:id/freeze", ({ owner, body }) => write(() => setFrozen(owner.id, "owner", true, body?.reason ?? null)), {
+  .post("/owner/agents/:id/freeze", ({ owner, body, write }) => write(() => setFrozen(owner.id, "owner", true, body?.reason ?? null)), {
     agentOwner: true,
     params: IdParam,
     body: FreezeBody,
@@ -95,7 +86,7 @@ export const ownerRoutes = new Elysia({ name: "owners" })
       { 200: Freeze },
     ),
   })
-  .post("/owner/agents/:id/unfreeze", ({ owner, body }) => write(() => setFrozen(owner.id, "owner", false, body?.reason ?? null)), {
+  .post("/owner/agents/:id/unfreeze", ({ owner, body, write }) => write(() => setFrozen(owner.id, "owner", false, body?.reason ?? null)), {
     agentOwner: true,
     params: IdParam,
     body: FreezeBody,
@@ -104,8 +95,9 @@ export const ownerRoutes = new Elysia({ name: "owners" })
       { 200: Freeze },
     ),
   })
-  .get("/approvals/:id", ({ agent, params }) => getApproval(agent.id, params.id), {
+  .get("/approvals/:id", ({ agent, params, read }) => read(getApproval(agent.id, params.id)), {
     agent: true,
     params: IdParam,
+    due: ({ params }: Due<"id">) => expireApprovalIfDue(params.id),
     ...answers(docs("Owners", "One of the caller's outflows held for its owner: status, reason, and once approved what it answered", "agent", ["NOT_FOUND"]), { 200: Approval }),
   });

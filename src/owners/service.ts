@@ -15,7 +15,7 @@ import { isParty, offerOf, type Negotiation } from "../negotiations/negotiation"
 import { offerAmount } from "../negotiations/offers";
 import { approvalsByIds, type ApprovalRow } from "../outflows/approvals";
 import { approvals } from "../outflows/schema";
-import { approveOutflow, declineOutflow, expireApprovalIfDue, expireDueApprovals, type Executor } from "./decisions";
+import { approveOutflow, declineOutflow, type Executor } from "./decisions";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "../outflows/policy";
 import { spentInWindow } from "../outflows/usage";
 
@@ -42,15 +42,16 @@ export function* policyView(agentId: string) {
 }
 
 /** Replaces the policy. Every allowlisted agent must exist: a typo would otherwise silently allow no one. */
-export async function setPolicy(agentId: string, input: PolicyInput) {
+/** A write op: the owner's new policy; every agent on its allowlist must exist. */
+export function* setPolicy(agentId: string, input: PolicyInput) {
   const policy = policyFromInput(input);
   if (policy.allowlist) {
-    const known = await read(namesOf(policy.allowlist));
+    const known = yield* namesOf(policy.allowlist);
     const unknown = policy.allowlist.filter((id) => !known.has(id));
     if (unknown.length) throw invalid(`allowlist: no agent with id ${unknown.slice(0, 5).join(", ")}${unknown.length > 5 ? ` (and ${unknown.length - 5} more)` : ""}`);
   }
-  await write(() => updateAgent(agentId, { policy: storePolicy(policy) }));
-  return read(policyView(agentId));
+  yield* updateAgent(agentId, { policy: storePolicy(policy) });
+  return yield* policyView(agentId);
 }
 
 /**
@@ -166,32 +167,30 @@ export function* pendingCount(agentId: string): Op<number> {
   return Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
 }
 
-export async function listApprovals(agentId: string, filter: { status?: string }, window: PageWindow) {
-  await expireDueApprovals(agentId);
-  return read(
-    (function* () {
-      const { sql, params } = queue(agentId, filter.status);
-      const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
-      const { rows, more } = yield* pageRows<{ id: string }>(
-        {
-          select: `SELECT id FROM (${sql}) AS queue`,
-          where: "1 = 1",
-          params,
-          order: ["pending", "at", "id"],
-          position: (after) => [`SELECT pending, at, id FROM (${sql}) AS queue WHERE id = ?`, ...params, after],
-        },
-        window,
-      );
-      const data = yield* views(agentId, rows.map((row) => row.id));
-      return { data, total, more, pending: yield* pendingCount(agentId) };
-    })(),
-    true,
+/**
+ * What waits for (or was decided by) the owner, PENDING first, and how many wait: read as one snapshot,
+ * so the page and its counts agree (the route applies due expiries first).
+ */
+export function* approvalQueue(agentId: string, filter: { status?: string }, window: PageWindow) {
+  const { sql, params } = queue(agentId, filter.status);
+  const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
+  const { rows, more } = yield* pageRows<{ id: string }>(
+    {
+      select: `SELECT id FROM (${sql}) AS queue`,
+      where: "1 = 1",
+      params,
+      order: ["pending", "at", "id"],
+      position: (after) => [`SELECT pending, at, id FROM (${sql}) AS queue WHERE id = ?`, ...params, after],
+    },
+    window,
   );
+  const data = yield* views(agentId, rows.map((row) => row.id));
+  return { data, total, more, pending: yield* pendingCount(agentId) };
 }
 
-export async function getApproval(agentId: string, id: string): Promise<ApprovalView> {
-  await expireApprovalIfDue(id);
-  const [view] = await read(views(agentId, [id]));
+/** One of the agent's approvals (the route applies its due expiry first); 404 for anyone else's. */
+export function* getApproval(agentId: string, id: string): Op<ApprovalView> {
+  const [view] = yield* views(agentId, [id]);
   if (!view) throw notFound("approval");
   return view;
 }
@@ -210,7 +209,11 @@ function* negotiationFor(agentId: string, id: string, termsHash: string | undefi
   return row;
 }
 
-/** The owner approves a held outflow (it is made, once) or an accepted negotiation. */
+/**
+ * The owner approves a held outflow (it is made, once) or an accepted negotiation. An orchestration, not
+ * an op: the decision commits before the held request runs again (an x402 payment asks the network),
+ * and a refused decision still stores what it found (an approval past its time, EXPIRED).
+ */
 export async function approve(agentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalView> {
   if (await isOutflow(agentId, id)) {
     await approveOutflow(agentId, id, termsHash, execute);
@@ -220,7 +223,7 @@ export async function approve(agentId: string, id: string, termsHash: string | u
       yield* humanApprove(agentId, id);
     });
   }
-  return getApproval(agentId, id);
+  return read(getApproval(agentId, id));
 }
 
 /** The owner declines: a held outflow's hold is released; a negotiation is REJECTED. */
@@ -233,7 +236,7 @@ export async function decline(agentId: string, id: string, termsHash: string | u
       yield* humanDecline(agentId, id);
     });
   }
-  return getApproval(agentId, id);
+  return read(getApproval(agentId, id));
 }
 
 /** The agent a held outflow is of, or null: a read for the console's link from a mail. */

@@ -5,8 +5,8 @@ import { actingKey, find, insertOnly, type Op, type Row } from "../db";
 import { assertCanReach } from "../agents/blocks";
 import { findAgent, type AgentRow } from "../agents/service";
 import { TIERS, tierOf } from "../agents/tiers";
-import { authorizeOutflow, type OutflowKind, type Sanction } from "../outflows/check";
-import { invalid, notFound } from "../errors";
+import { authorizeOutflow, OUTFLOW_ERRORS, type OutflowKind, type Sanction } from "../outflows/check";
+import { invalid, notFound, type ErrorCode } from "../errors";
 import { uuid } from "../ids";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
@@ -82,6 +82,9 @@ export function* pay(args: {
   );
   return row;
 }
+
+/** What sendPayment answers: the payee unknown (or the payer itself, or blocked by it), short of money, or refused by the outflow check. */
+export const SEND_PAYMENT_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 export type SendPayment = { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> };
 

@@ -2,9 +2,8 @@
 // /admin/agents/{id}/freeze and /unfreeze: the operator's brake (profile/freeze.ts).
 import { t } from "elysia";
 import { config } from "../config";
-import { write } from "../db";
 import { docs, IdParam } from "../http/models";
-import { operatorRoutes } from "../auth/operator";
+import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { Freeze, FreezeBody, RateLimit } from "../agents/model";
 import { setRateLimit } from "../agents/service";
@@ -13,17 +12,14 @@ import { setFrozen } from "./freeze";
 export const agentAdminRoutes = operatorRoutes("agents-admin")
   .put(
     "/agents/:id/rate-limit",
-    async ({ params, body }) => {
-      await write(() => setRateLimit(params.id, body.limit));
-      return { agentId: params.id, rateLimit: body.limit, windowSeconds: config.rateLimitWindowSeconds };
-    },
+    ({ params, body, write }) => write(() => setRateLimit(params.id, body.limit, config.rateLimitWindowSeconds)),
     {
       params: IdParam,
       body: t.Object({ limit: t.Integer({ minimum: 1, maximum: 1_000_000_000 }) }),
       ...answers(docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]), { 200: RateLimit }),
     },
   )
-  .post("/agents/:id/freeze", ({ params, body }) => write(() => setFrozen(params.id, "operator", true, body?.reason ?? null)), {
+  .post("/agents/:id/freeze", ({ params, body, write }) => write(() => setFrozen(params.id, "operator", true, body?.reason ?? null)), {
     params: IdParam,
     body: FreezeBody,
     ...answers(
@@ -31,7 +27,7 @@ export const agentAdminRoutes = operatorRoutes("agents-admin")
       { 200: Freeze },
     ),
   })
-  .post("/agents/:id/unfreeze", ({ params, body }) => write(() => setFrozen(params.id, "operator", false, body?.reason ?? null)), {
+  .post("/agents/:id/unfreeze", ({ params, body, write }) => write(() => setFrozen(params.id, "operator", false, body?.reason ?? null)), {
     params: IdParam,
     body: FreezeBody,
     ...answers(docs("Operator", "Lift the operator's freeze of an agent (its owner's freeze, if any, stays)", "admin", ["NOT_FOUND"]), { 200: Freeze }),

@@ -9,7 +9,6 @@
 // holds it is the owner, and no default policy applies.
 import { assignDepositAddress } from "../chain/addresses";
 import { config } from "../config";
-import { write } from "../db";
 import { webhookSecret as newWebhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
 import { mailClaimLink } from "../notices/links";
@@ -54,10 +53,14 @@ function onboarding(claim: { sentTo: string; expiresAt: string } | null) {
   };
 }
 
-/** Registers an agent; its webhook URL is checked to be callable first (outside the write op: no network call holds a lock). */
-export async function register(input: Registration) {
+/** Before an agent is registered: its webhook URL resolves to a public address (outside the write op: no network call holds a lock). */
+export async function assertRegistrationCallable(input: Registration): Promise<void> {
   if (input.webhookUrl) await assertCallable(input.webhookUrl, "webhookUrl");
+}
+
+/** A write op: registers an agent, answered with its keys (once), its wallet and its onboarding. */
+export function* register(input: Registration) {
   const webhookSecret = input.webhookUrl ? newWebhookSecret() : null;
-  const { agent, apiKey, ownerKey, claim, address, balances } = await write(() => createAgent(input, webhookSecret));
+  const { agent, apiKey, ownerKey, claim, address, balances } = yield* createAgent(input, webhookSecret);
   return { agent, apiKey, ...(ownerKey ? { ownerKey } : {}), ...(webhookSecret ? { webhookSecret } : {}), wallet: { address, balances }, onboarding: onboarding(claim) };
 }

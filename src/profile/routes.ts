@@ -2,8 +2,7 @@
 // (POST /agents/register) is registration-routes.ts; restricted keys keys-routes.ts.
 import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
-import { read, write } from "../db";
-import { auth } from "../auth/macros";
+import { door } from "../door";
 import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";
@@ -13,12 +12,12 @@ import { agentView, reputationView } from "../agents/service";
 import { rotateAgentKey } from "./rotation";
 
 export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
-  .use(auth)
+  .use(door)
   .get("/me", ({ agent }) => agentView(agent), { agent: true, ...answers(docs("Agents", "The calling agent's profile", "agent"), { 200: Agent }) })
   .post(
     "/me/keys/rotate",
     // Not idempotent by key: a replay would have to store the new key, and keys are stored only hashed.
-    ({ agent, headers, body }) => write(() => rotateAgentKey(agent.id, sha256Hex(bearer(headers.authorization)!), body?.keepRestrictedKeys === true)),
+    ({ agent, headers, body, write }) => write(() => rotateAgentKey(agent.id, sha256Hex(bearer(headers.authorization)!), body?.keepRestrictedKeys === true)),
     {
       agent: true,
       body: t.Optional(RotationBody),
@@ -28,22 +27,22 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
       ),
     },
   )
-  .get("/:id/reputation", ({ params }) => read(reputationView(params.id)), {
+  .get("/:id/reputation", ({ params, read }) => read(reputationView(params.id)), {
     params: IdParam,
     ...answers(docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]), { 200: Reputation }),
   })
-  .post("/me/block", ({ agent, body }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
+  .post("/me/block", ({ agent, body, write }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
     agent: true,
     body: t.Object({ agentId: Uuid, reason: t.Optional(t.String({ maxLength: 200 })) }),
     ...answers(docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]), { 200: Blocked }),
   })
-  .delete("/me/block/:agentId", ({ agent, params }) => write(() => unblock(agent.id, params.agentId)), {
+  .delete("/me/block/:agentId", ({ agent, params, write }) => write(() => unblock(agent.id, params.agentId)), {
     agent: true,
     params: t.Object({ agentId: Uuid }),
     ...answers(docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]), { 200: Unblocked }),
   })
   .get(
     "/me/blocks",
-    ({ agent, query }) => paged(query, (window) => read(blocksOf(agent.id, window)), (item) => item.agentId),
+    ({ agent, query, read }) => paged(query, (window) => read(blocksOf(agent.id, window)), (item) => item.agentId),
     { agent: true, query: PageQuery, ...answers(docs("Agents", "Agents the caller has blocked", "agent"), { 200: BlockPage }) },
   );

@@ -9,13 +9,13 @@
 import { committingKeyId } from "../keys/service";
 import { assertNotFrozen, notFrozenSql } from "../agents/freeze";
 import { findAgent } from "../agents/service";
-import { ApiError, invalid, invalidState, notFound } from "../errors";
+import { ApiError, invalid, invalidState, notFound, type ErrorCode } from "../errors";
 import { clock, iso } from "../clock";
 import { actingAs, find, insert, newestFirst, read, run, update, write, type PageWindow, type Op, type Row } from "../db";
-import { applyDue, type DueWork } from "../due";
+import { applyDue, applyIfDue, type DueWork } from "../due";
 import { uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
-import { NO_SANCTION, type Sanction } from "../outflows/check";
+import { NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -88,6 +88,9 @@ function* charge(row: Subscription, period: number, sanction: Sanction = { stand
   yield* notifyFinancial(row.recipientId, "subscription.charged", data, `Subscription payment received: ${amount} ${row.currency}`);
 }
 
+/** What createSubscription answers: the recipient unknown (or the payer itself, or blocking it), short of the first charge, or refused by the outflow check. */
+export const CREATE_SUBSCRIPTION_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
 export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = NO_SANCTION) {
   const amount = toMinor(body.amount, body.currency);
   if (body.recipientId === payerId) throw invalid("you cannot subscribe to yourself");
@@ -124,16 +127,11 @@ function* findAsParty(agentId: string, id: string, locked = false): Op<Subscript
 }
 
 /**
- * Periods that came due before the cancel are owed: they are charged first, then it is cancelled. A
- * frozen payer's due periods are not charged (the charges are paused): cancelled meanwhile, they never are.
+ * Periods that came due before the cancel are owed: the route charges them first (applySubscriptionDue),
+ * then it is cancelled. A frozen payer's due periods are not charged (the charges are paused): cancelled
+ * meanwhile, they never are.
  */
-export async function cancelSubscription(agentId: string, id: string) {
-  await read(findAsParty(agentId, id));
-  await chargeDue(id);
-  return write(() => cancel(agentId, id));
-}
-
-function* cancel(agentId: string, id: string) {
+export function* cancelSubscription(agentId: string, id: string) {
   const row = yield* findAsParty(agentId, id, true);
   if (row.status === "CANCELLED") throw invalidState("the subscription is already cancelled");
   const now = clock.nowMs();
@@ -222,21 +220,27 @@ const dueCharges: DueWork = {
   table: "subscriptions",
   where: `status IN ('ACTIVE', 'PAST_DUE') AND ${notFrozenSql("subscriptions.payer_id")}`,
   dueColumn: "next_charge_at",
-  apply: chargeDue,
+  applyAcross: chargeDue,
 };
 
 /** The job: every subscription with something due. */
 export const chargeDueSubscriptions = () => applyDue(dueCharges);
 
-export async function getSubscription(agentId: string, id: string) {
-  await read(findAsParty(agentId, id));
-  await chargeDue(id);
-  return subscriptionView((await read(find(subscriptions, id)))!);
+/** Before an action on one subscription, or a read of it: the periods due charged (each in its own write). */
+export const applySubscriptionDue = (id: string) => applyIfDue(dueCharges, id);
+
+const partyScope = (agentId: string) => ({ where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] });
+
+/** Before the caller's subscriptions are listed: their due periods charged. */
+export const chargeDueOf = (agentId: string) => applyDue(dueCharges, partyScope(agentId));
+
+/** A subscription the caller pays or receives (the route charges its due periods first); 404 for anyone else. */
+export function* getSubscription(agentId: string, id: string) {
+  return subscriptionView(yield* findAsParty(agentId, id));
 }
 
-export async function listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
-  const scope = { where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] };
+/** The caller's subscriptions (the route charges their due periods first). */
+export function* listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
   const narrow = filter.role ? { where: filter.role === "payer" ? "payer_id = ?" : "recipient_id = ?", params: [agentId] } : undefined;
-  await applyDue(dueCharges, narrow ?? scope);
-  return read(newestFirst({ table: subscriptions, scope, narrow }, window, subscriptionView));
+  return yield* newestFirst({ table: subscriptions, scope: partyScope(agentId), narrow }, window, subscriptionView);
 }

@@ -11,3 +11,8 @@ export function* balancesView(agentId: string): Op<{ currency: Currency; availab
     held: toMajor(row.held, row.currency),
   }));
 }
+
+/** GET /wallets/balance: the agent's balance in every currency it has held. */
+export function* walletView(agentId: string) {
+  return { agentId, balances: yield* balancesView(agentId) };
+}

@@ -12,21 +12,22 @@ import { wakeDispatcher } from "./dispatcher";
 import { countResend } from "./resends";
 import { webhookDeliveries, webhookEvents } from "./schema";
 
-/** Sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
-export async function setWebhook(agentId: string, url: string | null) {
+/** Before a URL is set: it resolves to a public address (checked again at each delivery). */
+export async function assertWebhookCallable(url: string | null): Promise<void> {
   if (url !== null) await assertCallable(url, "webhookUrl");
-  const created = webhookSecret();
-  return write(function* () {
-    const current = (yield* find(agents, agentId, true))!;
-    const save = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
-    if (url === null) {
-      yield* save(null, current.webhookSecret);
-      return { agentId, webhookUrl: null };
-    }
-    const secret = current.webhookSecret ?? created;
-    yield* save(url, secret);
-    return { agentId, webhookUrl: url, secret };
-  });
+}
+
+/** A write op: sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
+export function* setWebhook(agentId: string, url: string | null) {
+  const current = (yield* find(agents, agentId, true))!;
+  const save = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
+  if (url === null) {
+    yield* save(null, current.webhookSecret);
+    return { agentId, webhookUrl: null };
+  }
+  const secret = current.webhookSecret ?? webhookSecret();
+  yield* save(url, secret);
+  return { agentId, webhookUrl: url, secret };
 }
 
 /** A write op: a new signing secret, returned once; deliveries from now on are signed with it. */
@@ -41,7 +42,8 @@ export function* rotateWebhookSecret(agentId: string) {
 /**
  * The event of a delivery that did not succeed goes back to the outbox, to be sent again (same
  * webhook-id: a receiver that did get it dedupes), to the URL and with the secret of now. Bounded per
- * event and per agent (resends.ts); a resend refused for its state does not count.
+ * event and per agent (resends.ts); a resend refused for its state does not count. Not an op but an
+ * orchestration: the resend is counted in this process between its read and its write.
  */
 export async function resendDelivery(agentId: string, deliveryId: string) {
   const delivery = await read(find(webhookDeliveries, deliveryId));

@@ -23,13 +23,13 @@ import { internalSignerAccount, serviceSignerAt, treasuryAccount } from "../chai
 import { clock } from "../clock";
 import { committingKeyId } from "../keys/service";
 import { actingAs, countAdded, find, insert, read, update, write, type Op } from "../db";
-import { Deferred } from "../auth/mutation";
-import { invalid } from "../errors";
+import { invalid, type ErrorCode } from "../errors";
 import { uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
-import { authorizeOutflow, NO_SANCTION, type Sanction } from "../outflows/check";
+import { Deferred } from "../door/deferred";
+import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { paymentView, type Payment } from "./payments";
 import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 import { callResource, problemOf, resourceOf } from "./resource";
@@ -111,7 +111,14 @@ function* debit(agentId: string, request: PayRequest, method: string, chosen: Re
   return row;
 }
 
-/** `idempotency.keyId`: the restricted key the agent called with (its scope and budget apply), null for the agent key. */
+/** What payResource answers: no chain, the resource's offer unusable or above maxAmount, short of money, the payee's agent blocking the caller, or refused by the outflow check. */
+export const PAY_RESOURCE_ERRORS = ["CHAIN_UNAVAILABLE", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
+
+/**
+ * An orchestration, not an op: it asks the resource, signs, debits, pays and records, each write an op
+ * of its own, with the network between them. `idempotency.keyId`: the restricted key the agent called
+ * with (its scope and budget apply), null for the agent key.
+ */
 export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
   const { keyId } = idempotency;
   chainSettings();

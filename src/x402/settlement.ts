@@ -120,10 +120,15 @@ export async function resolvePending(): Promise<void> {
   for (const row of pending) await resolve(row, true);
 }
 
-/** One of the agent's payments; a PENDING one is decided first if the chain already can. */
-export async function getX402Payment(agentId: string, id: string) {
+/** Before one of the agent's payments is read: a PENDING one is decided first if the chain already can. */
+export async function decideIfPending(agentId: string, id: string): Promise<void> {
   const row = await read(find(x402Payments, id));
+  if (row?.agentId === agentId && row.status === "PENDING") await resolve(row, false);
+}
+
+/** One of the agent's payments (the route decides it first if it is PENDING and the chain can). */
+export function* getX402Payment(agentId: string, id: string) {
+  const row = yield* find(x402Payments, id);
   if (!row || row.agentId !== agentId) throw notFound("x402 payment");
-  if (row.status === "PENDING") await resolve(row, false);
-  return paymentView((await read(find(x402Payments, id)))!);
+  return paymentView(row);
 }

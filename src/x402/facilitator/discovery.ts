@@ -13,7 +13,7 @@
 // plain words), and each entry says `descriptionTrust: "untrusted"`.
 import { clock, iso } from "../../clock";
 import { config } from "../../config";
-import { all, find, get, newestFirst, read, run, write, type PageWindow, type Op, type Row } from "../../db";
+import { all, find, get, newestFirst, run, write, type PageWindow, type Op, type Row } from "../../db";
 import { addToSetting } from "../../db/settings";
 import { applyDue, type DueWork } from "../../due";
 import { uuid } from "../../ids";
@@ -123,7 +123,7 @@ const dueEntries: DueWork = {
   table: "x402_discovered_resources",
   where: "1 = 1",
   dueColumn: "expires_at",
-  apply: (id) => write(() => expireIfDue(id)),
+  apply: expireIfDue,
 };
 
 /** The job: every due entry dropped, or kept a lifetime past its latest sale. */
@@ -138,6 +138,6 @@ function discoveredView(row: Row<typeof x402DiscoveredResources>) {
  * The entries whose resource sold and that are not past due, newest first. A public list: what is due
  * is left out, not applied here; the job drops it or, after a newer sale, moves its expiry (seconds).
  */
-export async function listDiscovered(window: PageWindow) {
-  return read(newestFirst({ table: x402DiscoveredResources, scope: { where: `expires_at > ? AND ${SOLD}`, params: [clock.nowMs()] } }, window, discoveredView));
+export function* listDiscovered(window: PageWindow) {
+  return yield* newestFirst({ table: x402DiscoveredResources, scope: { where: `expires_at > ? AND ${SOLD}`, params: [clock.nowMs()] } }, window, discoveredView);
 }

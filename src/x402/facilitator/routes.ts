@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { auth } from "../../auth/macros";
+import { door } from "../../door";
 import { docs, paged, PageQuery } from "../../http/models";
 import { answers } from "../../http/responses";
 import { listDiscovered } from "./discovery";
@@ -10,7 +10,7 @@ import { supported, verify } from "./verify";
 const SELLER = "The calling agent is the seller: payTo must be its own deposit address.";
 
 export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name: "x402-facilitator" })
-  .use(auth)
+  .use(door)
   .get("/supported", () => supported(), {
     agent: true,
     ...answers(docs("x402", "x402 v2 facilitator: what it settles (exact, USDC, the configured network)", "agent", ["CHAIN_UNAVAILABLE"]), { 200: SupportedAnswer }),
@@ -36,7 +36,7 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
       { 200: SettleAnswer },
     ),
   })
-  .get("/discovery/resources", ({ query }) => paged(query, listDiscovered), {
+  .get("/discovery/resources", ({ query, read }) => paged(query, (window) => read(listDiscovered(window))), {
     agent: true,
     query: PageQuery,
     ...answers(docs("x402", "Resources sold through the facilitator that carry the bazaar extension, newest first: each entry is the seller's own words (descriptionTrust: untrusted)", "agent"), { 200: DiscoveredResourcePage }),

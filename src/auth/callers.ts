@@ -1,11 +1,8 @@
-// Route guards as Elysia macros: `{ agent: true }` resolves the calling agent and the restricted key
-// it used, if any (and counts it against its rate limit); `{ owner: true }` resolves the agent whose
-// human owner calls; `{ agentOwner: true }` the agent named by the path's `id`, for its owner only
-// (ownerOfAgent); `{ agentOrOwner: true }` takes either (the owner acts as the agent key). All
-// authenticate in `transform`, before body validation, so a request without a valid key is 401 (a valid
-// key of the other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
-import { Elysia } from "elysia";
-import type { AgentRow } from "../agents/service";
+// Who calls: the calling agent and the restricted key it used, if any (counted against its rate limit);
+// the agent whose human owner calls; the agent named by the path's `id`, for its owner only
+// (ownerOfAgent); or either (the owner acts as the agent key). The door (src/door) runs these in
+// `transform`, before body validation, so a request without a valid key is 401 (a valid key of the
+// other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
 import { agentFromHeader, bearer, credentialKind, ownerFromHeader, ownerOfAgent, type AgentCaller } from "./keys";
 import { noteCredential } from "../http/log";
 import { ApiError } from "../errors";
@@ -15,7 +12,8 @@ import { consumeAgent } from "./rate-limit";
 
 const callers = new WeakMap<Request, AgentCaller>();
 
-function caller(request: Request): AgentCaller {
+/** Who the authenticating step found for this request. */
+export function caller(request: Request): AgentCaller {
   const found = callers.get(request);
   if (!found) throw new Error("auth: transform did not run");
   return found;
@@ -75,28 +73,22 @@ function remember(request: Request, caller: AgentCaller, owner: boolean): void {
   noteCredential(request, credentialKind(caller, owner), caller.key?.id ?? null);
 }
 
-export const auth = new Elysia({ name: "auth" }).macro({
-  agent: {
-    transform: ({ headers, request, route, set }) => agentCaller(headers.authorization, request, route, set),
-    resolve: ({ request }) => caller(request),
-  },
-  owner: {
-    async transform({ headers, request }) {
-      remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
-    },
-    resolve: ({ request }): { owner: AgentRow } => ({ owner: caller(request).agent }),
-  },
-  agentOwner: {
-    async transform({ headers, request, params }) {
-      remember(request, { agent: await ownerOfAgent(headers.authorization, (params as Record<string, string>).id ?? ""), key: null }, true);
-    },
-    resolve: ({ request }): { owner: AgentRow } => ({ owner: caller(request).agent }),
-  },
-  agentOrOwner: {
-    async transform({ headers, request, route, set }) {
-      if (!bearer(headers.authorization)?.startsWith("po_")) return agentCaller(headers.authorization, request, route, set);
-      remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
-    },
-    resolve: ({ request }) => caller(request),
-  },
-});
+/** What the door hands an authenticating step: the request as Elysia's transform sees it. */
+export type Knock = { headers: Record<string, string | undefined>; request: Request; route: string; set: { headers: unknown }; params: unknown };
+
+export const authenticateAgent = ({ headers, request, route, set }: Knock) => agentCaller(headers.authorization, request, route, set);
+
+export async function authenticateOwner({ headers, request }: Knock): Promise<void> {
+  remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
+}
+
+/** The owner of the agent the path's `id` names, and only that agent's. */
+export async function authenticateAgentOwner({ headers, request, params }: Knock): Promise<void> {
+  remember(request, { agent: await ownerOfAgent(headers.authorization, (params as Record<string, string>).id ?? ""), key: null }, true);
+}
+
+/** The agent key (or a restricted key), or the owner key acting as the agent's own key. */
+export async function authenticateEither(knock: Knock): Promise<void> {
+  if (!bearer(knock.headers.authorization)?.startsWith("po_")) return authenticateAgent(knock);
+  await authenticateOwner(knock);
+}
