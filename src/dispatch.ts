@@ -7,7 +7,7 @@
 import { clock } from "./clock";
 import { afterCommit, all, columns, databaseKind, run, SKIP_LOCKED, write, type Op, type Row } from "./db";
 import type { AnyColumn, Table } from "./db/tables";
-import { logLine } from "./http/log";
+import { logLine } from "./log";
 import { MINUTE_MS } from "./time";
 
 export type Dispatcher = {

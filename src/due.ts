@@ -7,7 +7,7 @@
 // next run (the 5 s job, the next read) takes it. Nothing is claimed, so a crash between two items
 // loses nothing: what was applied committed, what was not is still due.
 import { clock } from "./clock";
-import { logLine } from "./http/log";
+import { logLine } from "./log";
 import { all, get, read, write, type Op } from "./db";
 
 export type DueWork = {

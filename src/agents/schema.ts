@@ -1,4 +1,11 @@
-import { index, integer, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, json, table, text, uniqueIndex } from "../db/tables";
+import type { Currency } from "../money";
+
+/** One change of an agent's score, as its row keeps the latest ones (agents/service.ts). */
+export type ScoreEvent = { reason: string; change: number; referenceType: string | null; referenceId: string | null; createdAt: number };
+type StoredLimits = Partial<Record<Currency, string>>;
+/** The owner's spending policy as the row stores it: minor units as strings (outflows/policy.ts reads it). */
+export type StoredPolicy = { perTransaction: StoredLimits; daily: StoredLimits; allowlist: string[] | null; approvalAbove: StoredLimits };
 
 export const agents = table("agents", {
   id: text().primaryKey(),
@@ -6,17 +13,17 @@ export const agents = table("agents", {
   ownerName: text().notNull(),
   ownerEmail: text().notNull(),
   description: text(),
-  capabilities: text().notNull(),
+  capabilities: json<string[]>().notNull(),
   webhookUrl: text(),
   webhookSecret: text(),
   apiKeyHash: text().notNull().unique(),
   ownerKeyHash: text().notNull().unique(),
   score: integer().notNull().default(0),
   /** The latest score changes, newest last, as JSON (agents/score.ts): what GET /agents/{id}/reputation shows. */
-  scoreEvents: text().notNull().default("'[]'"),
+  scoreEvents: json<ScoreEvent[]>().notNull().default("'[]'"),
   rateLimit: integer(),
   /** The owner's spending policy (outflows/policy.ts), JSON; null: none. */
-  policy: text(),
+  policy: json<StoredPolicy>(),
   /**
    * The brakes (agents/freeze.ts): when the owner froze the agent, when the operator did; null: that
    * brake is off. Either one on refuses every outflow the agent starts (403 AGENT_FROZEN). Two columns,

@@ -2,7 +2,10 @@ import { clock, iso } from "../clock";
 import { all, cacheKeys, find, FOR_UPDATE, forget, insert, remember, revise, runLater, select, update, type Changes, type Op, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
-import { agents } from "./schema";
+import { jsonText, readJson, type JsonText } from "../json";
+import { agents, type ScoreEvent, type StoredPolicy } from "./schema";
+
+export type { ScoreEvent } from "./schema";
 import { tierOf } from "./tiers";
 
 export type AgentRow = Row<typeof agents>;
@@ -24,7 +27,6 @@ export function* updateAgent(id: string, changes: AgentChanges): Op<void> {
   yield* forget(cacheKeys.agent(id));
 }
 
-export type ScoreEvent = { reason: string; change: number; referenceType: string | null; referenceId: string | null; createdAt: number };
 /** The reputation route shows the latest 20 changes; the agent's row keeps exactly those (no table, no index to write). */
 const SCORE_EVENTS_KEPT = 20;
 
@@ -33,20 +35,21 @@ const SCORE_EVENTS_KEPT = 20;
  * array): adding one joins 20 short strings instead of serializing 20 objects. `lock`: in the write op
  * that adds one.
  */
-function* scoreEventsOf(id: string, lock = false): Op<string[]> {
+function* scoreEventsOf(id: string, lock = false): Op<JsonText<ScoreEvent>[]> {
   const events = yield* remember(cacheKeys.scoreEvents(id), "instance", function* () {
     const row = yield* find(agents, id, lock);
-    return row && (JSON.parse(row.scoreEvents) as ScoreEvent[]).map((event) => JSON.stringify(event));
+    return row && readJson(row.scoreEvents).map((event) => jsonText(event));
   });
   return events ?? [];
 }
 
 /** A write op: the score moves by the event's change, and the event joins the latest ones. */
 export function* addToScore(id: string, event: ScoreEvent): Op<void> {
-  const events = [...(yield* scoreEventsOf(id, true)), JSON.stringify(event)].slice(-SCORE_EVENTS_KEPT);
-  const scoreEvents = `[${events.join(",")}]`;
+  const events = [...(yield* scoreEventsOf(id, true)), jsonText(event)].slice(-SCORE_EVENTS_KEPT);
+  // The array of the events' texts, joined as text: what jsonText(events parsed) would write.
+  const scoreEvents = `[${events.join(",")}]` as JsonText<ScoreEvent[]>;
   yield* runLater("UPDATE agents SET score = score + ?, score_events = ? WHERE id = ?", event.change, scoreEvents, id);
-  yield* revise<string[]>(cacheKeys.scoreEvents(id), () => events);
+  yield* revise<JsonText<ScoreEvent>[]>(cacheKeys.scoreEvents(id), () => events);
   yield* revise<AgentRow>(cacheKeys.agent(id), (row) => ({ ...row, score: row.score + BigInt(event.change), scoreEvents }));
 }
 
@@ -124,7 +127,7 @@ export function agentView(agent: AgentRow) {
     ownerName: agent.ownerName,
     ownerEmail: agent.ownerEmail,
     description: agent.description,
-    capabilities: JSON.parse(agent.capabilities) as string[],
+    capabilities: readJson(agent.capabilities),
     webhookUrl: agent.webhookUrl,
     score,
     tier: tierOf(score).tier,
@@ -148,7 +151,7 @@ export type Registration = {
  * and deposit address are opened by the caller's op (profile/registration.ts), which sits above the
  * ledger and the chain.
  */
-export function* registerAgent(input: Registration, webhookSecret: string | null, policy: string | null): Op<{ id: string; apiKey: string; ownerKey: string }> {
+export function* registerAgent(input: Registration, webhookSecret: string | null, policy: JsonText<StoredPolicy> | null): Op<{ id: string; apiKey: string; ownerKey: string }> {
   const id = uuid();
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
@@ -158,7 +161,7 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
     ownerName: input.ownerName,
     ownerEmail: input.ownerEmail,
     description: input.description ?? null,
-    capabilities: JSON.stringify(input.capabilities ?? []),
+    capabilities: jsonText(input.capabilities ?? []),
     webhookUrl: input.webhookUrl ?? null,
     webhookSecret: input.webhookUrl ? webhookSecret : null,
     apiKeyHash: sha256Hex(apiKey),
@@ -186,7 +189,7 @@ export function* reputationView(agentId: string) {
   const agent = yield* getAgent(agentId);
   const score = Number(agent.score);
   const { tier, maxPerTransaction } = tierOf(score);
-  const events = (yield* scoreEventsOf(agentId)).map((text) => JSON.parse(text) as ScoreEvent).reverse();
+  const events = (yield* scoreEventsOf(agentId)).map(readJson).reverse();
   return {
     agentId,
     score,

@@ -7,7 +7,7 @@
 import { readFeed } from "../chain/feeds";
 import { clock } from "../clock";
 import { invalid } from "../errors";
-import { logLine } from "../http/log";
+import { logLine } from "../log";
 import { parseJson } from "../json";
 import { assertCallable, outboundFetch, readCapped } from "../net/outbound";
 import { DAY_MS, MINUTE_MS } from "../time";

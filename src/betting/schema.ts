@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 import type { OracleType } from "./oracles";
@@ -20,7 +20,7 @@ export const bets = table(
     amount: integer().notNull(),
     currency: text<Currency>().notNull(),
     oracleType: text<OracleType>().notNull(),
-    oracle: text(),
+    oracle: json<Record<string, unknown>>(),
     status: text().notNull(),
     creatorOutcome: text(),
     acceptorOutcome: text(),

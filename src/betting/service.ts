@@ -16,13 +16,14 @@ import { HOUR_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { checkOracleSettings, consultOracle, type OracleType, type Outcome } from "./oracles";
 import { bets } from "./schema";
+import { jsonText, readJson } from "../json";
 
 export { ORACLE_TYPES, OUTCOMES, type OracleType, type Outcome } from "./oracles";
 
 type Bet = Row<typeof bets>;
 
 const reference = (bet: { id: string }) => ({ type: "bet", id: bet.id });
-const oracleOf = (row: Bet) => (row.oracle === null ? null : (JSON.parse(row.oracle) as Record<string, unknown>));
+const oracleOf = (row: Bet) => (row.oracle === null ? null : readJson(row.oracle));
 
 export function betView(row: Bet) {
   const currency = row.currency;
@@ -75,7 +76,7 @@ export function* createBet(
     amount,
     currency: body.currency,
     oracleType,
-    oracle: body.oracle === undefined ? null : JSON.stringify(body.oracle),
+    oracle: body.oracle === undefined ? null : jsonText(body.oracle),
     status: "OPEN",
     // Made with a restricted key, it stays open no longer than the key does (keys/commitments.ts).
     expiresAt: yield* untilCommittingKeyEnds(now + Math.round((body.expiresInHours ?? 24) * HOUR_MS)),

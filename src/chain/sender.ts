@@ -8,7 +8,7 @@ import { clock } from "../clock";
 import { config } from "../config";
 import { exclusive, find, read, select, update, write, type Op, type Row } from "../db";
 import { getSetting, setSetting } from "../db/settings";
-import { logLine } from "../http/log";
+import { logLine } from "../log";
 import { toMajor } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
 import { chainSettings, publicClient, verifyChain } from "./client";

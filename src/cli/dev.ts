@@ -6,7 +6,7 @@
 // a HOST=0.0.0.0 left in the environment or a .env would open them to the network.
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { boot, loadConfig } from "../boot";
-import { flushLog } from "../http/log";
+import { flushLog } from "../log";
 import { secret } from "../ids";
 import { isLoopbackHost } from "../net/addresses";
 import { UsageError } from "./commands";

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp } from "../app";
 import { boot, loadConfig } from "../boot";
-import { logToStderr } from "../http/log";
+import { logToStderr } from "../log";
 import { buildCatalogue } from "../mcp/catalogue";
 import { inProcessApi } from "../mcp/routes";
 import type { KeyScopes } from "../keys/service";

@@ -5,7 +5,7 @@ import { createApp, type App } from "../app";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
-import { flushLog, logLine } from "../http/log";
+import { flushLog, logLine } from "../log";
 import { registerJobs } from "../jobs";
 import { stopMailer } from "../mail/dispatcher";
 import { stopOwnerWebhooks } from "../owner-webhooks/dispatcher";

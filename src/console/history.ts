@@ -8,9 +8,12 @@
 // is named even where the postings do not carry it (money set aside for a contract, a bet or an
 // approval): from the contract, the bet or the approval; an address outside the service (an x402
 // payee, a withdrawal) is kept as the address.
-import { all, type Op } from "../db";
+import { all, type Op, type Row } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
+import { readJson, type JsonText } from "../json";
+import { payments } from "../payments/schema";
+import { approvals } from "../outflows/schema";
 
 export type Leg = { type: string; amount: number };
 export type Operation = {
@@ -101,11 +104,14 @@ const APPROVAL_WORDS: Record<string, string> = { PENDING: "Waiting for your appr
 const EVERY: Record<string, string> = { DAILY: "Daily", WEEKLY: "Weekly", MONTHLY: "Monthly" };
 
 /** A held outflow's reason, and the outside address it would pay (an x402 payee, a withdrawal), from the request it holds. */
-function inTerms(terms: string): { reason: string | null; address: string | null } {
-  const parsed = JSON.parse(terms) as Record<string, unknown>;
+function inTerms(terms: JsonText<Record<string, unknown>>): { reason: string | null; address: string | null } {
+  const parsed = readJson(terms);
   const text = (values: unknown[]) => (values.find((value) => typeof value === "string" && value !== "") as string | undefined) ?? null;
   return { reason: text([parsed.reason, parsed.title, parsed.description, parsed.url]), address: text([parsed.payTo, parsed.toAddress]) };
 }
+
+/** The `id` of what an approved request made (its answer, kept on the approval), if it has one. */
+const idOf = (answer: unknown) => (typeof answer === "object" && answer !== null && "id" in answer ? answer.id : undefined);
 
 /** A booking's payment names its booking's id before the service ("booking <id>: Room"): the service's name is enough. */
 const bookedService = (reason: string | null) => reason?.replace(/^booking [^:\s]+: /, "") ?? null;
@@ -122,10 +128,10 @@ function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
   };
   // A subscription's charge: its payment's reason names the subscription by id; the line says how often instead.
   const charges = new Map<string, { subscriptionId: string; period: number }>();
-  type PaymentRow = { id: string; reason: string | null; kind: string; fromAgentId: string; metadata: string | null };
+  type PaymentRow = Pick<Row<typeof payments>, "id" | "reason" | "kind" | "fromAgentId" | "metadata">;
   yield* lookup<PaymentRow>("payment", "SELECT id, reason, kind, from_agent_id AS fromAgentId, metadata FROM payments", (row) => {
     if (row.kind === "SUBSCRIPTION") {
-      const charge = JSON.parse(row.metadata ?? "null") as { subscriptionId?: unknown; period?: unknown } | null;
+      const charge = row.metadata && readJson(row.metadata);
       if (typeof charge?.subscriptionId === "string" && typeof charge.period === "number") charges.set(row.id, { subscriptionId: charge.subscriptionId, period: charge.period });
       return { what: "Subscription charge", reason: null };
     }
@@ -156,7 +162,7 @@ function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
     counterpartyId: row.internalAgentId,
     address: row.internalAgentId === null ? row.toAddress : null,
   }));
-  yield* lookup<{ id: string; status: string; kind: string; terms: string; counterpartyId: string | null }>("approval", "SELECT id, status, kind, terms, counterparty_id AS counterpartyId FROM approvals", (row) => {
+  yield* lookup<Pick<Row<typeof approvals>, "id" | "status" | "kind" | "terms" | "counterpartyId">>("approval", "SELECT id, status, kind, terms, counterparty_id AS counterpartyId FROM approvals", (row) => {
     const { reason, address } = inTerms(row.terms);
     return { reason, what: `${APPROVAL_WORDS[row.status] ?? row.status}: ${KIND_WORDS[row.kind] ?? row.kind}`, counterpartyId: row.counterpartyId, address: row.counterpartyId === null ? address : null };
   });
@@ -167,13 +173,13 @@ function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
     const times = rows.map((row) => row.lastAt);
     const earliest = times.reduce((a, b) => (a < b ? a : b));
     const latest = times.reduce((a, b) => (a > b ? a : b));
-    const approved = yield* all<{ result: string | null }>(
+    const approved = yield* all<Pick<Row<typeof approvals>, "result">>(
       "SELECT result FROM approvals WHERE agent_id = ? AND status = 'APPROVED' AND decided_at >= ? AND decided_at <= ?",
       agentId,
       earliest - MARGIN_MS,
       latest + MARGIN_MS,
     );
-    const made = new Set(approved.flatMap((row) => (row.result ? [(JSON.parse(row.result) as { id?: unknown } | null)?.id] : [])).filter((id) => typeof id === "string"));
+    const made = new Set(approved.flatMap((row) => (row.result ? [idOf(readJson(row.result))] : [])).filter((id) => typeof id === "string"));
     for (const row of rows) if (made.has(row.referenceId)) set(row.referenceType, row.referenceId, { approved: true });
   }
   return details;

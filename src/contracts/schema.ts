@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 
@@ -26,7 +26,7 @@ export const contracts = table(
     escrowAmount: integer().notNull(),
     currency: text<Currency>().notNull(),
     /** JSON: ContractCondition[]. */
-    conditions: text().notNull(),
+    conditions: json<ContractCondition[]>().notNull(),
     deadlineDays: integer().notNull(),
     deadlineAt: integer().notNull(),
     status: text().notNull(),

@@ -17,13 +17,14 @@ import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "..
 import { DAY_MS } from "../time";
 import { notifyFinancial } from "../webhooks/outbox";
 import { contracts, type ContractCondition } from "./schema";
+import { jsonText, readJson } from "../json";
 
 type Contract = Row<typeof contracts>;
 type ConditionInput = Omit<ContractCondition, "fulfilledAt">;
 
 const reference = (contract: { id: string }) => ({ type: "contract", id: contract.id });
 /** The conditions, stored as JSON. */
-const conditionsOf = (contract: Contract) => JSON.parse(contract.conditions) as ContractCondition[];
+const conditionsOf = (contract: Contract) => readJson(contract.conditions);
 
 export function contractView(row: Contract) {
   const currency = row.currency;
@@ -97,7 +98,7 @@ export function* createContract(
     description: body.description,
     escrowAmount: amount,
     currency: body.currency,
-    conditions: JSON.stringify(body.conditions.map(({ id, type, description, params }): ContractCondition => ({ id, type, description, params, fulfilledAt: null }))),
+    conditions: jsonText(body.conditions.map(({ id, type, description, params }): ContractCondition => ({ id, type, description, params, fulfilledAt: null }))),
     deadlineDays,
     deadlineAt: now + deadlineDays * DAY_MS,
     status: "PENDING_SIGNATURE",
@@ -134,12 +135,12 @@ export function* fulfillCondition(agentId: string, id: string, conditionId: stri
   if (!condition) throw notFound("condition");
   if (condition.fulfilledAt !== null) throw invalidState("this condition is already confirmed");
   const conditions = conditionsOf(contract).map((candidate) => (candidate.id === conditionId ? { ...candidate, fulfilledAt: now } : candidate));
-  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions) }));
+  if (conditions.some((candidate) => candidate.fulfilledAt === null)) return contractView(yield* update(contracts, contract.id, { conditions: jsonText(conditions) }));
   // The last confirmation sends the escrow to the counterparty: a release by the confirming key (outflows/release.ts).
   yield* authorizeRelease({ kind: "CONTRACT_CONDITION", agentId, amount: contract.escrowAmount, currency: contract.currency, counterpartyId: contract.counterpartyId, madeBy: contract.keyId });
   yield* postHold(yield* escrowHold(contract), contract.counterpartyId);
   yield* adjustScore(contract.counterpartyId, "CONTRACT_FULFILLED", reference(contract));
-  const fulfilled = yield* update(contracts, contract.id, { conditions: JSON.stringify(conditions), status: "FULFILLED", closedAt: now });
+  const fulfilled = yield* update(contracts, contract.id, { conditions: jsonText(conditions), status: "FULFILLED", closedAt: now });
   yield* notifyBoth(fulfilled, "contract.fulfilled", "Contract fulfilled, escrow paid to the counterparty");
   return contractView(fulfilled);
 }

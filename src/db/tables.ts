@@ -5,6 +5,7 @@
 import { sql } from "drizzle-orm";
 import * as pg from "drizzle-orm/pg-core";
 import * as sqlite from "drizzle-orm/sqlite-core";
+import type { JsonText } from "../json";
 
 type Kind = "text" | "integer" | "serial";
 /** A number default, or a string of raw SQL. */
@@ -70,6 +71,8 @@ export type AnyColumn = Column<unknown, boolean, boolean>;
 
 /** Text; `Value` narrows what the feature stores in it (a status, a currency): a type, not a check. */
 export const text = <Value extends string = string>() => new Column<Value, false, false>("text");
+/** Text holding JSON of type `T`: written with jsonText, read with readJson (src/json.ts). */
+export const json = <T>() => new Column<JsonText<T>, false, false>("text");
 /** A 64-bit integer: money in minor units, counters, milliseconds since the epoch. Read as bigint. */
 export const integer = () => new Column<bigint, false, false>("integer");
 /** An auto-incrementing 64-bit primary key (rows in insertion order). */

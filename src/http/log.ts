@@ -1,58 +1,11 @@
-// One JSON line per request on stdout, buffered: console.log per request costs more than the
-// request itself under load. Lines are flushed every 50 ms and at shutdown. The request's line is
-// written as text, not built as an object for JSON.stringify: it is made for every answer, and its
-// fields are known (only the client-given ones — the path, the request id — need JSON's escaping). Every answer carries a
+// One JSON line per request (through src/log.ts). The request's line is written as text, not built as
+// an object for JSON.stringify: it is made for every answer, and its fields are known (only the
+// client-given ones — the path, the request id — need JSON's escaping). Every answer carries a
 // Request-Id (the client's own, if it sent a sane one), which is also in the log line and in error
 // bodies, so one failed call can be found in the log.
 import { Elysia } from "elysia";
-import { iso } from "../clock";
 import { uuid } from "../ids";
-
-const FLUSH_MS = 50;
-let writer = Bun.stdout.writer();
-
-/** For `agentbank mcp` on stdio, where stdout carries the protocol and nothing else. */
-export function logToStderr(): void {
-  flushLog();
-  writer = Bun.stderr.writer();
-}
-let pending: string[] = [];
-let timer: ReturnType<typeof setTimeout> | null = null;
-
-export function flushLog(): void {
-  if (timer) clearTimeout(timer);
-  timer = null;
-  if (pending.length === 0) return;
-  const lines = `${pending.join("\n")}\n`;
-  pending = [];
-  // A closed stdout (the reader went away: EPIPE) loses the log, never the service.
-  try {
-    writer.write(lines);
-    Promise.resolve(writer.flush()).catch(() => {});
-  } catch {}
-}
-
-/** One structured line (the service's own events). */
-export function logLine(fields: Record<string, unknown>): void {
-  pushLine(JSON.stringify(fields));
-}
-
-function pushLine(line: string): void {
-  pending.push(line);
-  timer ??= setTimeout(flushLog, FLUSH_MS);
-}
-
-// Many requests end in the same millisecond: its ISO text is made once.
-let stampMs = -1;
-let stamp = "";
-function now(): string {
-  const ms = Date.now();
-  if (ms !== stampMs) {
-    stampMs = ms;
-    stamp = iso(ms);
-  }
-  return stamp;
-}
+import { logStamp, pushLine } from "../log";
 
 /** The path of a request URL without parsing the whole URL. */
 export function pathOf(url: string): string {
@@ -82,7 +35,7 @@ export const requestLog = new Elysia({ name: "request-log" })
     const agentId = (context as { agent?: { id: string } }).agent?.id;
     const credential = credentials.get(request);
     pushLine(
-      `{"level":"${status >= 500 ? "error" : "info"}","t":"${now()}","requestId":${JSON.stringify(set.headers["request-id"] ?? null)},"method":${JSON.stringify(request.method)},` +
+      `{"level":"${status >= 500 ? "error" : "info"}","t":"${logStamp()}","requestId":${JSON.stringify(set.headers["request-id"] ?? null)},"method":${JSON.stringify(request.method)},` +
         `"path":${JSON.stringify(path)},"status":${status},"ms":${ms},"agentId":${agentId === undefined ? "null" : JSON.stringify(agentId)}` +
         `,"credential":${credential ? `"${credential.kind}"` : "null"},"keyId":${credential?.keyId ? `"${credential.keyId}"` : "null"}}`,
     );

@@ -7,7 +7,7 @@ import { clock } from "../clock";
 import { insertOnly, run, select, type Op, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
 import { sha256Hex } from "../ids";
-import { canonicalJson } from "../json";
+import { canonicalJson, jsonText, readJson } from "../json";
 import { DAY_MS } from "../time";
 import { idempotencyKeys } from "./schema";
 
@@ -68,7 +68,7 @@ function outcomeOf(stored: StoredKey | null, scope: IdempotencyScope & { key: st
   if (stored.requestHash !== requestHashOf(scope)) {
     throw new ApiError("IDEMPOTENCY_KEY_REUSED", "this Idempotency-Key was used with a different request");
   }
-  return { status: Number(stored.status), body: JSON.parse(stored.body), replayed: true };
+  return { status: Number(stored.status), body: readJson(stored.body), replayed: true };
 }
 
 /** The stored answer for this key, or null; a key used with another request is 409. */
@@ -93,7 +93,7 @@ export function* storeOutcome(scope: IdempotencyScope & { key: string }, status:
     const cutoff = clock.nowMs() - TTL_MS;
     yield* run("DELETE FROM idempotency_keys WHERE agent_id = ? AND key = ? AND acting_key IN (?, ?) AND created_at <= ?", scope.agentId, scope.key, actingKey, ANY_KEY, cutoff);
   }
-  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, actingKey, requestHash: requestHashOf(scope), status, body: JSON.stringify(body), createdAt: clock.nowMs() });
+  yield* insertOnly(idempotencyKeys, { agentId: scope.agentId, key: scope.key, actingKey, requestHash: requestHashOf(scope), status, body: jsonText(body), createdAt: clock.nowMs() });
 }
 
 /** A write op: replaces the answer stored for this key (an x402 payment's, once the resource answered). */

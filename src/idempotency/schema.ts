@@ -1,4 +1,4 @@
-import { integer, primaryKey, table, text } from "../db/tables";
+import { integer, json, primaryKey, table, text } from "../db/tables";
 
 /**
  * The stored answer to a request made with an Idempotency-Key, kept 24 hours. A key is the acting
@@ -13,7 +13,7 @@ export const idempotencyKeys = table(
     actingKey: text().notNull(),
     requestHash: text().notNull(),
     status: integer().notNull(),
-    body: text().notNull(),
+    body: json<unknown>().notNull(),
     createdAt: integer().notNull(),
   },
   (t) => [primaryKey(t.agentId, t.key, t.actingKey)],

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, table, text } from "../db/tables";
+import { index, integer, json, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 
 /** The events an agent receives: each lands in its inbox (a system message of that type) and, with a webhook URL, in the outbox. */
@@ -20,7 +20,7 @@ export const messages = table(
     type: text<MessageType>().notNull(),
     subject: text().notNull(),
     body: text().notNull(),
-    metadata: text(),
+    metadata: json<Record<string, unknown>>(),
     read: integer().notNull().default(0),
     createdAt: integer().notNull(),
   },

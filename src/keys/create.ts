@@ -7,10 +7,10 @@ import { clock, iso } from "../clock";
 import { insert, type Op } from "../db";
 import { ApiError, invalid } from "../errors";
 import { secret, sha256Hex, uuid } from "../ids";
-import { dictionary } from "../json";
+import { dictionary, jsonText } from "../json";
 import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { DAY_MS } from "../time";
-import { agentKeys, type KeyPurpose } from "./schema";
+import { agentKeys, type KeyPurpose, type StoredBudgets } from "./schema";
 import type { Scope } from "./scopes";
 import { activeKeyCount, allowlistOf, budgetsOf, keyChain, MAX_KEY_DEPTH, scopesOf, spentByKey, type Budget, type Budgets, type KeyRow } from "./service";
 
@@ -103,7 +103,7 @@ export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpos
     yield* assertNarrower(parent, scopes, budgets, allowlist, expiresAt);
   }
   const apiKey = secret("pp_r_");
-  const stored = dictionary<{ perTransaction?: string; total?: string }>();
+  const stored: StoredBudgets = dictionary();
   for (const [currency, budget] of Object.entries(budgets) as [Currency, Budget][]) {
     stored[currency] = { ...(budget.perTransaction !== undefined ? { perTransaction: String(budget.perTransaction) } : {}), ...(budget.total !== undefined ? { total: String(budget.total) } : {}) };
   }
@@ -112,9 +112,9 @@ export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpos
     agentId,
     name: body.name,
     keyHash: sha256Hex(apiKey),
-    scopes: JSON.stringify(scopes),
-    budgets: JSON.stringify(stored),
-    allowlist: allowlist === null ? null : JSON.stringify(allowlist),
+    scopes: jsonText(scopes),
+    budgets: jsonText(stored),
+    allowlist: allowlist === null ? null : jsonText(allowlist),
     parentKeyId: parent?.id ?? null,
     madeWith: maker.madeWith ?? null,
     purpose,

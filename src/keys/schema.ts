@@ -1,6 +1,10 @@
-import { index, integer, primaryKey, table, text } from "../db/tables";
+import { index, integer, json, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
+import type { Scope } from "./scopes";
+
+/** A key's budgets as its row stores them: per currency, minor units as strings. */
+export type StoredBudgets = Partial<Record<Currency, { perTransaction?: string; total?: string }>>;
 
 export type KeyPurpose = "key" | "oauth_grant" | "oauth_token";
 
@@ -16,11 +20,11 @@ export const agentKeys = table(
     name: text().notNull(),
     keyHash: text().notNull().unique(),
     /** JSON array of scopes (keys/scopes.ts). */
-    scopes: text().notNull(),
+    scopes: json<Scope[]>().notNull(),
     /** JSON { currency: { perTransaction?, total? } } in minor units as strings; {}: no budget. */
-    budgets: text().notNull(),
+    budgets: json<StoredBudgets>().notNull(),
     /** JSON array of agent ids; null: any counterparty. */
-    allowlist: text(),
+    allowlist: json<string[]>(),
     /** The restricted key that made it; null: the agent key or the owner key. */
     parentKeyId: text(),
     /**

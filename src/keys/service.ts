@@ -6,7 +6,7 @@
 import { clock, iso, isoOrNull } from "../clock";
 import { actingKey, cacheKeys, FOR_UPDATE, find, forget, get, newestFirst, remember, run, select, update, type PageWindow, type Op, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
-import { dictionary } from "../json";
+import { dictionary, readJson } from "../json";
 import { CURRENCIES, toMajor, type Currency } from "../money";
 import { endCommitmentsOf } from "./commitments";
 import { agentKeys, keySpending } from "./schema";
@@ -21,14 +21,14 @@ export type Budgets = Partial<Record<Currency, Budget>>;
 
 export type KeyRow = Row<typeof agentKeys>;
 
-export const scopesOf = (row: KeyRow): Scope[] => JSON.parse(row.scopes);
+export const scopesOf = (row: KeyRow): Scope[] => readJson(row.scopes);
 /** What a route check needs of a restricted key (a row, or its view); null: the agent key, which opens every route. */
 export type KeyScopes = { id: string; scopes: readonly Scope[] };
 export const keyScopes = (row: KeyRow | null): KeyScopes | null => row && { id: row.id, scopes: scopesOf(row) };
-export const allowlistOf = (row: KeyRow): string[] | null => (row.allowlist === null ? null : JSON.parse(row.allowlist));
+export const allowlistOf = (row: KeyRow): string[] | null => (row.allowlist === null ? null : readJson(row.allowlist));
 
 export function budgetsOf(row: KeyRow): Budgets {
-  const stored = JSON.parse(row.budgets) as Record<string, { perTransaction?: string; total?: string }>;
+  const stored = readJson(row.budgets);
   const budgets: Budgets = dictionary();
   for (const currency of CURRENCIES) {
     const budget = stored[currency];

@@ -13,7 +13,7 @@
 import { clock } from "../clock";
 import { run, write, type Op, type Row } from "../db";
 import { backOff, claimDue, dispatcher } from "../dispatch";
-import { logLine } from "../http/log";
+import { logLine } from "../log";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time";
 import { mailOutbox } from "./schema";
 import { transport } from "./transport";

@@ -10,6 +10,7 @@ import { MINUTE_MS } from "../time";
 import { offered } from "./listings";
 import { price } from "./pricing";
 import { quotes, services, type QuoteUnits } from "./schema";
+import { jsonText, readJson } from "../json";
 
 const QUOTE_TTL_MS = 15 * MINUTE_MS;
 
@@ -28,7 +29,7 @@ function quoteView(row: Quote) {
   return {
     id: row.id,
     ...termsView(row),
-    breakdown: JSON.parse(row.breakdown) as Record<string, unknown>,
+    breakdown: readJson(row.breakdown),
     expiresAt: iso(row.expiresAt),
     createdAt: iso(row.createdAt),
   };
@@ -52,7 +53,7 @@ export function* createQuote(agentId: string, body: { serviceId: string; currenc
     amount,
     currency: service.currency,
     units: JSON.stringify(Object.fromEntries(Object.entries(units).filter(([, value]) => value !== undefined))),
-    breakdown: JSON.stringify(breakdown),
+    breakdown: jsonText(breakdown),
     expiresAt: now + QUOTE_TTL_MS,
     createdAt: now,
   });

@@ -1,4 +1,4 @@
-import { index, integer, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, json, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 import { payments } from "../payments/schema";
@@ -49,7 +49,7 @@ export const quotes = table(
     /** JSON: the units asked for (QuoteUnits). */
     units: text().notNull(),
     /** JSON: how the amount was computed (pricing.ts), shown in the quote. */
-    breakdown: text().notNull(),
+    breakdown: json<Record<string, unknown>>().notNull(),
     expiresAt: integer().notNull(),
     createdAt: integer().notNull(),
   },

@@ -10,6 +10,7 @@ import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
 import { messages } from "../inbox/schema";
 import { addToInbox, inboxCount, markMessageRead, type Message } from "../inbox/store";
+import { jsonText, readJson } from "../json";
 
 export const PAIR_LIMIT_PER_HOUR = 20;
 
@@ -21,7 +22,7 @@ export function messageView(row: Message) {
     type: row.type,
     subject: row.subject,
     body: row.body,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    metadata: row.metadata === null ? null : readJson(row.metadata),
     read: row.read === 1n,
     createdAt: iso(row.createdAt),
   };
@@ -54,7 +55,7 @@ export function* sendMessage(
     type: "direct",
     subject: input.subject,
     body: input.body,
-    metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+    metadata: input.metadata ? jsonText(input.metadata) : null,
     createdAt: BigInt(now),
   });
   yield* emit(row.recipientId, "message.received", { messageId: row.id, senderId, subject: row.subject, body: row.body }, null);

@@ -5,14 +5,15 @@ import { clock, iso, isoOrNull } from "../clock";
 import { update, type Changes, type Op, type Row } from "../db";
 import { notFound } from "../errors";
 import { notifyFinancial } from "../webhooks/outbox";
-import { negotiations, type HistoryItem, type Offer } from "./schema";
+import { negotiations } from "./schema";
+import { readJson } from "../json";
 
 export type Negotiation = Row<typeof negotiations>;
 
 /** The offer on the table, stored as JSON. */
-export const offerOf = (row: Negotiation) => JSON.parse(row.currentOffer) as Offer;
+export const offerOf = (row: Negotiation) => readJson(row.currentOffer);
 /** Every counter-offer, oldest first, stored as JSON. */
-export const historyOf = (row: Negotiation) => JSON.parse(row.history) as HistoryItem[];
+export const historyOf = (row: Negotiation) => readJson(row.history);
 
 export const isParty = (row: Negotiation, agentId: string) => row.initiatorId === agentId || row.counterpartyId === agentId;
 export const otherParty = (row: Negotiation, agentId: string) => (row.initiatorId === agentId ? row.counterpartyId : row.initiatorId);

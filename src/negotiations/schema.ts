@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { NegotiationStatus } from "./model";
 
@@ -21,10 +21,10 @@ export const negotiations = table(
     subject: text().notNull(),
     status: text<NegotiationStatus>().notNull(),
     /** JSON: Offer. */
-    currentOffer: text().notNull(),
+    currentOffer: json<Offer>().notNull(),
     offerBy: text().notNull(),
     /** JSON: HistoryItem[]. */
-    history: text().notNull(),
+    history: json<HistoryItem[]>().notNull(),
     relatedEntityType: text(),
     relatedEntityId: text(),
     expiresAt: integer().notNull(),

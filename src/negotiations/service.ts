@@ -16,6 +16,7 @@ import { change, historyOf, negotiationView, notifyParties, offerOf, otherParty,
 import { checkOffer, needsHuman, offerHash } from "./offers";
 import { negotiations, type Offer } from "./schema";
 import type { NegotiationStatus } from "./model";
+import { jsonText } from "../json";
 
 export const MAX_OPEN_PER_PAIR = 3;
 export const COUNTER_COOLDOWN_MS = 30_000;
@@ -49,9 +50,9 @@ export function* createNegotiation(
     pairKey: key,
     subject: body.subject,
     status: "OPEN",
-    currentOffer: JSON.stringify(body.offer),
+    currentOffer: jsonText(body.offer),
     offerBy: initiatorId,
-    history: JSON.stringify([]),
+    history: jsonText([]),
     relatedEntityType: body.relatedEntityType ?? null,
     relatedEntityId: body.relatedEntityId ?? null,
     expiresAt: now + Math.round((body.expiresInHours ?? 24) * HOUR_MS),
@@ -87,9 +88,9 @@ export function* counter(agentId: string, id: string, offer: Offer) {
     throw new ApiError("PAIR_LIMIT_EXCEEDED", `wait ${retryAfterSeconds} s: at most one counter-offer per 30 s between two agents`, { retryAfterSeconds });
   }
   const next = yield* change(row, {
-    currentOffer: JSON.stringify(offer),
+    currentOffer: jsonText(offer),
     offerBy: agentId,
-    history: JSON.stringify([...historyOf(row), { by: agentId, offer, at: iso(now) }]),
+    history: jsonText([...historyOf(row), { by: agentId, offer, at: iso(now) }]),
     lastCounterAt: now,
   }, now);
   yield* notifyParties(next, "negotiation.countered", `Counter-offer on "${row.subject}"`, [otherParty(row, agentId)]);

@@ -10,6 +10,7 @@ import { ApiError } from "../errors";
 import { uuid } from "../ids";
 import { DAY_MS } from "../time";
 import { oauthClients } from "./schema";
+import { jsonText, readJson } from "../json";
 
 /** A refusal in OAuth's own terms (RFC 6749 §5.2, RFC 7591 §3.2.2): `error` is OAuth's code. */
 export class OAuthError extends Error {
@@ -23,7 +24,7 @@ export class OAuthError extends Error {
 }
 
 export type ClientRow = Row<typeof oauthClients>;
-export const redirectUrisOf = (client: ClientRow): string[] => JSON.parse(client.redirectUris);
+export const redirectUrisOf = (client: ClientRow): string[] => readJson(client.redirectUris);
 
 /**
  * Registration is open to anyone: bounded in size, in live clients (registered in the last day, or
@@ -101,7 +102,7 @@ export function* registerClient(metadata: ClientMetadata, registrant: string): O
   const live = (yield* get<{ count: bigint }>("SELECT COUNT(*) AS count FROM oauth_clients WHERE expires_at IS NULL OR expires_at > ?", now))!.count;
   if (live >= BigInt(CLIENT_LIMITS.clients)) throw new OAuthError("temporarily_unavailable", "this service has registered as many clients as it takes; ask its operator", 503);
   const name = (metadata.client_name ?? "").trim() || "unnamed MCP host";
-  return yield* insert(oauthClients, { id: uuid(), name, redirectUris: JSON.stringify(uris), createdAt: now, registeredFrom: registrant, expiresAt: now + UNUSED_CLIENT_LIFETIME_MS });
+  return yield* insert(oauthClients, { id: uuid(), name, redirectUris: jsonText(uris), createdAt: now, registeredFrom: registrant, expiresAt: now + UNUSED_CLIENT_LIFETIME_MS });
 }
 
 /**

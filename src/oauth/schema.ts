@@ -1,4 +1,6 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, json, table, text } from "../db/tables";
+import type { Scope } from "../keys/scopes";
+import type { Currency } from "../money";
 import { agents } from "../agents/schema";
 import { agentKeys } from "../keys/schema";
 
@@ -12,7 +14,7 @@ export const oauthClients = table(
     id: text().primaryKey(),
     name: text().notNull(),
     /** JSON array of the exact redirect URIs it may use. */
-    redirectUris: text().notNull(),
+    redirectUris: json<string[]>().notNull(),
     createdAt: integer().notNull(),
     /** Who registered it (oauth/clients.ts registrantOf): the per-address bound counts by it; null before it was kept. */
     registeredFrom: text(),
@@ -36,9 +38,9 @@ export const oauthCodes = table(
     codeChallenge: text().notNull(),
     resource: text().notNull(),
     /** JSON array of scopes the owner ticked. */
-    scopes: text().notNull(),
+    scopes: json<Scope[]>().notNull(),
     /** JSON { currency: total } in major units, as the owner typed it; {}: no budget. */
-    budgets: text().notNull(),
+    budgets: json<Partial<Record<Currency, number>>>().notNull(),
     expiresAt: integer().notNull(),
     usedAt: integer(),
     /** The SHA-256 of the owner key whose console session consented: rotating it revokes the grant (null: a code from before it was recorded). */

@@ -15,6 +15,7 @@ import { toMajor, type Currency } from "../money";
 import { HOUR_MS, MINUTE_MS } from "../time";
 import { OAuthError, type ClientRow } from "./clients";
 import { oauthClients, oauthCodes, oauthGrants, oauthRotatedRefreshTokens } from "./schema";
+import { jsonText, readJson } from "../json";
 
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR_MS;
 const CODE_LIFETIME_MS = 2 * MINUTE_MS;
@@ -36,8 +37,8 @@ export function* issueCode(agentId: string, request: AuthorizationRequest, conse
     redirectUri: request.redirectUri,
     codeChallenge: request.codeChallenge,
     resource: request.resource,
-    scopes: JSON.stringify(consent.scopes),
-    budgets: JSON.stringify(consent.budgets),
+    scopes: jsonText(consent.scopes),
+    budgets: jsonText(consent.budgets),
     madeWith: agent.ownerKeyHash,
     expiresAt: clock.nowMs() + CODE_LIFETIME_MS,
   });
@@ -93,9 +94,9 @@ export function* exchangeCode(asked: CodeExchange): Op<Tokens | Refused> {
   // A client with a grant is kept (clients.ts deletes those without one a day after registering).
   const client = yield* update(oauthClients, code.clientId, { expiresAt: null });
   const budgets: NonNullable<NewKey["budgets"]> = Object.create(null);
-  for (const [currency, total] of Object.entries(JSON.parse(code.budgets) as Record<string, number>)) budgets[currency] = { total };
+  for (const [currency, total] of Object.entries(readJson(code.budgets))) budgets[currency] = { total };
   // Made as the owner key that consented: rotating it revokes the grant and its tokens.
-  const { row: grantKey } = yield* createKey(code.agentId, { madeWith: code.madeWith }, { name: `MCP host: ${client.name}`, scopes: JSON.parse(code.scopes), budgets }, { purpose: "oauth_grant", resource: code.resource });
+  const { row: grantKey } = yield* createKey(code.agentId, { madeWith: code.madeWith }, { name: `MCP host: ${client.name}`, scopes: readJson(code.scopes), budgets }, { purpose: "oauth_grant", resource: code.resource });
   const refreshToken = secret("or_");
   yield* insert(oauthGrants, { keyId: grantKey.id, clientId: client.id, resource: code.resource, refreshTokenHash: sha256Hex(refreshToken), createdAt: clock.nowMs() });
   yield* run("UPDATE oauth_codes SET grant_key_id = ? WHERE code_hash = ?", grantKey.id, codeHash);

@@ -8,7 +8,7 @@ import { clock, iso } from "../clock";
 import { afterCommit, find, insert, select, update, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { sha256Hex, uuid } from "../ids";
-import { canonicalJson } from "../json";
+import { canonicalJson, jsonText, readJson } from "../json";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { toMajor, type Currency } from "../money";
@@ -42,7 +42,7 @@ const reasonWords = (row: ApprovalRow) => (row.reason ?? "").replace(/^[A-Z_]+: 
 export function* tellOwnerOf(id: string, kind: keyof typeof WHAT_IT_SAYS): Op<void> {
   const row = (yield* find(approvals, id))!;
   const names = yield* namesOf([row.counterpartyId]);
-  const sentence = heldSentence({ kind: row.kind, amount: row.amount, currency: row.currency, counterparty: row.counterpartyId && (names.get(row.counterpartyId) ?? row.counterpartyId), terms: JSON.parse(row.terms) });
+  const sentence = heldSentence({ kind: row.kind, amount: row.amount, currency: row.currency, counterparty: row.counterpartyId && (names.get(row.counterpartyId) ?? row.counterpartyId), terms: readJson(row.terms) });
   const { subject, text } = WHAT_IT_SAYS[kind](sentence, row);
   const data = { approvalId: row.id, kind: row.kind, amount: toMajor(row.amount, row.currency), currency: row.currency, counterpartyId: row.counterpartyId, status: row.status, expiresAt: iso(row.expiresAt) };
   yield* tellOwner({ kind, agentId: row.agentId, event: `${kind}:${row.id}`, subject, text, link: `/console/approvals/${row.id}`, data });
@@ -125,7 +125,7 @@ export function* holdOutflow(outflow: Outflow) {
     held,
     currency: outflow.currency,
     counterpartyId: outflow.counterpartyId,
-    terms: JSON.stringify(outflow.terms),
+    terms: jsonText(outflow.terms),
     termsHash: termsHashOf(outflow),
     usageBucket: bucket,
     keyId: yield* committingKeyId(),

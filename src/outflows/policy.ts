@@ -3,14 +3,14 @@
 // Stored as JSON on the agent's row (minor units as strings), so the check reads it with the agent.
 // The maps per currency have no prototype and are read by own property only: a currency is limited
 // only if the owner named it.
-import { dictionary, ownProperty } from "../json";
+import type { StoredPolicy } from "../agents/schema";
+import { dictionary, jsonText, ownProperty, readJson, type JsonText } from "../json";
 import { CURRENCIES, minorWorth, toMajor, toMinor, type Currency } from "../money";
 
 export type Limits = Partial<Record<Currency, bigint>>;
 export type Policy = { perTransaction: Limits; daily: Limits; allowlist: string[] | null; approvalAbove: Limits };
 
-type StoredLimits = Partial<Record<Currency, string>>;
-type Stored = { perTransaction: StoredLimits; daily: StoredLimits; allowlist: string[] | null; approvalAbove: StoredLimits };
+type StoredLimits = StoredPolicy["daily"];
 
 /** Per currency of `from` that is set, `convert(value, currency)`; a map without a prototype. */
 function perCurrency<From, To>(from: Partial<Record<Currency, From>> | undefined, convert: (value: From, currency: Currency) => To): Partial<Record<Currency, To>> {
@@ -25,15 +25,15 @@ function perCurrency<From, To>(from: Partial<Record<Currency, From>> | undefined
 export const EMPTY_POLICY: Policy = Object.freeze({ perTransaction: dictionary<bigint>(), daily: dictionary<bigint>(), allowlist: null, approvalAbove: dictionary<bigint>() });
 
 // The same few policies are read on every outflow of their agents: parsed once per distinct text.
-const parsed = new Map<string, Policy>();
+const parsed = new Map<JsonText<StoredPolicy>, Policy>();
 const PARSED_MAX = 10_000;
 
 /** The policy stored on an agent's row; null when the owner set none. */
-export function parsePolicy(text: string | null): Policy | null {
+export function parsePolicy(text: JsonText<StoredPolicy> | null): Policy | null {
   if (text === null) return null;
   let policy = parsed.get(text);
   if (!policy) {
-    const stored = JSON.parse(text) as Stored;
+    const stored = readJson(text);
     const limits = (part: StoredLimits) => perCurrency(part, (value) => BigInt(value));
     policy = { perTransaction: limits(stored.perTransaction), daily: limits(stored.daily), allowlist: stored.allowlist, approvalAbove: limits(stored.approvalAbove) };
     if (parsed.size >= PARSED_MAX) parsed.clear();
@@ -46,15 +46,15 @@ const isEmpty = (policy: Policy) =>
   policy.allowlist === null && [policy.perTransaction, policy.daily, policy.approvalAbove].every((limits) => Object.keys(limits).length === 0);
 
 /** What goes in the agent's row: null for a policy that limits nothing. */
-export function storePolicy(policy: Policy): string | null {
+export function storePolicy(policy: Policy): JsonText<StoredPolicy> | null {
   if (isEmpty(policy)) return null;
   const stored = (limits: Limits) => perCurrency(limits, (value) => value.toString());
-  return JSON.stringify({
+  return jsonText<StoredPolicy>({
     perTransaction: stored(policy.perTransaction),
     daily: stored(policy.daily),
     allowlist: policy.allowlist,
     approvalAbove: stored(policy.approvalAbove),
-  } satisfies Stored);
+  });
 }
 
 export type MajorLimits = Partial<Record<Currency, number>>;

@@ -1,7 +1,10 @@
-import { index, integer, primaryKey, table, text } from "../db/tables";
+import { index, integer, json, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 import type { OutflowKind } from "./kinds";
+
+/** What an approved request answered (its view: the payment, the bet…), kept on the approval. */
+export type Answer = Record<string, unknown>;
 
 /**
  * An outflow held for the owner's decision (outflows/approvals.ts). `held` sits in the agent's held
@@ -20,13 +23,13 @@ export const approvals = table(
     currency: text<Currency>().notNull(),
     counterpartyId: text(),
     /** The request the agent made, as JSON: what runs again once approved. */
-    terms: text().notNull(),
+    terms: json<Record<string, unknown>>().notNull(),
     termsHash: text().notNull(),
     /** The usage bucket its amount was counted in (given back if it never goes out). */
     usageBucket: integer().notNull(),
     reason: text(),
     /** What the approved outflow answered, as JSON. */
-    result: text(),
+    result: json<Answer | null>(),
     createdAt: integer().notNull(),
     /** The restricted key that asked; null: the agent key. Its chain must still be in force when it runs. */
     keyId: text(),

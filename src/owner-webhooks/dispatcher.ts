@@ -11,7 +11,7 @@
 import { clock } from "../clock";
 import { read, run, write, type Op, type Row } from "../db";
 import { backOff, claimDue, dispatcher } from "../dispatch";
-import { logLine } from "../http/log";
+import { logLine } from "../log";
 import { DAY_MS, HOUR_MS } from "../time";
 import { postSigned, type Attempt } from "../webhooks/signed";
 import { render } from "./formats";

@@ -7,6 +7,7 @@ import { iso } from "../clock";
 import type { Row } from "../db";
 import type { OwnerWebhookFormat } from "./schema";
 import { ownerWebhookNotices } from "./schema";
+import { readJson } from "../json";
 
 export const OWNER_WEBHOOK_FORMATS: Record<OwnerWebhookFormat, string> = {
   standard: "Standard Webhooks JSON (type, timestamp, data)",
@@ -51,7 +52,7 @@ const lines = (notice: Notice, subject: string) => [subject, notice.message, ...
 export function render(format: OwnerWebhookFormat, url: string, notice: Notice): { url: string; body: string } {
   switch (format) {
     case "standard": {
-      const data = { agentId: notice.agentId, agentName: notice.agentName, subject: notice.subject, text: notice.message, link: notice.link, data: JSON.parse(notice.data) };
+      const data = { agentId: notice.agentId, agentName: notice.agentName, subject: notice.subject, text: notice.message, link: notice.link, data: readJson(notice.data) };
       return { url, body: JSON.stringify({ type: notice.kind, timestamp: iso(notice.createdAt), data }) };
     }
     case "slack":

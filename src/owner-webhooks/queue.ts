@@ -11,6 +11,7 @@ import { wakeOwnerWebhooks } from "./dispatcher";
 import { ownerWebhookNotices } from "./schema";
 import { channelsOf } from "./settings";
 import type { Notice } from "./kinds";
+import { jsonText } from "../json";
 
 
 /** Printable ASCII without spaces, at most 200 characters, as a mail's event. */
@@ -28,7 +29,7 @@ const TEST_EVENT = "owner.test:";
  */
 export function* queueOwnerWebhook(ownerId: string, notice: Notice, agentName: string): Op<void> {
   if (!EVENT.test(notice.event)) throw invalid("event: expected 1 to 200 printable ASCII characters without spaces");
-  const data = JSON.stringify(notice.data);
+  const data = jsonText(notice.data);
   if ([...notice.subject].length > MAX_SUBJECT || notice.text.length > MAX_TEXT || data.length > MAX_DATA) {
     throw invalid(`a notice has at most ${MAX_SUBJECT} characters of subject, ${MAX_TEXT} of text and ${MAX_DATA} of data`);
   }

@@ -1,4 +1,4 @@
-import { index, integer, primaryKey, table, text, uniqueIndex } from "../db/tables";
+import { index, integer, json, primaryKey, table, text, uniqueIndex } from "../db/tables";
 import { owners } from "../accounts/schema";
 import { agents } from "../agents/schema";
 
@@ -55,7 +55,7 @@ export const ownerWebhookNotices = table(
     message: text().notNull(),
     link: text(),
     /** The notice's facts, JSON. */
-    data: text().notNull(),
+    data: json<Record<string, unknown>>().notNull(),
     status: text<OwnerNoticeStatus>().notNull(),
     createdAt: integer().notNull(),
     /** Attempts started (counted when claimed). */

@@ -7,8 +7,9 @@ import { find, update, write, type Op } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, tellOwnerOf, type ApprovalRow, type Grant } from "../outflows/approvals";
-import { approvals } from "../outflows/schema";
+import { type Answer, approvals } from "../outflows/schema";
 import { inForce, keyChain } from "../keys/service";
+import { jsonText } from "../json";
 
 const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <= clock.nowMs();
 
@@ -50,7 +51,7 @@ export async function declineOutflow(ownerAgentId: string, id: string, termsHash
 }
 
 /** Runs the held request again with the owner's grant; what it answered is kept with the approval. */
-export type Executor = (row: ApprovalRow, grant: Grant) => Promise<unknown>;
+export type Executor = (row: ApprovalRow, grant: Grant) => Promise<Answer>;
 
 /**
  * The owner approves: the request runs again as the agent, with the grant, and moves the money in
@@ -67,7 +68,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
     return frozenError((yield* findAgent(row.agentId))!) ?? row;
   });
   const grant: Grant = { approvalId: row.id, taken: false };
-  let answered: { result: unknown } | null = null;
+  let answered: { result: Answer } | null = null;
   let failure = "INVALID_STATE: the request ran again but moved no money (the resource no longer asks for payment?)";
   try {
     answered = { result: await execute(row, grant) };
@@ -77,7 +78,7 @@ export async function approveOutflow(ownerAgentId: string, id: string, termsHash
     if (error.code === "AGENT_FROZEN") throw error;
     failure = `${error.code}: ${error.message}`;
   }
-  const keep = ({ result }: { result: unknown }) => update(approvals, row.id, { result: JSON.stringify(result ?? null) });
+  const keep = ({ result }: { result: Answer | null }) => update(approvals, row.id, { result: jsonText(result) });
   if (grant.taken) {
     if (answered) await write(() => keep(answered));
     return;

@@ -12,14 +12,29 @@ import { book } from "../marketplace/bookings";
 import { sendPayment } from "../payments/service";
 import { createSubscription } from "../subscriptions/service";
 import { payResource, type PayRequest } from "../x402/pay";
-import type { OutflowKind } from "../outflows/approvals";
-import type { Executor } from "./decisions";
+import { readJson } from "../json";
+import type { ApprovalRow, OutflowKind } from "../outflows/approvals";
 import type { Sanction } from "../outflows/check";
+import type { Answer } from "../outflows/schema";
+import type { Executor } from "./decisions";
+
+/** The request each kind of outflow holds (its terms, as the command took them). */
+type TermsOf = {
+  PAYMENT: Parameters<typeof sendPayment>[1];
+  BET: Parameters<typeof createBet>[1];
+  BET_ACCEPT: { betId: string };
+  LOAN_OFFER: Parameters<typeof createOffer>[1];
+  LOAN_BORROW: Parameters<typeof borrow>[1];
+  CONTRACT: Parameters<typeof createContract>[1];
+  SUBSCRIPTION: Parameters<typeof createSubscription>[1];
+  BOOKING: Parameters<typeof book>[1];
+  WITHDRAWAL: Parameters<typeof requestWithdrawal>[1];
+  X402: PayRequest & { payTo: string };
+};
+type Held = Exclude<OutflowKind, "X402">;
 
 /** The held request's write op, as the feature that made it runs it. */
-type Rerun = (agentId: string, terms: any, sanction: Sanction) => Op<unknown>;
-
-const RERUN: Record<Exclude<OutflowKind, "X402">, Rerun> = {
+const RERUN: { [K in Held]: (agentId: string, terms: TermsOf[K], sanction: Sanction) => Op<Answer> } = {
   PAYMENT: (agentId, terms, sanction) => sendPayment(agentId, terms, sanction),
   BET: (agentId, terms, sanction) => createBet(agentId, terms, sanction),
   BET_ACCEPT: (agentId, terms, sanction) => acceptBet(agentId, terms.betId, sanction),
@@ -31,13 +46,30 @@ const RERUN: Record<Exclude<OutflowKind, "X402">, Rerun> = {
   WITHDRAWAL: (agentId, terms, sanction) => requestWithdrawal(agentId, terms, sanction),
 };
 
+/**
+ * The terms `row` holds, as `kind`'s command took them: stored by holdForApproval as the request came
+ * (outflows/approvals.ts). The column cannot say which request it holds; the row's kind does.
+ */
+function termsOf<K extends OutflowKind>(row: ApprovalRow, kind: K): TermsOf[K] {
+  if (row.kind !== kind) throw new Error(`approval ${row.id} holds ${row.kind}, not ${kind}`);
+  return readJson(row.terms) as TermsOf[K];
+}
+
+function rerun<K extends Held>(kind: K, row: ApprovalRow, sanction: Sanction): Op<Answer> {
+  const command: (agentId: string, terms: TermsOf[K], sanction: Sanction) => Op<Answer> = RERUN[kind];
+  return command(row.agentId, termsOf(row, kind), sanction);
+}
+
+const isHeld = (kind: OutflowKind): kind is Held => kind !== "X402";
+
 export const executeApproved: Executor = async (row, grant) => {
-  const terms = JSON.parse(row.terms);
   const sanction = { grant };
   const kind = row.kind;
-  if (kind !== "X402") return write(() => actingAs(row.keyId, RERUN[kind](row.agentId, terms, sanction)));
+  if (isHeld(kind)) return write(() => actingAs(row.keyId, rerun(kind, row, sanction)));
   // payTo was held with the terms (the grant holds only for that payee); the request is the rest.
-  const { payTo: _payTo, ...request } = terms as PayRequest & { payTo: string };
+  const { payTo: _payTo, ...request } = termsOf(row, "X402");
   // What the resource answered is kept with the approval: the agent reads it at GET /approvals/{id}.
-  return (await payResource(row.agentId, request, { agentId: row.agentId, keyId: row.keyId, scopeKeyId: row.keyId, key: undefined, route: "POST /x402/pay", body: request }, sanction)).body;
+  // Every answer of payResource is an object ({ payment, resource }, or a replay of one).
+  const { body } = await payResource(row.agentId, request, { agentId: row.agentId, keyId: row.keyId, scopeKeyId: row.keyId, key: undefined, route: "POST /x402/pay", body: request }, sanction);
+  return body as Answer;
 };

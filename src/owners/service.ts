@@ -18,6 +18,7 @@ import { approvals } from "../outflows/schema";
 import { approveOutflow, declineOutflow, type Executor } from "./decisions";
 import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, type MajorLimits, type PolicyInput } from "../outflows/policy";
 import { spentInWindow } from "../outflows/usage";
+import { readJson } from "../json";
 
 export function* policyView(agentId: string) {
   const agent = (yield* findAgent(agentId))!;
@@ -92,10 +93,10 @@ function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string,
     usdValue: usdValue(row.amount, row.currency, rate(row.currency)),
     counterpartyId: row.counterpartyId,
     counterpartyName: row.counterpartyId ? (names.get(row.counterpartyId) ?? null) : null,
-    terms: JSON.parse(row.terms) as Record<string, unknown>,
+    terms: readJson(row.terms),
     termsHash: row.termsHash,
     reason: row.reason,
-    result: row.result === null ? null : (JSON.parse(row.result) as Record<string, unknown> | null),
+    result: row.result === null ? null : readJson(row.result),
     keyId: row.keyId,
     keyName: row.keyId ? (keyNames.get(row.keyId) ?? null) : null,
     createdAt: iso(Number(row.createdAt)),

@@ -1,4 +1,4 @@
-import { integer, table, text } from "../db/tables";
+import { integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 
@@ -14,7 +14,7 @@ export const payments = table("payments", {
   amount: integer().notNull(),
   currency: text<Currency>().notNull(),
   reason: text(),
-  metadata: text(),
+  metadata: json<Record<string, unknown>>(),
   kind: text<PaymentKind>().notNull(),
   /** Payments complete at once. */
   status: text<"COMPLETED">().notNull(),

@@ -13,6 +13,7 @@ import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
 import { emit } from "../webhooks/outbox";
 import { payments, type PaymentKind } from "./schema";
+import { jsonText, readJson } from "../json";
 
 type Payment = Row<typeof payments>;
 
@@ -25,7 +26,7 @@ export function paymentView(row: Payment, viewerId: string) {
     amount: toMajor(row.amount, row.currency),
     currency: row.currency,
     reason: row.reason,
-    metadata: row.metadata === null ? null : (JSON.parse(row.metadata) as Record<string, unknown>),
+    metadata: row.metadata === null ? null : readJson(row.metadata),
     kind: row.kind,
     status: row.status,
     keyId: viewerId === row.fromAgentId ? row.keyId : null,
@@ -64,7 +65,7 @@ export function* pay(args: {
     amount: args.amount,
     currency: args.currency,
     reason: args.reason ?? null,
-    metadata: args.metadata ? JSON.stringify(args.metadata) : null,
+    metadata: args.metadata ? jsonText(args.metadata) : null,
     kind: args.kind,
     status: "COMPLETED",
     keyId: yield* actingKey(),

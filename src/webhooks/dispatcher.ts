@@ -9,10 +9,11 @@ import { clock, iso } from "../clock";
 import { all, columns, countAdded, insert, read, SKIP_LOCKED, update, write, type Op, type Row } from "../db";
 import { dispatcher } from "../dispatch";
 import { uuid } from "../ids";
-import { logLine } from "../http/log";
+import { logLine } from "../log";
 import { MINUTE_MS } from "../time";
 import { webhookDeliveries, webhookEvents } from "./schema";
 import { postSigned, type Attempt } from "./signed";
+import { readJson } from "../json";
 
 const MAX_IN_FLIGHT = 64;
 /** A claim this old (wall-clock ms) was made by an instance that stopped before recording the attempt. */
@@ -45,7 +46,7 @@ export function stopDispatcher(): void {
 }
 
 function attempt(url: string, secret: string, event: WebhookEvent): Promise<Attempt> {
-  const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: JSON.parse(event.data), timestamp: iso(event.createdAt) });
+  const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: readJson(event.data), timestamp: iso(event.createdAt) });
   return postSigned(url, secret, event.id, body);
 }
 

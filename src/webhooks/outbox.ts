@@ -9,14 +9,15 @@ import { addToInbox } from "../inbox/store";
 import { uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 import { webhookEvents } from "./schema";
+import { jsonText } from "../json";
 
 export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Op<void> {
   const now = clock.nowMs();
   if (inbox) {
-    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: JSON.stringify(data), createdAt: BigInt(now) });
+    yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: jsonText(data), createdAt: BigInt(now) });
   }
   if (!(yield* findAgent(agentId))?.webhookUrl) return;
-  yield* insertOnly(webhookEvents, { id: `evt_${uuid().replaceAll("-", "")}`, agentId, event, data: JSON.stringify(data), status: "PENDING", createdAt: now });
+  yield* insertOnly(webhookEvents, { id: `evt_${uuid().replaceAll("-", "")}`, agentId, event, data: jsonText(data), status: "PENDING", createdAt: now });
   yield* afterCommit(wakeDispatcher);
 }
 

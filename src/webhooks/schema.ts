@@ -1,4 +1,4 @@
-import { index, integer, table, text } from "../db/tables";
+import { index, integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { EventName } from "../inbox/schema";
 
@@ -14,7 +14,7 @@ export const webhookEvents = table(
     id: text().primaryKey(),
     agentId: text().notNull().references(() => agents.columns.id),
     event: text<EventName>().notNull(),
-    data: text().notNull(),
+    data: json<Record<string, unknown>>().notNull(),
     status: text<EventStatus>().notNull(),
     createdAt: integer().notNull(),
     /** When (wall-clock ms) an instance took it for delivery (status SENDING). */
