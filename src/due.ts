@@ -10,7 +10,8 @@ import { clock } from "./clock";
 import { logLine } from "./log";
 import { all, get, read, write, type Op } from "./db";
 
-export type DueWork = {
+/** `I`: the type of the table's ids (an AgentId, a LoanId…, src/ids.ts), as `apply` takes them. */
+export type DueWork<I extends string = string> = {
   /** The job's name, in the run's log line. */
   name: string;
   table: string;
@@ -21,15 +22,15 @@ export type DueWork = {
 } & (
   | {
       /** Applies the transition to one item if it is still due (a write op); true if it did. */
-      apply: (id: string) => Op<boolean>;
+      apply: (id: I) => Op<boolean>;
     }
   | {
       /** The same, for a transition that asks the network between its writes: it runs its own. */
-      applyAcross: (id: string) => Promise<boolean>;
+      applyAcross: (id: I) => Promise<boolean>;
     }
 );
 
-const applyOne = (work: DueWork, id: string) => ("apply" in work ? write(() => work.apply(id)) : work.applyAcross(id));
+const applyOne = <I extends string>(work: DueWork<I>, id: I) => ("apply" in work ? write(() => work.apply(id)) : work.applyAcross(id));
 
 /** Narrows a run to what one caller may see (a list of the caller's own items). */
 export type DueScope = { where: string; params: unknown[] };
@@ -40,7 +41,7 @@ export type DueRun = { loaded: number; applied: number; failed: number; more: bo
 
 export const DUE_BOUNDS: DueBounds = { batch: 100, maxItems: 500, maxMs: 3000 };
 
-const dueSql = (work: DueWork, extra = "") => `SELECT id FROM ${work.table} WHERE ${work.where} AND ${work.dueColumn} <= ? ${extra}`;
+const dueSql = <I extends string>(work: DueWork<I>, extra = "") => `SELECT id FROM ${work.table} WHERE ${work.where} AND ${work.dueColumn} <= ? ${extra}`;
 
 /**
  * One run: reads up to `batch` due ids at a time and applies them (concurrently: on SQLite they share
@@ -49,10 +50,10 @@ const dueSql = (work: DueWork, extra = "") => `SELECT id FROM ${work.table} WHER
  * stays due (its apply threw, which is logged, or it waits, like an oracle to be asked again) is left
  * for the next run.
  */
-export async function applyDue(work: DueWork, scope?: DueScope, bounds: DueBounds = DUE_BOUNDS): Promise<DueRun> {
+export async function applyDue<I extends string>(work: DueWork<I>, scope?: DueScope, bounds: DueBounds = DUE_BOUNDS): Promise<DueRun> {
   const started = performance.now();
   const run: DueRun = { loaded: 0, applied: 0, failed: 0, more: false };
-  const seen = new Set<string>();
+  const seen = new Set<I>();
   const scoped = scope ? `AND ${scope.where}` : "";
   for (;;) {
     const room = bounds.maxItems - run.loaded;
@@ -61,7 +62,7 @@ export async function applyDue(work: DueWork, scope?: DueScope, bounds: DueBound
       break;
     }
     const asked = Math.min(bounds.batch, room) + seen.size;
-    const rows = await read(all<{ id: string }>(`${dueSql(work, scoped)} LIMIT ?`, clock.nowMs(), ...(scope?.params ?? []), asked));
+    const rows = await read(all<{ id: I }>(`${dueSql(work, scoped)} LIMIT ?`, clock.nowMs(), ...(scope?.params ?? []), asked));
     const ids = rows.map((row) => row.id).filter((id) => !seen.has(id)).slice(0, room);
     if (ids.length === 0) break;
     for (const id of ids) seen.add(id);
@@ -83,7 +84,7 @@ export async function applyDue(work: DueWork, scope?: DueScope, bounds: DueBound
 }
 
 /** For a read or action on one item: applies its transition if it is due (a write only then). */
-export async function applyIfDue(work: DueWork, id: string): Promise<boolean> {
+export async function applyIfDue<I extends string>(work: DueWork<I>, id: I): Promise<boolean> {
   const due = await read(get<{ id: string }>(`${dueSql(work)} AND id = ?`, clock.nowMs(), id));
   return due ? applyOne(work, id) : false;
 }

@@ -1,5 +1,16 @@
-// The one source of randomness for ids, keys and secrets.
+// The one source of randomness for ids, keys and secrets; and the types that tell ids apart.
 import { randomBytes } from "node:crypto";
+
+declare const idOf: unique symbol;
+/**
+ * The id of one kind of thing: a plain string to the engines and in JSON, a type of its own to the
+ * checker, so a loan's id where an agent's is expected does not compile. Declared on the table's id
+ * column (`text<AgentId>()`); a column that references it takes its type (src/db/tables.ts). An id
+ * from outside gets its kind where it is checked: the route's schema (src/http/models.ts).
+ */
+export type Id<Kind extends string> = string & { readonly [idOf]: Kind };
+export type AgentId = Id<"agent">;
+export type LoanId = Id<"loan">;
 
 /**
  * UUIDv7: time-ordered, so new rows append to the end of each primary-key index instead of landing on

@@ -7,6 +7,7 @@ import { find, insert, insertNew, insertOnly, update } from "../src/db/table";
 import { loans } from "../src/lending/schema";
 import { x402Sales } from "../src/chain/schema";
 import { x402Payments } from "../src/x402/schema";
+import type { AgentId, LoanId } from "../src/ids";
 
 const cases: [what: string, portable: string, postgres: string][] = [
   ["no placeholder: unchanged", "SELECT 1", "SELECT 1"],
@@ -37,6 +38,10 @@ const cases: [what: string, portable: string, postgres: string][] = [
   ],
 ];
 
+// Agents' ids as the checker knows them (src/ids.ts): these statements are only printed, never run.
+const A = "a" as AgentId;
+const B = "b" as AgentId;
+
 describe("PostgreSQL dialect rewrite", () => {
   test.each(cases)("%s", (_what, portable, postgres) => {
     expect(toPostgres(portable)).toBe(postgres);
@@ -50,23 +55,23 @@ const LOAN_COLUMNS_PG =
 
 describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => {
   test("find: every camelCase field quoted, the lock a clause", () => {
-    expect(toPostgres(statementOf(find(loans, "loan_1", true)).sql)).toBe(`SELECT ${LOAN_COLUMNS_PG} FROM loans WHERE id = $1 FOR NO KEY UPDATE`);
+    expect(toPostgres(statementOf(find(loans, "loan_1" as LoanId, true)).sql)).toBe(`SELECT ${LOAN_COLUMNS_PG} FROM loans WHERE id = $1 FOR NO KEY UPDATE`);
   });
   test("update: only the changed columns, the row returned under its fields", () => {
-    const statement = statementOf(update(loans, "loan_1", { amountRepaid: 5n, status: "REPAID", closedAt: undefined }));
+    const statement = statementOf(update(loans, "loan_1" as LoanId, { amountRepaid: 5n, status: "REPAID", closedAt: undefined }));
     expect(toPostgres(statement.sql)).toBe(`UPDATE loans SET amount_repaid = $1, status = $2 WHERE id = $3 RETURNING ${LOAN_COLUMNS_PG}`);
     expect(statement.params).toEqual([5n, "REPAID", "loan_1"]);
   });
   test("insert: the given columns, the row returned under its fields", () => {
     const statement = statementOf(
-      insert(loans, { id: "l", offerId: "o", lenderId: "a", borrowerId: "b", principal: 1n, currency: "USD", interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 }),
+      insert(loans, { id: "l" as LoanId, offerId: "o", lenderId: A, borrowerId: B, principal: 1n, currency: "USD", interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 }),
     );
     expect(toPostgres(statement.sql)).toStartWith(
       "INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING ",
     );
   });
   test("insertNew: the claim's unique key as the conflict target, nothing done on it", () => {
-    const statement = statementOf(insertNew(x402Sales, { id: "s", agentId: "a", payer: "0xp", nonce: "0xn", payTo: "0xt", amount: 1n, status: "SUBMITTING", gas: 0, createdAt: 1, updatedAt: 1 }, ["payer", "nonce"]));
+    const statement = statementOf(insertNew(x402Sales, { id: "s", agentId: A, payer: "0xp", nonce: "0xn", payTo: "0xt", amount: 1n, status: "SUBMITTING", gas: 0, createdAt: 1, updatedAt: 1 }, ["payer", "nonce"]));
     expect(toPostgres(statement.sql)).toContain(") ON CONFLICT (payer, nonce) DO NOTHING RETURNING id, agent_id AS \"agentId\",");
   });
   test("a column named by a keyword (transaction) is quoted wherever the layer names it", () => {
@@ -76,17 +81,17 @@ describe("the statements src/db/table.ts makes, as PostgreSQL runs them", () => 
   });
   // The texts are made once per table, kind and list of fields: each of these must still get its own.
   test("insertOnly: the same INSERT without RETURNING, after an insert of the same fields", () => {
-    const row = { id: "l", offerId: "o", lenderId: "a", borrowerId: "b", principal: 1n, currency: "USD" as const, interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 };
+    const row = { id: "l" as LoanId, offerId: "o", lenderId: A, borrowerId: B, principal: 1n, currency: "USD" as const, interestBps: 0, amountDue: 1n, amountRepaid: 0n, collateral: 0n, dueAt: 9, status: "ACTIVE", createdAt: 1 };
     expect(statementOf(insert(loans, row)).sql).toContain(" RETURNING ");
-    const statement = statementOf(insertOnly(loans, { ...row, id: "m" }));
+    const statement = statementOf(insertOnly(loans, { ...row, id: "m" as LoanId }));
     expect(toPostgres(statement.sql)).toBe(
       "INSERT INTO loans (id, offer_id, lender_id, borrower_id, principal, currency, interest_bps, amount_due, amount_repaid, collateral, due_at, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
     );
     expect(statement.params).toEqual(["m", "o", "a", "b", 1n, "USD", 0, 1n, 0n, 0n, 9, "ACTIVE", 1]);
   });
   test("update: another list of changed columns, another statement; an unknown field throws even when undefined", () => {
-    expect(statementOf(update(loans, "loan_1", { status: "REPAID" })).sql).toStartWith("UPDATE loans SET status = ? WHERE id = ?");
-    expect(statementOf(update(loans, "loan_1", { closedAt: 7 })).sql).toStartWith("UPDATE loans SET closed_at = ? WHERE id = ?");
-    expect(() => statementOf(update(loans, "loan_1", { status: "REPAID", nope: undefined } as never))).toThrow("loans has no column nope");
+    expect(statementOf(update(loans, "loan_1" as LoanId, { status: "REPAID" })).sql).toStartWith("UPDATE loans SET status = ? WHERE id = ?");
+    expect(statementOf(update(loans, "loan_1" as LoanId, { closedAt: 7 })).sql).toStartWith("UPDATE loans SET closed_at = ? WHERE id = ?");
+    expect(() => statementOf(update(loans, "loan_1" as LoanId, { status: "REPAID", nope: undefined } as never))).toThrow("loans has no column nope");
   });
 });

@@ -8,6 +8,7 @@ import type { Op, Statement } from "../src/db/query";
 import { applyMigrations, migrationMetas } from "../src/db/migrate";
 import { sqliteMigrations } from "../src/db/migrations.generated";
 import { inbox } from "../src/messaging/service";
+import { type AgentId } from "../src/ids";
 
 const db = new Database(":memory:", { safeIntegers: true, strict: true });
 applyMigrations(drizzle({ client: db }), migrationMetas(sqliteMigrations));
@@ -29,7 +30,7 @@ const planOf = (statement: Statement) =>
 
 /** The page's own SELECT (the one with LIMIT) of an inbox list. */
 function inboxPage(filter: { unreadOnly?: boolean; type?: string }): Statement {
-  const statements = statementsOf(inbox("agent-1", filter, { limit: 20, offset: 0 }), (statement) => (statement.mode === "all" ? [] : { n: 0n }));
+  const statements = statementsOf(inbox("agent-1" as AgentId, filter, { limit: 20, offset: 0 }), (statement) => (statement.mode === "all" ? [] : { n: 0n }));
   return statements.find((statement) => statement.sql.includes("LIMIT"))!;
 }
 

@@ -5,7 +5,7 @@
 import { clock } from "../clock";
 import { find, FOR_UPDATE, insertNew, run, select, type Op } from "../db";
 import { ApiError, invalidState, notFound } from "../errors";
-import { secret, sha256Hex, uuid } from "../ids";
+import { type AgentId, secret, sha256Hex, uuid } from "../ids";
 import { DAY_MS, HOUR_MS, MINUTE_MS } from "../time";
 import { agentOwners, ownerLinks, owners, type LinkPurpose } from "./schema";
 
@@ -14,13 +14,13 @@ export const LINK_LIFETIME_MS: Record<LinkPurpose, number> = { claim: 7 * DAY_MS
 export const SIGN_IN_LINKS_PER_HOUR = 5;
 
 export type OwnerRow = { id: string; email: string };
-export type LinkRow = { purpose: LinkPurpose; email: string; agentId: string | null; next: string | null };
+export type LinkRow = { purpose: LinkPurpose; email: string; agentId: AgentId | null; next: string | null };
 
 /** An address as it is stored and compared: trimmed, lower-cased. */
 export const normalEmail = (email: string) => email.trim().toLowerCase();
 
 /** A write op: a new single-use link; returns its token (shown only in the mail). */
-export function* issueLink(purpose: LinkPurpose, email: string, agentId: string | null, next: string | null = null): Op<string> {
+export function* issueLink(purpose: LinkPurpose, email: string, agentId: AgentId | null, next: string | null = null): Op<string> {
   const token = secret(purpose === "claim" ? "oc_claim_" : "os_");
   const now = clock.nowMs();
   yield* insertNew(ownerLinks, { id: sha256Hex(token), purpose, email: normalEmail(email), agentId, next, createdAt: now, expiresAt: now + LINK_LIFETIME_MS[purpose] }, ["id"]);
@@ -61,13 +61,13 @@ export function* ownerByEmail(email: string): Op<OwnerRow | null> {
 }
 
 /** The owner who claimed the agent, or null (unclaimed). */
-export function* ownerOf(agentId: string): Op<OwnerRow | null> {
+export function* ownerOf(agentId: AgentId): Op<OwnerRow | null> {
   const [claim] = yield* select(agentOwners, "agent_id = ?", agentId);
   return claim === undefined ? null : yield* find(owners, claim.ownerId);
 }
 
 /** A write op: `ownerId` claims the agent; 409 if another owner already has (claims are for good). */
-export function* claimAgent(agentId: string, ownerId: string): Op<void> {
+export function* claimAgent(agentId: AgentId, ownerId: string): Op<void> {
   const made = yield* insertNew(agentOwners, { agentId, ownerId, claimedAt: clock.nowMs() }, ["agentId"]);
   if (made) return;
   const claim = (yield* select(agentOwners, `agent_id = ? ${FOR_UPDATE}`, agentId))[0];
@@ -76,11 +76,11 @@ export function* claimAgent(agentId: string, ownerId: string): Op<void> {
 }
 
 /** The agents an owner claimed, oldest claim first (ids). */
-export function* agentsOf(ownerId: string): Op<string[]> {
+export function* agentsOf(ownerId: string): Op<AgentId[]> {
   return (yield* select(agentOwners, "owner_id = ? ORDER BY claimed_at", ownerId)).map((row) => row.agentId);
 }
 
 /** Whether the owner claimed this agent. */
-export function* owns(ownerId: string, agentId: string): Op<boolean> {
+export function* owns(ownerId: string, agentId: AgentId): Op<boolean> {
   return (yield* select(agentOwners, "agent_id = ?", agentId))[0]?.ownerId === ownerId;
 }

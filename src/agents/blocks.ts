@@ -5,8 +5,9 @@ import { cacheKeys, forget, get, pageRows, remember, run, select, together, type
 import { forbidden, invalid, notFound } from "../errors";
 import { blocks } from "./schema";
 import { findAgent, type AgentRow } from "./service";
+import { type AgentId } from "../ids";
 
-export function* isBlocked(blockerId: string, blockedId: string): Op<boolean> {
+export function* isBlocked(blockerId: AgentId, blockedId: AgentId): Op<boolean> {
   const found = yield* remember(cacheKeys.block(blockerId, blockedId), "instance", function* () {
     return { blocked: (yield* get("SELECT 1 AS blocked FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId)) !== null };
   });
@@ -14,12 +15,12 @@ export function* isBlocked(blockerId: string, blockedId: string): Op<boolean> {
 }
 
 /** In the write op that blocks or unblocks: the cached answer for the pair is dropped. */
-export const blockChanged = (blockerId: string, blockedId: string) => forget(cacheKeys.block(blockerId, blockedId));
+export const blockChanged = (blockerId: AgentId, blockedId: AgentId) => forget(cacheKeys.block(blockerId, blockedId));
 
 const blockedYou = () => forbidden("this agent has blocked you");
 
 /** 403 when `targetId` has blocked `actorId`. */
-export function* assertNotBlockedBy(targetId: string, actorId: string): Op<void> {
+export function* assertNotBlockedBy(targetId: AgentId, actorId: AgentId): Op<void> {
   if (yield* isBlocked(targetId, actorId)) throw blockedYou();
 }
 
@@ -29,7 +30,7 @@ export function* assertNotBlockedBy(targetId: string, actorId: string): Op<void>
  * reads, and the `alongside` queries the op needs next (the pair's lock, a row it reads later), go in
  * one round trip on PostgreSQL.
  */
-export function* assertCanReach(targetId: string, actorId: string, what: string, ...alongside: Op<unknown>[]): Op<void> {
+export function* assertCanReach(targetId: AgentId, actorId: AgentId, what: string, ...alongside: Op<unknown>[]): Op<void> {
   const [target, blocked] = yield* together<[AgentRow | null, boolean, ...unknown[]]>(findAgent(targetId), isBlocked(targetId, actorId), ...alongside);
   if (!target) throw notFound(what);
   if (blocked) throw blockedYou();
@@ -39,7 +40,7 @@ export function* assertCanReach(targetId: string, actorId: string, what: string,
 type NamedBlock = Pick<Row<typeof blocks>, "blockedId" | "reason" | "createdAt"> & Pick<AgentRow, "name">;
 const view = (row: NamedBlock) => ({ agentId: row.blockedId, name: row.name, reason: row.reason, blockedAt: iso(row.createdAt) });
 
-export function* block(blockerId: string, blockedId: string, reason: string | null) {
+export function* block(blockerId: AgentId, blockedId: AgentId, reason: string | null) {
   if (blockerId === blockedId) throw invalid("you cannot block yourself");
   const target = yield* findAgent(blockedId);
   if (!target) throw notFound("agent");
@@ -56,14 +57,14 @@ export function* block(blockerId: string, blockedId: string, reason: string | nu
   return { ...view({ ...row!, name: target.name }), blocked: true as const };
 }
 
-export function* unblock(blockerId: string, blockedId: string) {
+export function* unblock(blockerId: AgentId, blockedId: AgentId) {
   if (!(yield* isBlocked(blockerId, blockedId))) throw notFound("block");
   yield* run("DELETE FROM blocks WHERE blocker_id = ? AND blocked_id = ?", blockerId, blockedId);
   yield* blockChanged(blockerId, blockedId);
   return { agentId: blockedId, blocked: false as const };
 }
 
-export function* blocksOf(blockerId: string, window: PageWindow) {
+export function* blocksOf(blockerId: AgentId, window: PageWindow) {
   const total = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM blocks WHERE blocker_id = ?", blockerId))!;
   const { rows, more } = yield* pageRows<NamedBlock>(
     {

@@ -9,7 +9,7 @@
 import { clock, iso } from "../clock";
 import { find, insertOnly, select, type Op } from "../db";
 import { ApiError, notFound } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { agentFreezes, agents } from "./schema";
 import { findAgent, isFrozen, updateAgent, type AgentRow } from "./service";
 
@@ -48,7 +48,7 @@ export const notFrozenSql = (idColumn: string) =>
  * (nothing changes, nothing is recorded). The agent's row is locked first, so of concurrent freezes of
  * one agent, on any instance, exactly one changes and records it, and the others find it done.
  */
-export function* setBrake(agentId: string, brake: Brake, on: boolean, reason: string | null): Op<boolean> {
+export function* setBrake(agentId: AgentId, brake: Brake, on: boolean, reason: string | null): Op<boolean> {
   const row = yield* find(agents, agentId, true);
   if (!row) throw notFound("agent");
   if ((row[COLUMN[brake]] !== null) === on) return false;
@@ -60,10 +60,10 @@ export function* setBrake(agentId: string, brake: Brake, on: boolean, reason: st
 
 /** A brake that is on: since when, and why (as its party said; null: no reason given). */
 export type BrakeOn = { since: string; reason: string | null };
-export type FreezeState = { agentId: string; frozen: boolean; brakes: Record<Brake, BrakeOn | null> };
+export type FreezeState = { agentId: AgentId; frozen: boolean; brakes: Record<Brake, BrakeOn | null> };
 
 /** The brakes on the agent: each one on with when and why it went on (its FREEZE record), null when off. */
-export function* freezeView(agentId: string): Op<FreezeState> {
+export function* freezeView(agentId: AgentId): Op<FreezeState> {
   const agent = yield* findAgent(agentId);
   if (!agent) throw notFound("agent");
   const brakes: Record<Brake, BrakeOn | null> = { owner: null, operator: null };

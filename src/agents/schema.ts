@@ -1,5 +1,6 @@
 import { index, integer, json, table, text, uniqueIndex } from "../db/tables";
 import type { Currency } from "../money";
+import { type AgentId } from "../ids";
 
 /** One change of an agent's score, as its row keeps the latest ones (agents/service.ts). */
 export type ScoreEvent = { reason: string; change: number; referenceType: string | null; referenceId: string | null; createdAt: number };
@@ -8,7 +9,7 @@ type StoredLimits = Partial<Record<Currency, string>>;
 export type StoredPolicy = { perTransaction: StoredLimits; daily: StoredLimits; allowlist: string[] | null; approvalAbove: StoredLimits };
 
 export const agents = table("agents", {
-  id: text().primaryKey(),
+  id: text<AgentId>().primaryKey(),
   name: text().notNull(),
   ownerName: text().notNull(),
   ownerEmail: text().notNull(),

@@ -2,6 +2,7 @@
 import { addToScore } from "./service";
 import type { Op } from "../db";
 import { clock } from "../clock";
+import { type AgentId } from "../ids";
 
 export const SCORE_CHANGES = {
   PAYMENT_COMPLETED: 1,
@@ -14,6 +15,6 @@ export const SCORE_CHANGES = {
 
 export type ScoreReason = keyof typeof SCORE_CHANGES;
 
-export function* adjustScore(agentId: string, reason: ScoreReason, reference: { type: string; id: string }): Op<void> {
+export function* adjustScore(agentId: AgentId, reason: ScoreReason, reference: { type: string; id: string }): Op<void> {
   yield* addToScore(agentId, { reason, change: SCORE_CHANGES[reason], referenceType: reference.type, referenceId: reference.id, createdAt: clock.nowMs() });
 }

@@ -1,7 +1,7 @@
 import { clock, iso } from "../clock";
 import { all, cacheKeys, find, FOR_UPDATE, forget, insert, remember, revise, runLater, select, update, type Changes, type Op, type Row } from "../db";
 import { ApiError, notFound } from "../errors";
-import { secret, sha256Hex, uuid } from "../ids";
+import { type AgentId, secret, sha256Hex, uuid } from "../ids";
 import { jsonText, readJson, type JsonText } from "../json";
 import { agents, type ScoreEvent, type StoredPolicy } from "./schema";
 
@@ -14,7 +14,7 @@ export type AgentRow = Row<typeof agents>;
  * Remembered where this process is the only writer: every change to the row goes through this module
  * (updateAgent, addToScore), which forgets or revises the cached copy in the same op.
  */
-export function findAgent(id: string): Op<AgentRow | null> {
+export function findAgent(id: AgentId): Op<AgentRow | null> {
   return remember(cacheKeys.agent(id), "instance", () => find(agents, id));
 }
 
@@ -35,7 +35,7 @@ const SCORE_EVENTS_KEPT = 20;
  * array): adding one joins 20 short strings instead of serializing 20 objects. `lock`: in the write op
  * that adds one.
  */
-function* scoreEventsOf(id: string, lock = false): Op<JsonText<ScoreEvent>[]> {
+function* scoreEventsOf(id: AgentId, lock = false): Op<JsonText<ScoreEvent>[]> {
   const events = yield* remember(cacheKeys.scoreEvents(id), "instance", function* () {
     const row = yield* find(agents, id, lock);
     return row && readJson(row.scoreEvents).map((event) => jsonText(event));
@@ -44,7 +44,7 @@ function* scoreEventsOf(id: string, lock = false): Op<JsonText<ScoreEvent>[]> {
 }
 
 /** A write op: the score moves by the event's change, and the event joins the latest ones. */
-export function* addToScore(id: string, event: ScoreEvent): Op<void> {
+export function* addToScore(id: AgentId, event: ScoreEvent): Op<void> {
   const events = [...(yield* scoreEventsOf(id, true)), jsonText(event)].slice(-SCORE_EVENTS_KEPT);
   // The array of the events' texts, joined as text: what jsonText(events parsed) would write.
   const scoreEvents = `[${events.join(",")}]` as JsonText<ScoreEvent[]>;
@@ -62,15 +62,14 @@ export function* namesOf(ids: (string | null)[]): Op<Map<string, string>> {
   return new Map(rows.map((row) => [row.id, row.name]));
 }
 
-export function* getAgent(id: string): Op<AgentRow> {
+export function* getAgent(id: AgentId): Op<AgentRow> {
   const agent = yield* findAgent(id);
   if (!agent) throw notFound("agent");
   return agent;
 }
 
-/** A write op: the operator sets the agent's requests per rate-limit window (404 for an unknown agent). */
-/** A write op: one agent's requests per window (`windowSeconds`: the window, as the answer says it). */
-export function* setRateLimit(id: string, limit: number, windowSeconds: number) {
+/** A write op: the operator sets one agent's requests per window (`windowSeconds`: the window, as the answer says it); 404 for an unknown agent. */
+export function* setRateLimit(id: AgentId, limit: number, windowSeconds: number) {
   yield* getAgent(id);
   yield* updateAgent(id, { rateLimit: limit });
   return { agentId: id, rateLimit: limit, windowSeconds };
@@ -108,7 +107,7 @@ export function* findAgentByKeyHash(field: KeyField, hash: string): Op<AgentRow 
  * `presentedHash`, when given, must still be the key in force under the row lock (401 otherwise).
  * Returns the old key's hash (what the restricted keys it made remember).
  */
-export function* replaceKeyHash(agentId: string, field: KeyField, newHash: string, presentedHash?: string): Op<string> {
+export function* replaceKeyHash(agentId: AgentId, field: KeyField, newHash: string, presentedHash?: string): Op<string> {
   const old = (yield* find(agents, agentId, true))![field];
   if (presentedHash !== undefined && old !== presentedHash) throw new ApiError("UNAUTHORIZED", "invalid key: it was rotated (by another request meanwhile) or never issued");
   yield* updateAgent(agentId, { [field]: newHash });
@@ -151,8 +150,9 @@ export type Registration = {
  * and deposit address are opened by the caller's op (profile/registration.ts), which sits above the
  * ledger and the chain.
  */
-export function* registerAgent(input: Registration, webhookSecret: string | null, policy: JsonText<StoredPolicy> | null): Op<{ id: string; apiKey: string; ownerKey: string }> {
-  const id = uuid();
+export function* registerAgent(input: Registration, webhookSecret: string | null, policy: JsonText<StoredPolicy> | null): Op<{ id: AgentId; apiKey: string; ownerKey: string }> {
+  // Where an agent's id is born: from here on it is an AgentId.
+  const id = uuid() as AgentId;
   const apiKey = secret("pp_");
   const ownerKey = secret("po_");
   yield* insert(agents, {
@@ -179,13 +179,13 @@ export function* registerAgent(input: Registration, webhookSecret: string | null
  * later request with it would. Without it (the owner, in the console) whichever key is current goes.
  * Returns the new key (shown once) and the hash of the one it replaced.
  */
-export function* rotateApiKey(agentId: string, presentedHash?: string): Op<{ apiKey: string; replaced: string }> {
+export function* rotateApiKey(agentId: AgentId, presentedHash?: string): Op<{ apiKey: string; replaced: string }> {
   const apiKey = secret("pp_");
   const replaced = yield* replaceKeyHash(agentId, "apiKeyHash", sha256Hex(apiKey), presentedHash);
   return { apiKey, replaced };
 }
 
-export function* reputationView(agentId: string) {
+export function* reputationView(agentId: AgentId) {
   const agent = yield* getAgent(agentId);
   const score = Number(agent.score);
   const { tier, maxPerTransaction } = tierOf(score);

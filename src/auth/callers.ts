@@ -9,6 +9,7 @@ import { ApiError } from "../errors";
 import { keyScopes, type KeyRow, type KeyScopes } from "../keys/service";
 import { openToEveryKey, scopeOfRoute } from "../keys/scopes";
 import { consumeAgent } from "./rate-limit";
+import { type AgentId } from "../ids";
 
 const callers = new WeakMap<Request, AgentCaller>();
 
@@ -82,9 +83,12 @@ export async function authenticateOwner({ headers, request }: Knock): Promise<vo
   remember(request, { agent: await ownerFromHeader(headers.authorization), key: null }, true);
 }
 
-/** The owner of the agent the path's `id` names, and only that agent's. */
+/**
+ * The owner of the agent the path's `id` names, and only that agent's. The id is not checked yet (the
+ * schema runs after transform): one that names no agent has no owner, and is refused as any stranger's.
+ */
 export async function authenticateAgentOwner({ headers, request, params }: Knock): Promise<void> {
-  remember(request, { agent: await ownerOfAgent(headers.authorization, (params as Record<string, string>).id ?? ""), key: null }, true);
+  remember(request, { agent: await ownerOfAgent(headers.authorization, ((params as Record<string, string>).id ?? "") as AgentId), key: null }, true);
 }
 
 /** The agent key (or a restricted key), or the owner key acting as the agent's own key. */

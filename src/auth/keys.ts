@@ -3,7 +3,7 @@ import { findAgent, findAgentByKeyHash, type AgentRow, type KeyField } from "../
 import { config } from "../config";
 import { read, write } from "../db";
 import { ApiError, notFound } from "../errors";
-import { sha256Hex } from "../ids";
+import { type AgentId, sha256Hex } from "../ids";
 import { lastUseIsStale, restrictedKeyByHash, touchKey, type KeyRow } from "../keys/service";
 
 export function bearer(header: string | undefined): string | null {
@@ -82,7 +82,7 @@ export const ownerFromHeader = (header: string | undefined): Promise<AgentRow> =
  * signed in by e-mail, owning several agents, is added here. Another owner's credential is 404 (the
  * agent is not theirs even to know of), an agent key 403, a missing or unknown key 401.
  */
-export async function ownerOfAgent(header: string | undefined, agentId: string): Promise<AgentRow> {
+export async function ownerOfAgent(header: string | undefined, agentId: AgentId): Promise<AgentRow> {
   const owned = await ownerFromHeader(header);
   if (owned.id !== agentId) throw notFound("agent");
   return owned;

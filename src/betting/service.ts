@@ -5,7 +5,7 @@ import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, prefixedId } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
@@ -50,14 +50,14 @@ export function betView(row: Bet) {
   };
 }
 
-const isParty = (bet: Bet, agentId: string) => bet.creatorId === agentId || bet.acceptorId === agentId;
+const isParty = (bet: Bet, agentId: AgentId) => bet.creatorId === agentId || bet.acceptorId === agentId;
 const isDue = (bet: Bet, now: number) => bet.status === "OPEN" && bet.expiresAt <= now;
 
 /** What createBet answers: short of the stake, or refused by the outflow check. */
 export const CREATE_BET_ERRORS = ["INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 export function* createBet(
-  creatorId: string,
+  creatorId: AgentId,
   body: { description: string; condition: string; amount: number; currency: Currency; oracleType?: OracleType; oracle?: Record<string, unknown>; expiresInHours?: number },
   sanction: Sanction = NO_SANCTION,
 ) {
@@ -91,7 +91,7 @@ export function* createBet(
 /** What acceptBet answers: the bet unknown, one's own or no longer open, its creator blocking the caller, short of the stake, or refused by the outflow check. */
 export const ACCEPT_BET_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* acceptBet(agentId: string, betId: string, sanction: Sanction = NO_SANCTION) {
+export function* acceptBet(agentId: AgentId, betId: string, sanction: Sanction = NO_SANCTION) {
   const bet = yield* find(bets, betId, true);
   if (!bet) throw notFound("bet");
   if (bet.creatorId === agentId) throw invalid("you cannot accept your own bet");
@@ -115,7 +115,7 @@ export function* acceptBet(agentId: string, betId: string, sanction: Sanction = 
  * frozen agent's too, since the stake only comes back): CANCELLED, the stake returned. 404 for anyone
  * else; 409 once it is taken, settled or expired.
  */
-export function* cancelBet(creatorId: string, betId: string) {
+export function* cancelBet(creatorId: AgentId, betId: string) {
   const bet = yield* find(bets, betId, true);
   if (!bet || bet.creatorId !== creatorId) throw notFound("bet");
   // Past its expiry it is expired even before the job has marked it (applyBetDue, before this op, stores it).
@@ -132,7 +132,7 @@ export function* cancelBet(creatorId: string, betId: string) {
 export const REPORT_OUTCOME_ERRORS = ["NOT_FOUND", "INVALID_STATE", ...RELEASE_ERRORS] as const satisfies readonly ErrorCode[];
 
 /** A party's report. The same report from both settles the bet; different reports dispute it. */
-export function* reportOutcome(agentId: string, betId: string, outcome: Outcome) {
+export function* reportOutcome(agentId: AgentId, betId: string, outcome: Outcome) {
   const bet = yield* find(bets, betId, true);
   if (!bet || !isParty(bet, agentId)) throw notFound("bet");
   if (bet.status !== "MATCHED") throw invalidState(`outcomes are reported on a MATCHED bet; this one is ${bet.status}`);
@@ -234,17 +234,17 @@ const dueExpiries: DueWork = { name: "bets.expire", table: "bets", where: "statu
 export const applyBetDue = (betId: string) => applyIfDue(dueExpiries, betId);
 
 /** The expiry job (every bet), or the caller's own bets before they are listed. */
-export const expireDueBets = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "creator_id = ?", params: [agentId] });
+export const expireDueBets = (agentId?: AgentId) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "creator_id = ?", params: [agentId] });
 
 /** Parties always see their bet; anyone may see an OPEN one, since it is listed publicly (the route applies its due expiry first). */
-export function* getBet(agentId: string, betId: string) {
+export function* getBet(agentId: AgentId, betId: string) {
   const bet = yield* find(bets, betId);
   if (!bet || (!isParty(bet, agentId) && bet.status !== "OPEN")) throw notFound("bet");
   return betView(bet);
 }
 
 /** OPEN bets the caller could accept: others' bets, not from creators who blocked the caller. */
-export function openBets(agentId: string, query: { currency?: Currency }, window: PageWindow) {
+export function openBets(agentId: AgentId, query: { currency?: Currency }, window: PageWindow) {
   const scope = {
     where: "status = 'OPEN' AND expires_at > ? AND creator_id <> ? AND NOT EXISTS (SELECT 1 FROM blocks WHERE blocker_id = bets.creator_id AND blocked_id = ?)",
     params: [clock.nowMs(), agentId, agentId],
@@ -254,6 +254,6 @@ export function openBets(agentId: string, query: { currency?: Currency }, window
 }
 
 /** The caller's bets (the route applies its due expiries first: only a creator's OPEN bet expires). */
-export function* myBets(agentId: string, window: PageWindow) {
+export function* myBets(agentId: AgentId, window: PageWindow) {
   return yield* newestFirst({ table: bets, scope: { where: "(creator_id = ? OR acceptor_id = ?)", params: [agentId, agentId] } }, window, betView);
 }

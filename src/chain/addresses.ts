@@ -2,10 +2,11 @@
 import { get, insert, run, select, type Op } from "../db";
 import { addressAt } from "./keys";
 import { depositAddresses } from "./schema";
+import { type AgentId } from "../ids";
 
 const COUNTER = "next_address_index";
 
-export function* assignDepositAddress(agentId: string): Op<string> {
+export function* assignDepositAddress(agentId: AgentId): Op<string> {
   // A counter row, incremented in place: registrations at once (on several instances) wait for its row
   // lock and each take the next index. Started from the addresses already handed out.
   yield* run(
@@ -24,12 +25,12 @@ function* depositAddressWhere(where: string, ...params: unknown[]) {
   return (yield* select(depositAddresses, `${where} LIMIT 1`, ...params))[0] ?? null;
 }
 
-export function* depositAddressOf(agentId: string): Op<string | null> {
+export function* depositAddressOf(agentId: AgentId): Op<string | null> {
   return (yield* depositAddressWhere("agent_id = ?", agentId))?.address ?? null;
 }
 
 /** The agent whose deposit address this is (checksummed, as stored). */
-export function* agentIdAtAddress(address: string): Op<string | null> {
+export function* agentIdAtAddress(address: string): Op<AgentId | null> {
   return (yield* depositAddressWhere("address = ?", address))?.agentId ?? null;
 }
 

@@ -2,12 +2,13 @@
 // in the system's withdrawals-in-flight account between its debit and its outcome on chain.
 import type { Op } from "../db";
 import { post, type Posting } from "../ledger/ledger";
+import { type AgentId } from "../ids";
 
 const USDC = "USDC" as const;
 
 const reference = (withdrawalId: string) => ({ type: "withdrawal", id: withdrawalId });
 /** The withdrawal's `amount` into (positive) or out of (negative) the money in flight. */
-const inFlight = (agentId: string, amount: bigint): Posting => ({
+const inFlight = (agentId: AgentId, amount: bigint): Posting => ({
   account: { agentId: null, kind: "withdrawals_in_flight", currency: USDC },
   amount,
   historyType: "SYSTEM",
@@ -15,7 +16,7 @@ const inFlight = (agentId: string, amount: bigint): Posting => ({
 });
 
 /** Debit at request time: the agent's available → withdrawals in flight. */
-export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
+export function* debitWithdrawal(agentId: AgentId, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL",
     reference: reference(withdrawalId),
@@ -24,7 +25,7 @@ export function* debitWithdrawal(agentId: string, amount: bigint, withdrawalId: 
 }
 
 /** Confirmed on chain: the money has left the service. */
-export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
+export function* settleWithdrawal(agentId: AgentId, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL_CONFIRMED",
     reference: reference(withdrawalId),
@@ -33,7 +34,7 @@ export function* settleWithdrawal(agentId: string, amount: bigint, withdrawalId:
 }
 
 /** Failed on chain: the money goes back to the agent. */
-export function* returnWithdrawal(agentId: string, amount: bigint, withdrawalId: string): Op<void> {
+export function* returnWithdrawal(agentId: AgentId, amount: bigint, withdrawalId: string): Op<void> {
   yield* post({
     type: "WITHDRAWAL_RETURNED",
     reference: reference(withdrawalId),

@@ -10,6 +10,7 @@ import { toMajor } from "../money";
 import { adjustScore } from "../agents/score";
 import { notifyFinancial } from "../webhooks/outbox";
 import { x402Sales } from "./schema";
+import { type AgentId } from "../ids";
 
 export type Sale = Row<typeof x402Sales>;
 export type UsedAuthorization = { authorizer: string; nonce: string };
@@ -20,7 +21,7 @@ export function* findSale(payer: string, nonce: string): Op<Sale | null> {
 }
 
 /** A write op: the seller's sale credited (X402_SALE, +1 reputation, x402.sale); false if the log is no sale. */
-export function* creditSale(agentId: string, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Op<boolean> {
+export function* creditSale(agentId: AgentId, log: { from: string; to: string; value: bigint; txHash: string }, used: UsedAuthorization[]): Op<boolean> {
   for (const { nonce } of used.filter((authorization) => authorization.authorizer === log.from)) {
     const [sale] = yield* select(x402Sales, "payer = ? AND nonce = ? AND agent_id = ? AND pay_to = ? AND amount = ? AND credited_at IS NULL", log.from, nonce.toLowerCase(), agentId, log.to, log.value);
     if (!sale) continue;

@@ -9,8 +9,9 @@ import { chainSettings, networkName, rpc, usdcBalanceOf, verifyChain } from "./c
 import { treasuryAccount } from "./keys";
 import { watchCursor } from "./watcher";
 import { withdrawalsInFlight } from "./withdrawals";
+import { type AgentId } from "../ids";
 
-export async function blockchainWallet(agentId: string) {
+export async function blockchainWallet(agentId: AgentId) {
   // Every agent gets its deposit address at registration (in the same write op).
   const address = (await read(depositAddressOf(agentId)))!;
   if (!config.chain.configured) {

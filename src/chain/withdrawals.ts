@@ -4,7 +4,7 @@ import { getAddress, isAddress, zeroAddress } from "viem";
 import { clock, iso } from "../clock";
 import { afterCommit, find, insert, newestFirst, select, type PageWindow, type Row } from "../db";
 import { invalid, notFound, type ErrorCode } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { toMajor, toMinor } from "../money";
 import { authorizeOutflow, NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { notifyFinancial } from "../webhooks/outbox";
@@ -49,7 +49,7 @@ export const WITHDRAWAL_ERRORS = ["CHAIN_UNAVAILABLE", "FORBIDDEN", "INSUFFICIEN
  * address it settles at once inside the ledger, with no chain transaction: the watcher does not
  * credit what the treasury sends to agent addresses, so an on-chain transfer there would vanish.
  */
-export function* requestWithdrawal(agentId: string, body: { toAddress: string; amount: number; currency?: string }, sanction: Sanction = NO_SANCTION) {
+export function* requestWithdrawal(agentId: AgentId, body: { toAddress: string; amount: number; currency?: string }, sanction: Sanction = NO_SANCTION) {
   chainSettings();
   if ((body.currency ?? "USDC") !== "USDC") throw invalid("withdrawals are in USDC only");
   const toAddress = parseDestination(body.toAddress);
@@ -69,7 +69,7 @@ export function* requestWithdrawal(agentId: string, body: { toAddress: string; a
   return withdrawalView(row);
 }
 
-function* settleInternally(args: { id: string; agentId: string; internalAgentId: string; toAddress: string; amount: bigint; now: number }) {
+function* settleInternally(args: { id: string; agentId: AgentId; internalAgentId: AgentId; toAddress: string; amount: bigint; now: number }) {
   const { id, agentId, internalAgentId, toAddress, amount, now } = args;
   yield* transfer({ from: agentId, to: internalAgentId, amount, currency: "USDC", reference: { type: "withdrawal", id }, entryType: "WITHDRAWAL_INTERNAL", sentAs: "WITHDRAWAL", receivedAs: "DEPOSIT" });
   const row = yield* insert(withdrawals, { id, agentId, toAddress, amount, currency: "USDC", status: "CONFIRMED", internalAgentId, createdAt: now, updatedAt: now });
@@ -79,13 +79,13 @@ function* settleInternally(args: { id: string; agentId: string; internalAgentId:
   return withdrawalView(row);
 }
 
-export function* getWithdrawal(agentId: string, id: string) {
+export function* getWithdrawal(agentId: AgentId, id: string) {
   const row = yield* find(withdrawals, id);
   if (!row || row.agentId !== agentId) throw notFound("withdrawal");
   return withdrawalView(row);
 }
 
-export function listWithdrawals(agentId: string, window: PageWindow) {
+export function listWithdrawals(agentId: AgentId, window: PageWindow) {
   return newestFirst({ table: withdrawals, scope: { where: "agent_id = ?", params: [agentId] } }, window, withdrawalView);
 }
 

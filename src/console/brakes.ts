@@ -12,6 +12,7 @@ import { applyOfferDue, cancelOffer, lenderOffer } from "../lending/offers";
 import { applySubscriptionDue, cancelSubscription, getSubscription } from "../subscriptions/service";
 import { amountInWords, timeTag } from "./format";
 import { csrfField, html, raw, type Writer } from "./views";
+import { type AgentId } from "../ids";
 
 
 /** On every page while a brake is on: who froze it, since when and why, and (for the owner's brake) the way to lift it. */
@@ -59,11 +60,11 @@ type Stoppable = {
   /** Its due transition (an expiry, a charge), applied before it is described or stopped. */
   due(id: string): Promise<unknown>;
   /** A read: the item as a confirmation names it, and its amount; refuses (409) one that can no longer be stopped. */
-  describe(agentId: string, id: string, w: Writer): Op<{ what: ReturnType<typeof raw>; amount: number; currency: string }>;
+  describe(agentId: AgentId, id: string, w: Writer): Op<{ what: ReturnType<typeof raw>; amount: number; currency: string }>;
   verb: string;
   effect: string;
   /** The write op that stops it. */
-  stop(agentId: string, id: string): Op<unknown>;
+  stop(agentId: AgentId, id: string): Op<unknown>;
 };
 
 export const STOPPABLE: Record<"subscription" | "offer" | "bet", Stoppable> = {
@@ -109,7 +110,7 @@ export const STOPPABLE: Record<"subscription" | "offer" | "bet", Stoppable> = {
 export type StoppableKind = keyof typeof STOPPABLE;
 
 /** The confirmation of stopping one item: what, the amount in words, what happens. */
-export function* confirmStop(kind: StoppableKind, agentId: string, id: string, csrf: string, w: Writer): Op<string> {
+export function* confirmStop(kind: StoppableKind, agentId: AgentId, id: string, csrf: string, w: Writer): Op<string> {
   const { describe, verb, effect } = STOPPABLE[kind];
   const item = yield* describe(agentId, id, w);
   const words = amountInWords(item.amount, item.currency);

@@ -2,11 +2,12 @@
 // a message with it. The policy page offers them by name for the allowlist.
 import { namesOf } from "../agents/service";
 import { all, type Op } from "../db";
+import { type AgentId } from "../ids";
 
 export const MOST_KNOWN = 100;
 
 /** Id → name of the agents `agentId` has transacted or messaged with, at most MOST_KNOWN, by name. */
-export function* knownCounterparties(agentId: string): Op<Map<string, string>> {
+export function* knownCounterparties(agentId: AgentId): Op<Map<string, string>> {
   const rows = yield* all<{ id: string }>(
     `SELECT id FROM (
        SELECT counterparty_id AS id FROM postings WHERE history_agent_id = ? AND counterparty_id IS NOT NULL

@@ -11,6 +11,7 @@ import type { Currency } from "../money";
 import { DAY_MS } from "../time";
 import { isCurrency, plainDecimal } from "./format";
 import { operationsOf } from "./history";
+import { type AgentId } from "../ids";
 
 export const CSV_LIMITS = { days: 366, rows: 100_000 };
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
@@ -55,7 +56,7 @@ export function textCell(value: string): string {
 const HEADER = ["date", "time_utc", "what", "reason", "counterparty", "counterparty_id", "amount", "currency", "approved_by_owner", "reference"];
 
 /** The CSV text of `agentId`'s operations in the range, oldest first; refused (400) above CSV_LIMITS.rows rows. */
-export async function historyCsv(agentId: string, request: CsvRequest): Promise<{ text: string; filename: string }> {
+export async function historyCsv(agentId: AgentId, request: CsvRequest): Promise<{ text: string; filename: string }> {
   const range = csvRange(request);
   const { data, more } = await read(operationsOf(agentId, range, CSV_LIMITS.rows, 0));
   if (more) throw invalid(`more than ${CSV_LIMITS.rows.toLocaleString("en")} operations in that range: choose a shorter one`);

@@ -9,6 +9,7 @@ import { balancesView } from "../wallets/balances";
 import { amountIn, FieldError } from "./fields";
 import { isCurrency } from "./format";
 import { html, raw } from "./views";
+import { type AgentId } from "../ids";
 
 type Fields = Record<string, string>;
 export const ADDED_CURRENCY = "currency.new";
@@ -16,7 +17,7 @@ export const ADDED_CURRENCY = "currency.new";
 const RECENT_POSTINGS = 1000;
 
 /** The currencies the agent uses: with money in them (available or set aside), moved in its latest movements, or in `also` (a limit). */
-export function* currenciesInUse(agentId: string, also: Iterable<string> = []): Op<Currency[]> {
+export function* currenciesInUse(agentId: AgentId, also: Iterable<string> = []): Op<Currency[]> {
   const balances = yield* balancesView(agentId);
   const recent = yield* all<{ currency: Currency }>(
     `SELECT DISTINCT currency FROM (SELECT currency FROM postings WHERE history_agent_id = ? ORDER BY id DESC LIMIT ${RECENT_POSTINGS}) recent`,

@@ -9,7 +9,7 @@ import { freezeView } from "../agents/freeze";
 import { findAgent, isFrozen, namesOf } from "../agents/service";
 import { read, write } from "../db";
 import { ApiError } from "../errors";
-import { secret } from "../ids";
+import { type AgentId, secret } from "../ids";
 import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
 import { MAX_ALLOWLIST } from "../owners/model";
 import { pendingCount } from "../owners/service";
@@ -98,7 +98,7 @@ export const signedIn = (handler: Handler) => async ({ request }: { request: Req
   return signInPage(request, undefined, 200, CONSOLE_PATH.test(pathname + search) && pathname !== "/console" ? pathname + search : undefined);
 };
 /** The session as it shows `agentId` when its owner account claimed that agent (switched for good); otherwise as it is. */
-export async function sessionShowing(session: Session, request: Request, agentId: string | null): Promise<Session> {
+export async function sessionShowing(session: Session, request: Request, agentId: AgentId | null): Promise<Session> {
   if (agentId === null || agentId === session.agentId || session.ownerId === null || !(await read(owns(session.ownerId, agentId)))) return session;
   await write(() => showAgent(request, agentId));
   return { ...session, agentId };

@@ -14,6 +14,7 @@ import { toMajor, type Currency } from "../money";
 import { readJson, type JsonText } from "../json";
 import { payments } from "../payments/schema";
 import { approvals } from "../outflows/schema";
+import { type AgentId } from "../ids";
 
 export type Leg = { type: string; amount: number };
 export type Operation = {
@@ -22,7 +23,7 @@ export type Operation = {
   currency: Currency;
   /** The net change of the agent's available balance. */
   amount: number;
-  counterpartyId: string | null;
+  counterpartyId: AgentId | null;
   /** The address outside the service the money goes to, when no agent is the other party (an x402 payee, a withdrawal). */
   address: string | null;
   at: string;
@@ -38,12 +39,12 @@ export type Operation = {
 
 export type HistoryFilter = { fromMs?: number; toMs?: number; currency?: Currency };
 
-type Group = { referenceType: string; referenceId: string; currency: Currency; amount: bigint; counterpartyId: string | null; lastAt: bigint; keyName: string | null };
+type Group = { referenceType: string; referenceId: string; currency: Currency; amount: bigint; counterpartyId: AgentId | null; lastAt: bigint; keyName: string | null };
 
 /** The approvals an owner approved: their legs net to zero and the outflow they became has its own reference. */
 const NOT_APPROVED_HOLD = "(a.id IS NULL OR a.status <> 'APPROVED')";
 
-function* groups(agentId: string, filter: HistoryFilter, limit: number, offset: number): Op<Group[]> {
+function* groups(agentId: AgentId, filter: HistoryFilter, limit: number, offset: number): Op<Group[]> {
   const where = ["p.history_agent_id = ?", NOT_APPROVED_HOLD];
   const params: unknown[] = [agentId];
   if (filter.fromMs !== undefined) where.push("p.created_at >= ?"), params.push(filter.fromMs);
@@ -69,7 +70,7 @@ const MARGIN_MS = 60_000n;
 const placeholders = (values: unknown[]) => values.map(() => "?").join(", ");
 const idsOf = (rows: Group[], type: string) => [...new Set(rows.filter((row) => row.referenceType === type).map((row) => row.referenceId))];
 
-function* legsOf(agentId: string, rows: Group[]): Op<Map<string, Leg[]>> {
+function* legsOf(agentId: AgentId, rows: Group[]): Op<Map<string, Leg[]>> {
   const legs = new Map<string, Leg[]>();
   const ids = [...new Set(rows.map((row) => row.referenceId))];
   if (ids.length === 0) return legs;
@@ -86,7 +87,7 @@ function* legsOf(agentId: string, rows: Group[]): Op<Map<string, Leg[]>> {
   return legs;
 }
 
-type Detail = { what?: string; reason?: string | null; approved?: boolean; counterpartyId?: string | null; address?: string | null };
+type Detail = { what?: string; reason?: string | null; approved?: boolean; counterpartyId?: AgentId | null; address?: string | null };
 const KIND_WORDS: Record<string, string> = {
   PAYMENT: "payment",
   X402: "payment for a web resource",
@@ -115,10 +116,10 @@ const idOf = (answer: unknown) => (typeof answer === "object" && answer !== null
 
 /** A booking's payment names its booking's id before the service ("booking <id>: Room"): the service's name is enough. */
 const bookedService = (reason: string | null) => reason?.replace(/^booking [^:\s]+: /, "") ?? null;
-const otherOf = (agentId: string, a: string | null, b: string | null) => (a === agentId ? b : a);
+const otherOf = (agentId: AgentId, a: AgentId | null, b: AgentId | null) => (a === agentId ? b : a);
 
 /** Words for each operation of the page: reasons by reference type, and which ones the owner approved. */
-function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
+function* detailsOf(agentId: AgentId, rows: Group[]): Op<Map<string, Detail>> {
   const details = new Map<string, Detail>();
   const set = (type: string, id: string, detail: Detail) => details.set(`${type}:${id}`, { ...details.get(`${type}:${id}`), ...detail });
   const lookup = function* <T extends { id: string }>(type: string, sql: string, each: (row: T) => Detail) {
@@ -142,23 +143,23 @@ function* detailsOf(agentId: string, rows: Group[]): Op<Map<string, Detail>> {
     const every = new Map((yield* all<{ id: string; frequency: string }>(`SELECT id, frequency FROM subscriptions WHERE id IN (${placeholders(subscriptionIds)})`, ...subscriptionIds)).map((row) => [row.id, row.frequency]));
     for (const [paymentId, charge] of charges) set("payment", paymentId, { what: `${EVERY[every.get(charge.subscriptionId) ?? ""] ?? "Subscription"} subscription, charge ${charge.period + 1}` });
   }
-  yield* lookup<{ id: string; title: string; creatorId: string; counterpartyId: string }>("contract", "SELECT id, title, creator_id AS creatorId, counterparty_id AS counterpartyId FROM contracts", (row) => ({
+  yield* lookup<{ id: string; title: string; creatorId: AgentId; counterpartyId: AgentId }>("contract", "SELECT id, title, creator_id AS creatorId, counterparty_id AS counterpartyId FROM contracts", (row) => ({
     reason: row.title,
     counterpartyId: otherOf(agentId, row.creatorId, row.counterpartyId),
   }));
-  type BetRow = { id: string; description: string; winnerId: string | null; creatorId: string; acceptorId: string | null };
+  type BetRow = { id: string; description: string; winnerId: AgentId | null; creatorId: AgentId; acceptorId: AgentId | null };
   yield* lookup<BetRow>("bet", "SELECT id, description, winner_id AS winnerId, creator_id AS creatorId, acceptor_id AS acceptorId FROM bets", (row) => ({
     reason: row.description,
     what: row.winnerId === null ? "Bet" : row.winnerId === agentId ? "Bet, won" : "Bet, lost",
     counterpartyId: otherOf(agentId, row.creatorId, row.acceptorId),
   }));
-  yield* lookup<{ id: string; url: string; payTo: string; internalAgentId: string | null }>("x402", "SELECT id, url, pay_to AS payTo, internal_agent_id AS internalAgentId FROM x402_payments", (row) => ({
+  yield* lookup<{ id: string; url: string; payTo: string; internalAgentId: AgentId | null }>("x402", "SELECT id, url, pay_to AS payTo, internal_agent_id AS internalAgentId FROM x402_payments", (row) => ({
     reason: row.url,
     counterpartyId: row.internalAgentId,
     address: row.internalAgentId === null ? row.payTo : null,
   }));
   yield* lookup<{ id: string; resource: string | null }>("x402_sale", "SELECT id, resource FROM x402_sales", (row) => ({ reason: row.resource }));
-  yield* lookup<{ id: string; toAddress: string; internalAgentId: string | null }>("withdrawal", "SELECT id, to_address AS toAddress, internal_agent_id AS internalAgentId FROM withdrawals", (row) => ({
+  yield* lookup<{ id: string; toAddress: string; internalAgentId: AgentId | null }>("withdrawal", "SELECT id, to_address AS toAddress, internal_agent_id AS internalAgentId FROM withdrawals", (row) => ({
     counterpartyId: row.internalAgentId,
     address: row.internalAgentId === null ? row.toAddress : null,
   }));
@@ -197,7 +198,7 @@ const FALLBACK_WHAT: Record<string, string> = {
 };
 
 /** A page of the agent's operations, newest first; `more` says whether older ones exist. */
-export function* operationsOf(agentId: string, filter: HistoryFilter, limit: number, offset: number): Op<{ data: Operation[]; more: boolean }> {
+export function* operationsOf(agentId: AgentId, filter: HistoryFilter, limit: number, offset: number): Op<{ data: Operation[]; more: boolean }> {
   const rows = yield* groups(agentId, filter, limit + 1, offset);
   const more = rows.length > limit;
   const page = rows.slice(0, limit);

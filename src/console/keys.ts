@@ -18,6 +18,7 @@ import { allowBoxes, allowlistFromForm, FieldError, tickedIn } from "./fields";
 import { knownCounterparties } from "./counterparties";
 import { csrfField, html, raw, table, type Writer } from "./views";
 import { SCOPE_LABELS, scopeWords, statusTag } from "./words";
+import { type AgentId } from "../ids";
 
 type Fields = Record<string, string>;
 
@@ -61,7 +62,7 @@ function keyFromForm(body: Fields, known: Map<string, string>): NewKey {
 export type KeyOutcome = { ok: true; apiKey: string; name: string } | { ok: false; text: string; field: string | null; sent: Fields };
 
 /** Makes the key the form asks for, or says why not and which field. */
-export async function createKeyFromForm(agentId: string, body: Fields): Promise<KeyOutcome> {
+export async function createKeyFromForm(agentId: AgentId, body: Fields): Promise<KeyOutcome> {
   const known = await read(knownCounterparties(agentId));
   try {
     const asked = keyFromForm(body, known);
@@ -81,13 +82,13 @@ export async function createKeyFromForm(agentId: string, body: Fields): Promise<
 }
 
 /** The restricted key `id` of the agent, or a 404 the page shows. */
-export async function keyOf(agentId: string, id: string): Promise<KeyView> {
+export async function keyOf(agentId: AgentId, id: string): Promise<KeyView> {
   const row = await read(find(agentKeys, id));
   if (!row || row.agentId !== agentId) throw notFound("key");
   return read(keyView(row));
 }
 
-export async function revokeFromConsole(agentId: string, id: string): Promise<KeyView> {
+export async function revokeFromConsole(agentId: AgentId, id: string): Promise<KeyView> {
   return write(function* () {
     return yield* keyView(yield* revokeKey(agentId, id, null));
   });
@@ -131,7 +132,7 @@ ${raw(allowBoxes(known, sent ? tickedIn(sent) : new Set()))}
 <div class="actions"><button type="submit">Make the key</button></div></form></details></section>`;
 }
 
-export async function keysPage(agentId: string, csrf: string, w: Writer, pageNumber: number, outcome?: KeyOutcome): Promise<string> {
+export async function keysPage(agentId: AgentId, csrf: string, w: Writer, pageNumber: number, outcome?: KeyOutcome): Promise<string> {
   const { data, total, more } = await read(listKeys(agentId, { limit: LISTED, offset: (pageNumber - 1) * LISTED }));
   const active = await read(activeKeyCount(agentId));
   const known = await read(knownCounterparties(agentId));
@@ -167,7 +168,7 @@ ${raw(connectedClients())}
 }
 
 /** The confirmation before every restricted key is revoked: how many stop. */
-export async function confirmRevokeAll(agentId: string, csrf: string): Promise<string> {
+export async function confirmRevokeAll(agentId: AgentId, csrf: string): Promise<string> {
   const active = await read(activeKeyCount(agentId));
   return html`<section class="confirm danger"><p>Revoke every restricted key of this agent (${active} in force), and every key made from them? Sub-agents, scripts and connected MCP hosts using them stop at once; what they left waiting (open loan offers and bets, held approvals) is given back. The agent's own API key keeps working. This cannot be undone.</p>
 <form method="post" action="/console/security/revoke-all">${csrfField(csrf)}

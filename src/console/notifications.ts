@@ -13,6 +13,7 @@ import { latestNotices, queueTestNotice } from "../owner-webhooks/queue";
 import { choicesOf, choose, MAX_URL_LENGTH, ownerWebhookOf, type Choice } from "../owner-webhooks/settings";
 import type { Fields } from "./door";
 import { csrfField, html, raw, status, table, type Writer } from "./views";
+import { type AgentId } from "../ids";
 
 /** What the last form did: its message, and a secret to show once. */
 export type NotificationsOutcome = { ok: boolean; text: string; secret?: string };
@@ -45,7 +46,7 @@ export const saveChoices = (ownerId: string, body: Fields) => {
 };
 
 /** Queues the test notice of `kind` for the owner's webhook about the agent shown; says what became of it. */
-export async function sendTest(ownerId: string, agent: { id: string; name: string }, kind: string | undefined): Promise<NotificationsOutcome> {
+export async function sendTest(ownerId: string, agent: { id: AgentId; name: string }, kind: string | undefined): Promise<NotificationsOutcome> {
   if (!isKind(kind)) throw invalid("kind: choose one of the kinds listed");
   const notice = {
     kind,

@@ -22,6 +22,7 @@ import { operationsOf, type Operation } from "./history";
 import { approvalSentence, outcomeWords } from "./sentences";
 import { csrfField, html, raw, table, type Writer } from "./views";
 import { statusTag as status, STEP_WORDS } from "./words";
+import { type AgentId } from "../ids";
 
 export const PAGE_SIZE = 20;
 
@@ -55,7 +56,7 @@ function exportForm(csrf: string, today: string) {
 }
 
 /** On the Overview while something waits for the owner: how many, the soonest expiry, the way to Approvals. */
-async function waitingBanner(agentId: string, w: Writer): Promise<string> {
+async function waitingBanner(agentId: AgentId, w: Writer): Promise<string> {
   await expireDueApprovals(agentId);
   const { data, pending } = await read(approvalQueue(agentId, { status: "PENDING" }, { limit: 100, offset: 0 }), true);
   if (pending === 0) return "";
@@ -64,7 +65,7 @@ async function waitingBanner(agentId: string, w: Writer): Promise<string> {
 <div class="actions"><a class="button" href="/console/approvals">Open Approvals</a></div></section>`;
 }
 
-export async function overview(agentId: string, pageNumber: number, csrf: string, w: Writer): Promise<string> {
+export async function overview(agentId: AgentId, pageNumber: number, csrf: string, w: Writer): Promise<string> {
   const { data, more } = await read(operationsOf(agentId, {}, PAGE_SIZE, (pageNumber - 1) * PAGE_SIZE));
   const balances = await read(balancesView(agentId));
   const names = await read(namesOf(data.map((op) => op.counterpartyId)));
@@ -99,7 +100,7 @@ function terms(value: Record<string, unknown>, w: Writer, names: Map<string, str
 const namesIn = (items: ApprovalView[]) =>
   new Map<string, string>(items.flatMap((item) => (item.counterpartyId && item.counterpartyName ? [[item.counterpartyId, item.counterpartyName] as [string, string]] : [])));
 
-export async function approvalsPage(agentId: string, w: Writer): Promise<string> {
+export async function approvalsPage(agentId: AgentId, w: Writer): Promise<string> {
   await expireDueApprovals(agentId);
   const { data } = await read(approvalQueue(agentId, {}, { limit: 100, offset: 0 }), true);
   const policy = await read(policyView(agentId));
@@ -156,7 +157,7 @@ export function decidedPage(item: ApprovalView, w: Writer): string {
 }
 
 /** A settled bet's winner ("you", the other party's name), or its state while it runs. */
-function betOutcome(bet: { status: string; winnerId?: string | null; outcome?: string | null }, agentId: string, w: Writer, names: Map<string, string>) {
+function betOutcome(bet: { status: string; winnerId?: AgentId | null; outcome?: string | null }, agentId: AgentId, w: Writer, names: Map<string, string>) {
   if (!bet.winnerId) return bet.outcome ?? "";
   return bet.winnerId === agentId ? raw(html`<strong>You won</strong>`) : raw(html`${w.name(bet.winnerId, names)} won`);
 }
@@ -164,7 +165,7 @@ function betOutcome(bet: { status: string; winnerId?: string | null; outcome?: s
 /** A link to the confirmation of stopping one item (brakes.ts): cancel a subscription, withdraw an offer or a bet. */
 const stop = (kind: StoppableKind, id: string, label: string) => raw(html`<a class="button plain" href="/console/activity/${kind}/${id}">${label}…</a>`);
 
-export async function activity(agentId: string, w: Writer): Promise<string> {
+export async function activity(agentId: AgentId, w: Writer): Promise<string> {
   const all = { limit: 100, offset: 0 };
   await Promise.all([defaultDueLoans(agentId), expireDueOffersOf(agentId), expireDueBets(agentId), applyDueDeadlines(agentId), chargeDueOf(agentId)]);
   const loans = (await read(myLoans(agentId, {}, all))).data;
@@ -194,7 +195,7 @@ export async function activity(agentId: string, w: Writer): Promise<string> {
 <section><h2>Subscriptions</h2>${raw(table(["With", "Status", "Amount", "Every", "Next charge", ""], subscriptions.map((s) => [w.who(other(s.payerId, s.recipientId), names), status(s.status), w.money(s.amount, s.currency), s.frequency.toLowerCase(), w.when(s.nextChargeAt), subscriptionAction(s)]), [2]))}</section>`;
 }
 
-export async function webhooksPage(agentId: string, csrf: string, w: Writer, shownSecret?: string): Promise<string> {
+export async function webhooksPage(agentId: AgentId, csrf: string, w: Writer, shownSecret?: string): Promise<string> {
   const hook = await read(webhookOf(agentId));
   const { data } = await read(deliveriesOf(agentId, { limit: 50, offset: 0 }));
   const rows = data.map((d) => [

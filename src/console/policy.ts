@@ -14,6 +14,7 @@ import { ALLOW, allowBoxes, allowlistFromForm, FieldError, tickedIn } from "./fi
 import { knownCounterparties } from "./counterparties";
 import { shortDecimal } from "./format";
 import { html, raw, table, type Writer } from "./views";
+import { type AgentId } from "../ids";
 
 export const POLICY_PARTS = [
   ["perTransaction", "Most per payment"],
@@ -41,7 +42,7 @@ const fieldOf = (message: string) => /^(allowlist|(?:perTransaction|daily|approv
 export type PolicyOutcome = { ok: boolean; text: string; field?: string | null; sent?: Fields };
 
 /** Saves what the form sent, or says why not and which field. */
-export async function savePolicy(agentId: string, body: Fields): Promise<PolicyOutcome> {
+export async function savePolicy(agentId: AgentId, body: Fields): Promise<PolicyOutcome> {
   const known = await read(knownCounterparties(agentId));
   try {
     const policy = policyFromForm(body, known);
@@ -54,7 +55,7 @@ export async function savePolicy(agentId: string, body: Fields): Promise<PolicyO
   }
 }
 
-export async function policyPage(agentId: string, csrf: string, w: Writer, outcome?: PolicyOutcome): Promise<string> {
+export async function policyPage(agentId: AgentId, csrf: string, w: Writer, outcome?: PolicyOutcome): Promise<string> {
   const policy = await read(policyView(agentId));
   const limited = PARTS.flatMap((part) => Object.keys(policy[part]));
   const inUse = await read(currenciesInUse(agentId, [...limited, ...Object.keys(policy.spentLast24h)]));

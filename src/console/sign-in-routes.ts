@@ -15,6 +15,7 @@ import { mailClaimLink, mailSignInLink } from "../notices/links";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, showAgent } from "../owners/sessions";
 import { action, CONSOLE_PATH, field, Form, loginCsrf, redirect, refused, reservedField, reservedMessage, signInPage } from "./door";
 import { bare, html, page } from "./views";
+import { AgentIdParam } from "../http/models";
 
 const Token = t.Object({ token: t.String({ minLength: 20, maxLength: 100, pattern: "^[A-Za-z0-9_-]+$" }) });
 
@@ -170,7 +171,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
         await write(() => showAgent(request, params.id));
         return redirect("/console");
       })({ request, body }),
-    { params: t.Object({ id: t.String({ format: "uuid" }) }), body: Form, detail: { hide: true } },
+    { params: AgentIdParam, body: Form, detail: { hide: true } },
   )
   .post(
     "/logout",

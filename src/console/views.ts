@@ -2,6 +2,7 @@
 // cards on a phone (no horizontal scrolling), and a few lines of script for what only the browser knows
 // (the viewer's time zone) and for copying ids. Every value is escaped unless it is already rendered.
 import { formatAmount, localeOf, timeTag, usdHint } from "./format";
+import { type AgentId } from "../ids";
 
 const escape = (value: unknown) =>
   String(value ?? "").replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
@@ -90,7 +91,7 @@ for (const b of document.querySelectorAll("button.copy[data-copy]")) {
  * key); `banner`: shown above every page's body (the frozen agent's); `canFreeze`: the header offers the
  * owner's freeze.
  */
-export type Shell = { title: string; agentName: string; agentId: string; pending: number; csrf: string; current: string; others: { id: string; name: string }[]; banner: string; canFreeze: boolean };
+export type Shell = { title: string; agentName: string; agentId: AgentId; pending: number; csrf: string; current: string; others: { id: string; name: string }[]; banner: string; canFreeze: boolean };
 
 const NAV: [string, string][] = [
   ["/console", "Overview"],

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS, type Due } from "../door";
-import { Amount, Currency, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
+import { AgentIdRef, Amount, Currency, docs, IdParam, Metadata, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Contract, ContractPage } from "./model";
@@ -26,7 +26,7 @@ export const contractRoutes = new Elysia({ prefix: "/contracts", name: "contract
     agent: true,
     once: 201,
     body: t.Object({
-      counterpartyId: Uuid,
+      counterpartyId: AgentIdRef(),
       title: t.String({ minLength: 1, maxLength: 200 }),
       description: t.String({ maxLength: 5000 }),
       escrowAmount: Amount({ description: "held from the creator until the contract ends" }),

@@ -7,7 +7,7 @@ import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { forbidden, invalid, invalidState, notFound, type ErrorCode } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { expireHold, hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
@@ -54,7 +54,7 @@ export function contractView(row: Contract) {
 }
 
 /** The contract if the caller is one of its parties; 404 for anyone else (existence is not revealed). */
-function* partyContract(agentId: string, id: string, lock = false): Op<Contract> {
+function* partyContract(agentId: AgentId, id: string, lock = false): Op<Contract> {
   const contract = yield* find(contracts, id, lock);
   if (!contract || (contract.creatorId !== agentId && contract.counterpartyId !== agentId)) throw notFound("contract");
   return contract;
@@ -79,8 +79,8 @@ const escrowHold = (contract: Contract): Op<bigint> => pendingHold(reference(con
 export const CREATE_CONTRACT_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 export function* createContract(
-  creatorId: string,
-  body: { counterpartyId: string; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
+  creatorId: AgentId,
+  body: { counterpartyId: AgentId; title: string; description: string; escrowAmount: number; currency: Currency; conditions: ConditionInput[]; deadlineDays?: number },
   sanction: Sanction = NO_SANCTION,
 ) {
   if (body.counterpartyId === creatorId) throw invalid("you cannot make a contract with yourself");
@@ -111,7 +111,7 @@ export function* createContract(
   return contractView(row);
 }
 
-export function* signContract(agentId: string, id: string) {
+export function* signContract(agentId: AgentId, id: string) {
   const contract = yield* partyContract(agentId, id, true);
   if (contract.counterpartyId !== agentId) throw forbidden("only the counterparty signs a contract");
   yield* assertNotBlockedBy(contract.creatorId, agentId);
@@ -125,7 +125,7 @@ export function* signContract(agentId: string, id: string) {
 /** What fulfillCondition answers: the contract or condition unknown, not the creator's, not ACTIVE, or the release refused. */
 export const FULFILL_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", ...RELEASE_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* fulfillCondition(agentId: string, id: string, conditionId: string) {
+export function* fulfillCondition(agentId: AgentId, id: string, conditionId: string) {
   const contract = yield* partyContract(agentId, id, true);
   if (contract.creatorId !== agentId) throw forbidden("only the creator confirms a condition");
   const now = clock.nowMs();
@@ -145,7 +145,7 @@ export function* fulfillCondition(agentId: string, id: string, conditionId: stri
   return contractView(fulfilled);
 }
 
-export function* cancelContract(agentId: string, id: string) {
+export function* cancelContract(agentId: AgentId, id: string) {
   const contract = yield* partyContract(agentId, id, true);
   if (contract.creatorId !== agentId) throw forbidden("only the creator cancels a contract");
   const status = statusAt(contract, clock.nowMs());
@@ -190,16 +190,16 @@ const dueDeadlines: DueWork = {
 export const applyContractDue = (id: string) => applyIfDue(dueDeadlines, id);
 
 /** The deadline job (every contract), or the caller's own contracts before they are listed. */
-export const applyDueDeadlines = (agentId?: string) =>
+export const applyDueDeadlines = (agentId?: AgentId) =>
   applyDue(dueDeadlines, agentId === undefined ? undefined : { where: "(creator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
 
 /** A contract the caller is a party to (the route applies its due deadline first). */
-export function* getContract(agentId: string, id: string) {
+export function* getContract(agentId: AgentId, id: string) {
   return contractView(yield* partyContract(agentId, id));
 }
 
 /** The caller's contracts (the route applies their due deadlines first). */
-export function* myContracts(agentId: string, window: PageWindow) {
+export function* myContracts(agentId: AgentId, window: PageWindow) {
   const where = "(creator_id = ? OR counterparty_id = ?)";
   return yield* newestFirst({ table: contracts, scope: { where, params: [agentId, agentId] } }, window, contractView);
 }

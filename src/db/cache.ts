@@ -1,3 +1,4 @@
+import { type AgentId } from "../ids";
 // Rows the hot paths read on every request (an account's id, an agent's row, a block between two
 // agents), kept in memory so that a payment reads nothing it already knows. Transactional: what an
 // op remembers, changes or forgets is staged with the op, promoted when its transaction commits and
@@ -22,13 +23,13 @@ const key = (text: string) => text as CacheKey;
  */
 export const cacheKeys = {
   agent: (id: string) => key(`agent:${id}`),
-  scoreEvents: (agentId: string) => key(`score-events:${agentId}`),
+  scoreEvents: (agentId: AgentId) => key(`score-events:${agentId}`),
   agentByKeyHash: (field: "apiKeyHash" | "ownerKeyHash", hash: string) => key(`key:${field}:${hash}`),
   /** A restricted key (pp_r_…) by its hash: forgotten when it is revoked. */
   restrictedKey: (hash: string) => key(`restricted-key:${hash}`),
-  block: (blockerId: string, blockedId: string) => key(`block:${blockerId}:${blockedId}`),
+  block: (blockerId: AgentId, blockedId: AgentId) => key(`block:${blockerId}:${blockedId}`),
   /** agentId null: a system account. */
-  account: (agentId: string | null, kind: string, currency: string) => key(`account:${agentId ?? "-"}:${kind}:${currency}`),
+  account: (agentId: AgentId | null, kind: string, currency: string) => key(`account:${agentId ?? "-"}:${kind}:${currency}`),
 };
 
 const FORGOTTEN = Symbol("forgotten");

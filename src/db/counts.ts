@@ -4,11 +4,12 @@
 // deleted, so a count only goes up.
 import { get, runLater, type Op } from "./query";
 import type { KeptList } from "./schema";
+import { type AgentId } from "../ids";
 
 export type { KeptList } from "./schema";
 
 /** A write op: the agent's list holds one item more. */
-export function* countAdded(list: KeptList, agentId: string): Op<void> {
+export function* countAdded(list: KeptList, agentId: AgentId): Op<void> {
   yield* runLater(
     "INSERT INTO list_counts (agent_id, list, items) VALUES (?, ?, 1) ON CONFLICT (agent_id, list) DO UPDATE SET items = list_counts.items + 1",
     agentId,
@@ -17,7 +18,7 @@ export function* countAdded(list: KeptList, agentId: string): Op<void> {
 }
 
 /** How many items the agent's list holds. */
-export function* keptCount(list: KeptList, agentId: string): Op<number> {
+export function* keptCount(list: KeptList, agentId: AgentId): Op<number> {
   const row = yield* get<{ items: bigint }>("SELECT items FROM list_counts WHERE agent_id = ? AND list = ?", agentId, list);
   return Number(row?.items ?? 0n);
 }

@@ -67,7 +67,10 @@ function statement(table: Table, kind: string, values: Record<string, unknown>, 
 }
 
 /** The row with this id, or null. `lock`: in a write op that changes it from what it read (FOR_UPDATE). */
-export function find<T extends Table>(table: T, id: string, lock = false): Op<Row<T> | null> {
+/** The type of `T`'s id column: an AgentId for agents, a LoanId for loans (src/ids.ts), a string where no kind is declared. */
+type IdOf<T extends Table> = "id" extends keyof Row<T> ? Row<T>["id"] : string;
+
+export function find<T extends Table>(table: T, id: IdOf<T>, lock = false): Op<Row<T> | null> {
   const sql = textOf(table, lock ? "find locked" : "find", () => `SELECT ${columns(table)} FROM ${table.name} WHERE id = ? ${lock ? FOR_UPDATE : ""}`);
   return get<Row<T>>(sql, id);
 }

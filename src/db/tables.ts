@@ -42,7 +42,8 @@ export class Column<Value = unknown, NotNull extends boolean = boolean, HasDefau
   primaryKey = () => this.with<true, HasDefault>({ primaryKey: true });
   unique = () => this.with<NotNull, HasDefault>({ unique: true });
   default = (value: Default) => this.with<NotNull, true>({ default: value });
-  references = (target: () => AnyColumn) => this.with<NotNull, HasDefault>({ references: target });
+  /** A reference to `target`: its values are of the target's type (an agent's id, a loan's). */
+  references = <V extends Value>(target: () => Column<V, boolean, boolean>) => this.with<NotNull, HasDefault>({ references: target }) as unknown as Column<V, NotNull, HasDefault>;
 
   sqlite(): any {
     let column: any = this.kind === "text" ? sqlite.text(this.name) : sqlite.integer(this.name);

@@ -24,12 +24,14 @@ import { OnceHeaders, onceVerbs } from "./once";
 
 export { ONCE_ERRORS } from "./once";
 
-/** What any route's `due` hook reads: the path's parameters (`P`: their names), the query, the body. */
-export type DueContext<P extends string = never> = { params: Record<string, string> & Record<P, string>; query: Record<string, string | undefined>; body: Record<string, unknown> };
+/** The path's parameters a hook reads: their names (strings), or their names and types (`{ loanId: LoanId }`). */
+type ParamsOf<P> = [P] extends [string] ? Record<P, string> : P;
+/** What any route's `due` hook reads: the path's parameters (`P`, see ParamsOf), the query, the body. */
+export type DueContext<P = never> = { params: Record<string, string> & ParamsOf<P>; query: Record<string, string | undefined>; body: Record<string, unknown> };
 /** The same on an agent's route, with the calling agent. */
-export type Due<P extends string = never> = DueContext<P> & { agent: AgentRow };
+export type Due<P = never> = DueContext<P> & { agent: AgentRow };
 /** The same on an owner's route, with the agent whose owner calls. */
-export type OwnerDue<P extends string = never> = DueContext<P> & { owner: AgentRow };
+export type OwnerDue<P = never> = DueContext<P> & { owner: AgentRow };
 // Declared as a method, so a hook that reads more than every route has (Due<"betId">) is one the macro takes.
 type DueHook = { hook(context: DueContext): Promise<unknown> }["hook"];
 

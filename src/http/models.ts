@@ -1,14 +1,23 @@
 // `t` schemas shared by every feature: ids, money, paging, the error body.
 import { t } from "elysia";
 import { TypeRegistry } from "elysia/type-system";
-import { Kind } from "@sinclair/typebox";
+import { Kind, type TString } from "@sinclair/typebox";
 import type { PageWindow } from "../db";
 import { valueDepth } from "../json";
 import { CURRENCIES } from "../money";
 import { errorStatus, type ErrorCode } from "../errors";
+import { type AgentId, type Id, type LoanId } from "../ids";
 
 export const Uuid = t.String({ format: "uuid", description: "UUID" });
 export const IdParam = t.Object({ id: Uuid });
+/** An id from outside, checked by `schema` and from there on typed as its kind's (src/ids.ts). */
+const IdRef = <I extends Id<string>>(schema: TString) => t.Unsafe<I>(schema);
+/** An agent's id from outside: a UUID. */
+export const AgentIdRef = (options: { description?: string } = {}) => IdRef<AgentId>(t.String({ format: "uuid", description: "UUID", ...options }));
+/** A loan's id from outside (loan_…, as the service makes them; an unknown one is a 404). */
+export const LoanIdRef = () => IdRef<LoanId>(t.String({ minLength: 1, maxLength: 64 }));
+/** `:id`, an agent's. */
+export const AgentIdParam = t.Object({ id: AgentIdRef() });
 
 // A union of literals, not t.UnionEnum: Elysia gives UnionEnum its first value as a default, which would
 // turn a missing currency into USDC.

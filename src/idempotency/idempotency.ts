@@ -6,7 +6,7 @@
 import { clock } from "../clock";
 import { insertOnly, run, select, type Op, type Row } from "../db";
 import { ApiError, invalid } from "../errors";
-import { sha256Hex } from "../ids";
+import { type AgentId, sha256Hex } from "../ids";
 import { canonicalJson, jsonText, readJson } from "../json";
 import { DAY_MS } from "../time";
 import { idempotencyKeys } from "./schema";
@@ -19,7 +19,7 @@ const expired = (createdAt: bigint) => Number(createdAt) + TTL_MS <= clock.nowMs
 export type Outcome = { status: number; body: unknown; replayed: boolean };
 
 export type IdempotencyScope = {
-  agentId: string;
+  agentId: AgentId;
   /** The restricted key the request came with, null for the agent's own key (and the owner acting as it). */
   keyId: string | null;
   /**

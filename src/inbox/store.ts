@@ -4,6 +4,7 @@
 // land here.
 import { get, insertOnly, run, runLater, type Op, type Row } from "../db";
 import { messages } from "./schema";
+import { type AgentId } from "../ids";
 
 export type Message = Row<typeof messages>;
 
@@ -21,13 +22,13 @@ export function* addToInbox(message: Omit<Message, "read">): Op<Message> {
 }
 
 /** A write op: the message is read; the unread count drops only if it was unread (marking twice is one). */
-export function* markMessageRead(message: { id: string; recipientId: string; type: string }): Op<void> {
+export function* markMessageRead(message: { id: string; recipientId: AgentId; type: string }): Op<void> {
   if ((yield* run("UPDATE messages SET read = 1 WHERE id = ? AND read = 0", message.id)) === 0) return;
   yield* run("UPDATE inbox_counts SET unread = unread - 1 WHERE agent_id = ? AND type = ?", message.recipientId, message.type);
 }
 
 /** How many messages the agent's inbox holds (of one type, unread only, as asked). */
-export function* inboxCount(agentId: string, filter: { unreadOnly?: boolean; type?: string }): Op<number> {
+export function* inboxCount(agentId: AgentId, filter: { unreadOnly?: boolean; type?: string }): Op<number> {
   const column = filter.unreadOnly ? "unread" : "messages";
   const row = filter.type
     ? yield* get<{ n: bigint }>(`SELECT CAST(COALESCE(SUM(${column}), 0) AS BIGINT) AS n FROM inbox_counts WHERE agent_id = ? AND type = ?`, agentId, filter.type)

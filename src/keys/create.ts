@@ -6,7 +6,7 @@ import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { insert, type Op } from "../db";
 import { ApiError, invalid } from "../errors";
-import { secret, sha256Hex, uuid } from "../ids";
+import { type AgentId, secret, sha256Hex, uuid } from "../ids";
 import { dictionary, jsonText } from "../json";
 import { CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { DAY_MS } from "../time";
@@ -81,7 +81,7 @@ function* assertNarrower(parent: KeyRow, scopes: Scope[], budgets: Budgets, allo
  * OAuth grant's key); a key made from a key bound to a resource is bound to the same. Returns the row
  * and the key, shown once.
  */
-export function* createKey(agentId: string, maker: Maker, body: NewKey, { purpose = "key", resource = null }: { purpose?: KeyPurpose; resource?: string | null } = {}): Op<{ row: KeyRow; apiKey: string }> {
+export function* createKey(agentId: AgentId, maker: Maker, body: NewKey, { purpose = "key", resource = null }: { purpose?: KeyPurpose; resource?: string | null } = {}): Op<{ row: KeyRow; apiKey: string }> {
   const parent = maker.parent ?? null;
   if (purpose !== "oauth_token") {
     // The agent's row is locked first, so keys made at once (on any instance) are counted one after the other.

@@ -11,6 +11,7 @@ import { CURRENCIES, toMajor, type Currency } from "../money";
 import { endCommitmentsOf } from "./commitments";
 import { agentKeys, keySpending } from "./schema";
 import type { Scope } from "./scopes";
+import { type AgentId } from "../ids";
 
 /** A key made by a key made by a key …: the chain its outflows are counted along stays short. */
 export const MAX_KEY_DEPTH = 4;
@@ -168,7 +169,7 @@ function* revokeTrees(roots: KeyRow[]): Op<number> {
  * Revokes a key of `agentId` and every key made from it, at once. A restricted key may revoke only
  * itself and the keys made from it (`by`); the agent and owner keys any of the agent's keys.
  */
-export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Op<KeyRow> {
+export function* revokeKey(agentId: AgentId, id: string, by: KeyRow | null): Op<KeyRow> {
   const row = yield* find(agentKeys, id, true);
   if (!row || row.agentId !== agentId) throw notFound("key");
   if (by && row.id !== by.id && !(yield* keyChain(row.id)).some((ancestor) => ancestor.id === by.id)) throw notFound("key");
@@ -181,18 +182,18 @@ export function* revokeKey(agentId: string, id: string, by: KeyRow | null): Op<K
  * key it made and every key made from those (keys made before this was recorded too: either rotation
  * ends them); returns how many.
  */
-export function* revokeKeysMadeWith(agentId: string, madeWith: string): Op<number> {
+export function* revokeKeysMadeWith(agentId: AgentId, madeWith: string): Op<number> {
   const roots = yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND (made_with = ? OR made_with IS NULL) AND revoked_at IS NULL ${FOR_UPDATE}`, agentId, madeWith);
   return yield* revokeTrees(roots);
 }
 
 /** Every restricted key of the agent, and so every key made from one (MCP hosts' grants and their tokens too), revoked at once; returns how many. */
-export function* revokeAllKeys(agentId: string): Op<number> {
+export function* revokeAllKeys(agentId: AgentId): Op<number> {
   return yield* revokeTrees(yield* select(agentKeys, `agent_id = ? AND parent_key_id IS NULL AND revoked_at IS NULL ${FOR_UPDATE}`, agentId));
 }
 
 /** How many of the agent's keys are in force, OAuth access tokens aside: what MAX_ACTIVE_KEYS bounds. */
-export function* activeKeyCount(agentId: string): Op<number> {
+export function* activeKeyCount(agentId: AgentId): Op<number> {
   const row = yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM agent_keys WHERE agent_id = ? AND revoked_at IS NULL AND expires_at > ? AND purpose <> 'oauth_token'", agentId, clock.nowMs());
   return Number(row!.n);
 }
@@ -233,16 +234,16 @@ export function* keyView(row: KeyRow) {
 export type KeyView = ReturnType<typeof keyView> extends Op<infer View> ? View : never;
 
 /** GET /agents/me/keys/current: the key the request came with, null for the agent's own key. */
-export function* callingKeyView(agentId: string, key: KeyRow | null) {
+export function* callingKeyView(agentId: AgentId, key: KeyRow | null) {
   return { agentId, key: key && (yield* keyView(key)) };
 }
 
 /** A write op: revokeKey, answered as the key now is. */
-export function* revokedKeyView(agentId: string, id: string, by: KeyRow | null) {
+export function* revokedKeyView(agentId: AgentId, id: string, by: KeyRow | null) {
   return yield* keyView(yield* revokeKey(agentId, id, by));
 }
 
-export function* listKeys(agentId: string, window: PageWindow) {
+export function* listKeys(agentId: AgentId, window: PageWindow) {
   const page = yield* newestFirst({ table: agentKeys, scope: { where: "agent_id = ?", params: [agentId] } }, window, (row) => row);
   const data = [];
   for (const row of page.data) data.push(yield* keyView(row));

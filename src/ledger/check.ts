@@ -3,6 +3,7 @@
 // and each agent's held balance per currency is the sum of its PENDING holds (ledger/escrow.ts).
 import { all, get, type Op } from "../db";
 import { toMajor, type Currency } from "../money";
+import { type AgentId } from "../ids";
 
 export type LedgerCheck = ReturnType<typeof ledgerCheckOf>;
 
@@ -17,7 +18,7 @@ export function* checkLedger(): Op<LedgerCheck> {
        ON p.account_id = a.id
      WHERE a.balance != COALESCE(p.total, 0) OR a.posting_count != COALESCE(p.n, 0)`,
   );
-  const negativeAccounts = yield* all<{ accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }>(
+  const negativeAccounts = yield* all<{ accountId: bigint; agentId: AgentId; kind: string; currency: Currency; balance: bigint }>(
     "SELECT id AS accountId, agent_id AS agentId, kind, currency, balance FROM accounts WHERE agent_id IS NOT NULL AND balance < 0",
   );
   const currencyMismatches = (yield* get<{ n: bigint }>("SELECT COUNT(*) AS n FROM postings p JOIN accounts a ON a.id = p.account_id WHERE a.currency != p.currency"))!;
@@ -29,7 +30,7 @@ export function* checkLedger(): Op<LedgerCheck> {
      FROM accounts GROUP BY currency ORDER BY currency`,
   );
   // Held accounts exist for every agent and currency from registration on, so a hold without one cannot be.
-  const holdMismatches = yield* all<{ agentId: string; currency: Currency; held: bigint; pending: bigint }>(
+  const holdMismatches = yield* all<{ agentId: AgentId; currency: Currency; held: bigint; pending: bigint }>(
     `SELECT a.agent_id AS agentId, a.currency, a.balance AS held, COALESCE(h.total, 0) AS pending
      FROM accounts a LEFT JOIN (SELECT agent_id, currency, CAST(SUM(amount) AS BIGINT) AS total FROM holds WHERE state = 'PENDING' GROUP BY agent_id, currency) h
        ON h.agent_id = a.agent_id AND h.currency = a.currency
@@ -45,9 +46,9 @@ export function* checkLedger(): Op<LedgerCheck> {
 function ledgerCheckOf({ unbalancedEntries, mismatchedAccounts, negativeAccounts, currencyMismatches, holdMismatches, totals, counts }: {
   unbalancedEntries: { entryId: bigint; currency: Currency; sum: bigint }[];
   mismatchedAccounts: { accountId: bigint; balance: bigint; postings: bigint }[];
-  negativeAccounts: { accountId: bigint; agentId: string; kind: string; currency: Currency; balance: bigint }[];
+  negativeAccounts: { accountId: bigint; agentId: AgentId; kind: string; currency: Currency; balance: bigint }[];
   currencyMismatches: { n: bigint };
-  holdMismatches: { agentId: string; currency: Currency; held: bigint; pending: bigint }[];
+  holdMismatches: { agentId: AgentId; currency: Currency; held: bigint; pending: bigint }[];
   totals: { currency: Currency; available: bigint; held: bigint; system: bigint }[];
   counts: { entries: bigint; postings: bigint; accounts: bigint };
 }) {

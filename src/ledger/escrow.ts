@@ -10,11 +10,12 @@ import { clock } from "../clock";
 import { get, insertId, type Op } from "../db";
 import type { Currency } from "../money";
 import { post, type HistoryType, type Reference } from "./ledger";
+import { type AgentId } from "../ids";
 
 export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL";
 
 /** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
-export function* hold(args: { agentId: string; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
+export function* hold(args: { agentId: AgentId; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
   const { agentId, amount, currency, reference } = args;
   yield* post({
     type: "ESCROW_HOLD",
@@ -38,7 +39,7 @@ export function* hold(args: { agentId: string; amount: bigint; currency: Currenc
 }
 
 /** The PENDING hold `agentId` made for `reference`. Its absence is a bug of the caller, not bad input. */
-export function* pendingHold(reference: Reference, agentId: string): Op<bigint> {
+export function* pendingHold(reference: Reference, agentId: AgentId): Op<bigint> {
   const row = yield* get<{ id: bigint }>(
     "SELECT id FROM holds WHERE reference_type = ? AND reference_id = ? AND agent_id = ? AND state = 'PENDING'",
     reference.type,
@@ -49,7 +50,7 @@ export function* pendingHold(reference: Reference, agentId: string): Op<bigint> 
   return row.id;
 }
 
-type ClosedHold = { agentId: string; amount: bigint; currency: Currency; referenceType: string; referenceId: string };
+type ClosedHold = { agentId: AgentId; amount: bigint; currency: Currency; referenceType: string; referenceId: string };
 
 /** PENDING → `state`, exactly once: of two ops closing the same hold, the second finds it closed. */
 function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Op<ClosedHold> {
@@ -68,7 +69,7 @@ function* close(holdId: bigint, state: "POSTED" | "VOIDED" | "EXPIRED"): Op<Clos
  * Pays the whole hold to `to`'s available balance. The entry carries the hold's reference unless the
  * payment belongs to something else (a loan offer's hold disbursed as the loan).
  */
-export function* postHold(holdId: bigint, to: string, options: { reference?: Reference; historyType?: HistoryType } = {}): Op<void> {
+export function* postHold(holdId: bigint, to: AgentId, options: { reference?: Reference; historyType?: HistoryType } = {}): Op<void> {
   const held = yield* close(holdId, "POSTED");
   if (held.agentId === to) throw new Error(`ledger: hold ${holdId} posted to its holder (void it instead)`);
   yield* post({

@@ -5,27 +5,28 @@ import { get, pageRows, type PageWindow, type Op } from "../db";
 import { iso } from "../clock";
 import { toMajor, type Currency } from "../money";
 import type { Reference } from "./ledger";
+import { type AgentId } from "../ids";
 
 export type HistoryEntry = {
   id: string;
   type: string;
   amount: number;
   currency: Currency;
-  counterpartyId: string | null;
+  counterpartyId: AgentId | null;
   reason: string | null;
   keyId: string | null;
   reference: Reference;
   createdAt: string;
 };
 
-export function* historyOf(agentId: string, window: PageWindow): Op<{ total: number; data: HistoryEntry[]; more: boolean }> {
+export function* historyOf(agentId: AgentId, window: PageWindow): Op<{ total: number; data: HistoryEntry[]; more: boolean }> {
   const total = (yield* get<{ n: bigint }>("SELECT CAST(COALESCE(SUM(posting_count), 0) AS BIGINT) AS n FROM accounts WHERE agent_id = ? AND kind = 'available'", agentId))!;
   const { rows, more } = yield* pageRows<{
     id: bigint;
     type: string;
     amount: bigint;
     currency: Currency;
-    counterpartyId: string | null;
+    counterpartyId: AgentId | null;
     reason: string | null;
     keyId: string | null;
     referenceType: string;

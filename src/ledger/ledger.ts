@@ -5,13 +5,14 @@ import { clock } from "../clock";
 import { actingKey, all, cacheKeys, get, insertId, remember, run, runLater, type Op } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMajor, type Currency } from "../money";
+import { type AgentId } from "../ids";
 
 export type AgentAccountKind = "available" | "held";
 /** external: money from/to the outside world (deposits, withdrawals). Goes negative by design. */
 export type SystemAccountKind = "external" | "withdrawals_in_flight" | "x402_in_flight";
 
 export type AccountRef =
-  | { agentId: string; kind: AgentAccountKind; currency: Currency }
+  | { agentId: AgentId; kind: AgentAccountKind; currency: Currency }
   | { agentId: null; kind: SystemAccountKind; currency: Currency };
 
 export type HistoryType =
@@ -34,7 +35,7 @@ export type Posting = {
   account: AccountRef;
   amount: bigint;
   historyType: HistoryType;
-  counterpartyId?: string | null;
+  counterpartyId?: AgentId | null;
 };
 
 /** What a movement belongs to (a payment, a bet, a loan…): shown in the history, names a hold. */
@@ -47,7 +48,7 @@ export type Entry = {
 };
 
 /** Creates an agent's available and held accounts in every currency (at registration). */
-export function* openAgentAccounts(agentId: string): Op<void> {
+export function* openAgentAccounts(agentId: AgentId): Op<void> {
   for (const currency of CURRENCIES) {
     yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'available', ?, 0)", agentId, currency);
     yield* run("INSERT INTO accounts (agent_id, kind, currency, balance) VALUES (?, 'held', ?, 0)", agentId, currency);
@@ -149,7 +150,7 @@ export function* post(entry: Entry): Op<void> {
   for (const index of order) yield* moveBalance(entry.postings[index]!, accounts[index]!);
 }
 
-export function* balancesOf(agentId: string): Op<{ currency: Currency; available: bigint; held: bigint }[]> {
+export function* balancesOf(agentId: AgentId): Op<{ currency: Currency; available: bigint; held: bigint }[]> {
   const rows = yield* all<{ kind: AgentAccountKind; currency: Currency; balance: bigint }>("SELECT kind, currency, balance FROM accounts WHERE agent_id = ?", agentId);
   return CURRENCIES.map((currency) => ({
     currency,

@@ -2,11 +2,12 @@
 import type { Currency } from "../money";
 import type { Op } from "../db";
 import { post, type HistoryType, type Reference } from "./ledger";
+import { type AgentId } from "../ids";
 
 /** available → available between two agents. */
 export function* transfer(args: {
-  from: string;
-  to: string;
+  from: AgentId;
+  to: AgentId;
   amount: bigint;
   currency: Currency;
   reference: Reference;
@@ -25,7 +26,7 @@ export function* transfer(args: {
 }
 
 /** Money from the outside world (operator deposit, on-chain deposit) into an agent's available. */
-export function* deposit(agentId: string, amount: bigint, currency: Currency, reference: Reference): Op<void> {
+export function* deposit(agentId: AgentId, amount: bigint, currency: Currency, reference: Reference): Op<void> {
   yield* post({
     type: "DEPOSIT",
     reference,

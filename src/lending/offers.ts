@@ -6,7 +6,7 @@ import { clock, iso } from "../clock";
 import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, prefixedId } from "../ids";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { toMajor, toMinor, type Currency } from "../money";
@@ -61,7 +61,7 @@ export function* expireOfferIfDue(row: Offer): Op<Offer> {
 export const CREATE_OFFER_ERRORS = ["INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
 export function* createOffer(
-  lenderId: string,
+  lenderId: AgentId,
   body: { amount: number; currency: Currency; interestRate: number; durationDays: number; collateralPercent: number; expiresInHours?: number },
   sanction: Sanction = NO_SANCTION,
 ) {
@@ -89,7 +89,7 @@ export function* createOffer(
   return offerView(row);
 }
 
-export function* cancelOffer(lenderId: string, id: string) {
+export function* cancelOffer(lenderId: AgentId, id: string) {
   const found = yield* find(loanOffers, id, true);
   if (!found || found.lenderId !== lenderId) throw notFound("loan offer");
   const row = yield* expireOfferIfDue(found);
@@ -120,19 +120,19 @@ export const applyOfferDue = (id: string) => applyIfDue(dueOffers, id);
 export const expireDueOffers = () => applyDue(dueOffers);
 
 /** One of the lender's own offers (applyOfferDue first); 404 for anyone else's (existence not revealed). */
-export function* lenderOffer(lenderId: string, id: string) {
+export function* lenderOffer(lenderId: AgentId, id: string) {
   const row = yield* find(loanOffers, id);
   if (!row || row.lenderId !== lenderId) throw notFound("loan offer");
   return offerView(row);
 }
 
-const openOffersScope = (lenderId: string) => ({ where: "lender_id = ? AND status = 'OPEN'", params: [lenderId] });
+const openOffersScope = (lenderId: AgentId) => ({ where: "lender_id = ? AND status = 'OPEN'", params: [lenderId] });
 
 /** Before the lender's open offers are listed: the due ones expire. */
-export const expireDueOffersOf = (lenderId: string) => applyDue(dueOffers, openOffersScope(lenderId));
+export const expireDueOffersOf = (lenderId: AgentId) => applyDue(dueOffers, openOffersScope(lenderId));
 
 /** The lender's own OPEN offers (the owner's console lists them to withdraw; expireDueOffersOf first). */
-export function* openOffersOf(lenderId: string, window: PageWindow) {
+export function* openOffersOf(lenderId: AgentId, window: PageWindow) {
   return yield* newestFirst({ table: loanOffers, scope: openOffersScope(lenderId) }, window, offerView);
 }
 

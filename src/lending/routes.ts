@@ -1,11 +1,12 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS, type Due } from "../door";
-import { Amount, Currency, docs, paged, PageQuery } from "../http/models";
+import { Amount, Currency, docs, LoanIdRef, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Loan, LoanOffer, LoanOfferPage, LoanPage } from "./model";
 import { applyOfferDue, cancelOffer, CREATE_OFFER_ERRORS, createOffer, listOffers } from "./offers";
 import { applyLoanDue, borrow, BORROW_ERRORS, defaultDueLoans, getLoan, myLoans, repay, REPAY_ERRORS } from "./service";
+import { type LoanId } from "../ids";
 
 const Id = t.String({ minLength: 1, maxLength: 64 });
 
@@ -54,9 +55,9 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   .post("/repay/:loanId", ({ agent, params, body, once }) => once(() => repay(agent.id, params.loanId, body.amount)), {
     agent: true,
     once: 200,
-    params: t.Object({ loanId: Id }),
+    params: t.Object({ loanId: LoanIdRef() }),
     body: t.Object({ amount: Amount() }),
-    due: ({ params }: Due<"loanId">) => applyLoanDue(params.loanId),
+    due: ({ params }: Due<{ loanId: LoanId }>) => applyLoanDue(params.loanId),
     ...answers(docs("Lending", "Repay part or all of a loan; full repayment returns the collateral", "agent", [...REPAY_ERRORS, ...ONCE_ERRORS]), { 200: Loan }),
   })
   .get("/my-loans", ({ agent, query, read }) => paged(query, (window) => read(myLoans(agent.id, { role: query.role }, window))), {
@@ -67,7 +68,7 @@ export const lendingRoutes = new Elysia({ prefix: "/lending", name: "lending" })
   })
   .get("/loans/:loanId", ({ agent, params, read }) => read(getLoan(agent.id, params.loanId)), {
     agent: true,
-    params: t.Object({ loanId: Id }),
-    due: ({ params }: Due<"loanId">) => applyLoanDue(params.loanId),
+    params: t.Object({ loanId: LoanIdRef() }),
+    due: ({ params }: Due<{ loanId: LoanId }>) => applyLoanDue(params.loanId),
     ...answers(docs("Lending", "A loan the caller made or took", "agent", ["NOT_FOUND"]), { 200: Loan }),
   });

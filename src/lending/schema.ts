@@ -1,6 +1,7 @@
 import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
+import { type LoanId } from "../ids";
 
 /** Rates are basis points of a percent ×100 (5.25 % = 525), so they stay integers. */
 export const loanOffers = table(
@@ -32,7 +33,7 @@ export const loanOffers = table(
 export const loans = table(
   "loans",
   {
-    id: text().primaryKey(),
+    id: text<LoanId>().primaryKey(),
     offerId: text().notNull().references(() => loanOffers.columns.id),
     lenderId: text().notNull().references(() => agents.columns.id),
     borrowerId: text().notNull().references(() => agents.columns.id),

@@ -8,7 +8,7 @@ import { clock, iso, isoOrNull } from "../clock";
 import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, type LoanId, prefixedId } from "../ids";
 import { hold, pendingHold, postHold, voidHold } from "../ledger/escrow";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor } from "../money";
@@ -71,7 +71,7 @@ function* defaultLoanIfDue(row: Loan): Op<Loan> {
 /** What borrow answers: the offer unknown, one's own or taken, the lender blocking the borrower, short of collateral, or refused by the outflow check. */
 export const BORROW_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* borrow(borrowerId: string, body: { offerId: string; collateral?: number }, sanction: Sanction = {}) {
+export function* borrow(borrowerId: AgentId, body: { offerId: string; collateral?: number }, sanction: Sanction = {}) {
   const found = yield* find(loanOffers, body.offerId, true);
   if (!found) throw notFound("loan offer");
   const offer = yield* expireOfferIfDue(found);
@@ -87,7 +87,7 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
   yield* authorizeOutflow({ agentId: borrowerId, kind: "LOAN_BORROW", amount: amountDue, currency, counterpartyId: offer.lenderId, terms: body, held: collateral }, sanction);
   const now = clock.nowMs();
   const row = yield* insert(loans, {
-    id: prefixedId("loan"),
+    id: prefixedId("loan") as LoanId, // where a loan's id is born
     offerId: offer.id,
     lenderId: offer.lenderId,
     borrowerId,
@@ -119,7 +119,7 @@ export function* borrow(borrowerId: string, body: { offerId: string; collateral?
 /** What repay answers: the loan unknown or not active, short of money, or (a restricted key's repayment) its limits. A frozen agent may repay. */
 export const REPAY_ERRORS = ["NOT_FOUND", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...KEY_SPEND_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* repay(borrowerId: string, loanId: string, amountMajor: number) {
+export function* repay(borrowerId: AgentId, loanId: LoanId, amountMajor: number) {
   const found = yield* find(loans, loanId, true);
   if (!found || found.borrowerId !== borrowerId) throw notFound("loan");
   const row = yield* defaultLoanIfDue(found);
@@ -143,7 +143,7 @@ export function* repay(borrowerId: string, loanId: string, amountMajor: number) 
   return loanView(next);
 }
 
-const dueLoans: DueWork = {
+const dueLoans: DueWork<LoanId> = {
   name: "lending.loans-default",
   table: "loans",
   where: "status = 'ACTIVE'",
@@ -158,21 +158,21 @@ const dueLoans: DueWork = {
  * Before an action on one loan: its due default committed in an op of its own (a read, and a
  * write only if due), so an action refused because the loan is past due leaves it stored as such.
  */
-export const applyLoanDue = (id: string) => applyIfDue(dueLoans, id);
+export const applyLoanDue = (id: LoanId) => applyIfDue(dueLoans, id);
 
 /** The job: every due loan defaults; or only the caller's (as lender or borrower) before they are listed. */
-export const defaultDueLoans = (agentId?: string) =>
+export const defaultDueLoans = (agentId?: AgentId) =>
   applyDue(dueLoans, agentId === undefined ? undefined : { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] });
 
 /** The caller's loans, as lender or borrower (the route applies their due defaults first). */
-export function* myLoans(agentId: string, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
+export function* myLoans(agentId: AgentId, filter: { role?: "lender" | "borrower" }, window: PageWindow) {
   const scope = { where: "(lender_id = ? OR borrower_id = ?)", params: [agentId, agentId] };
   const narrow = filter.role ? { where: filter.role === "lender" ? "lender_id = ?" : "borrower_id = ?", params: [agentId] } : undefined;
   return yield* newestFirst({ table: loans, scope, narrow }, window, loanView);
 }
 
 /** A loan the caller made or took (the route applies its due default first); 404 for anyone else. */
-export function* getLoan(agentId: string, id: string) {
+export function* getLoan(agentId: AgentId, id: LoanId) {
   const row = yield* find(loans, id);
   if (!row || (row.lenderId !== agentId && row.borrowerId !== agentId)) throw notFound("loan");
   return loanView(row);

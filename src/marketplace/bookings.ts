@@ -3,7 +3,7 @@
 import { clock, iso } from "../clock";
 import { find, insert, newestFirst, select, type PageWindow, type Row } from "../db";
 import { invalid, invalidState, notFound, type ErrorCode } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, prefixedId } from "../ids";
 import { toMajor } from "../money";
 import { NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
@@ -33,7 +33,7 @@ function bookingView(row: Booking) {
 /** What book answers: the quote unknown, not the caller's, expired or used, the provider blocking the buyer, short of money, or refused by the outflow check. */
 export const BOOK_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INVALID_STATE", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* book(agentId: string, body: { quoteId: string; rail?: string }, sanction: Sanction = NO_SANCTION) {
+export function* book(agentId: AgentId, body: { quoteId: string; rail?: string }, sanction: Sanction = NO_SANCTION) {
   const rail = body.rail ?? "INTERNAL";
   if (!isRail(rail)) throw invalid(`rail ${rail} is not supported; supported rails: ${RAILS.join(", ")}`);
   const quote = yield* find(quotes, body.quoteId);
@@ -77,13 +77,13 @@ export function* book(agentId: string, body: { quoteId: string; rail?: string },
   return bookingView(row);
 }
 
-export function listBookings(agentId: string, filter: { role?: "buyer" | "provider" }, window: PageWindow) {
+export function listBookings(agentId: AgentId, filter: { role?: "buyer" | "provider" }, window: PageWindow) {
   const scope = { where: "(agent_id = ? OR provider_id = ?)", params: [agentId, agentId] };
   const narrow = filter.role ? { where: filter.role === "buyer" ? "agent_id = ?" : "provider_id = ?", params: [agentId] } : undefined;
   return newestFirst({ table: bookings, scope, narrow }, window, bookingView);
 }
 
-export function* getBooking(agentId: string, id: string) {
+export function* getBooking(agentId: AgentId, id: string) {
   const row = yield* find(bookings, id);
   if (!row || (row.agentId !== agentId && row.providerId !== agentId)) throw notFound("booking");
   return bookingView(row);

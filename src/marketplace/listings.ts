@@ -3,7 +3,7 @@
 import { clock, iso } from "../clock";
 import { find, insert, newestFirst, update, type PageWindow, type Op, type Row } from "../db";
 import { notFound } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, prefixedId } from "../ids";
 import { boundToMinor, CURRENCIES, toMajor, toMinor, type Currency } from "../money";
 import { services, type PricingUnit } from "./schema";
 
@@ -32,7 +32,7 @@ export function serviceView(row: Listing) {
   };
 }
 
-export function* createService(providerId: string, body: ListingTerms) {
+export function* createService(providerId: AgentId, body: ListingTerms) {
   const now = clock.nowMs();
   const row = yield* insert(services, {
     id: prefixedId("svc"),
@@ -52,13 +52,13 @@ export function* createService(providerId: string, body: ListingTerms) {
 }
 
 /** The provider's own listing, locked: a change of currency converts the price it read. Anyone else gets 404. */
-function* ownListing(providerId: string, id: string): Op<Listing> {
+function* ownListing(providerId: AgentId, id: string): Op<Listing> {
   const row = yield* find(services, id, true);
   if (!row || row.providerId !== providerId) throw notFound("service");
   return row;
 }
 
-export function* updateService(providerId: string, id: string, changes: Partial<ListingTerms> & { active?: boolean }) {
+export function* updateService(providerId: AgentId, id: string, changes: Partial<ListingTerms> & { active?: boolean }) {
   const row = yield* ownListing(providerId, id);
   const currency = changes.currency ?? row.currency;
   // A new currency without a new price keeps the price's major amount, at the new currency's precision.
@@ -82,7 +82,7 @@ export function* updateService(providerId: string, id: string, changes: Partial<
   return serviceView(next);
 }
 
-export const deactivateService = (providerId: string, id: string) => updateService(providerId, id, { active: false });
+export const deactivateService = (providerId: AgentId, id: string) => updateService(providerId, id, { active: false });
 
 export function* getService(id: string) {
   const row = yield* find(services, id);

@@ -4,7 +4,7 @@ import { assertNotBlockedBy } from "../agents/blocks";
 import { clock, iso } from "../clock";
 import { find, insert, type Row } from "../db";
 import { invalid, invalidState, notFound } from "../errors";
-import { prefixedId } from "../ids";
+import { type AgentId, prefixedId } from "../ids";
 import { toMajor, type Currency } from "../money";
 import { MINUTE_MS } from "../time";
 import { offered } from "./listings";
@@ -35,7 +35,7 @@ function quoteView(row: Quote) {
   };
 }
 
-export function* createQuote(agentId: string, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
+export function* createQuote(agentId: AgentId, body: { serviceId: string; currency?: Currency } & QuoteUnits) {
   const service = yield* find(services, body.serviceId);
   if (!service) throw notFound("service");
   if (!offered(service)) throw invalidState("this service is no longer offered");

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS } from "../door";
-import { docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
+import { AgentIdRef, docs, IdParam, Metadata, paged, PageQuery, Uuid } from "../http/models";
 import { answers } from "../http/responses";
 import { Message, MessagePage, UnreadCount } from "./model";
 import { getMessage, inbox, markRead, sendMessage, unreadCountView } from "./service";
@@ -11,7 +11,7 @@ export const messagingRoutes = new Elysia({ prefix: "/messages", name: "messagin
     agent: true,
     once: 201,
     body: t.Object({
-      recipientId: Uuid,
+      recipientId: AgentIdRef(),
       subject: t.String({ minLength: 1, maxLength: 200 }),
       body: t.String({ minLength: 1, maxLength: 10_000 }),
       metadata: t.Optional(Metadata),

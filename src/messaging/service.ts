@@ -5,7 +5,7 @@ import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { find, get, newestFirst, type PageWindow } from "../db";
 import { ApiError, invalid, notFound } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
 import { messages } from "../inbox/schema";
@@ -30,8 +30,8 @@ export function messageView(row: Message) {
 
 /** A write op. */
 export function* sendMessage(
-  senderId: string,
-  input: { recipientId: string; subject: string; body: string; metadata?: Record<string, unknown> },
+  senderId: AgentId,
+  input: { recipientId: AgentId; subject: string; body: string; metadata?: Record<string, unknown> },
 ) {
   if (input.recipientId === senderId) throw invalid("you cannot message yourself");
   // The hourly pair limit holds across instances: messages between the same two agents count one at a time.
@@ -62,7 +62,7 @@ export function* sendMessage(
   return messageView(row);
 }
 
-export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: string }, window: PageWindow) {
+export function inbox(agentId: AgentId, filter: { unreadOnly?: boolean; type?: string }, window: PageWindow) {
   const where: string[] = [];
   const params: string[] = [];
   if (filter.unreadOnly) where.push("read = 0");
@@ -76,14 +76,14 @@ export function inbox(agentId: string, filter: { unreadOnly?: boolean; type?: st
 }
 
 /** A message its sender or recipient may read; anyone else gets 404. */
-export function* getMessage(agentId: string, id: string) {
+export function* getMessage(agentId: AgentId, id: string) {
   const row = yield* find(messages, id);
   if (!row || (row.recipientId !== agentId && row.senderId !== agentId)) throw notFound("message");
   return messageView(row);
 }
 
 /** A write op: only the recipient marks read (anyone else: 404); marking twice changes nothing. */
-export function* markRead(agentId: string, id: string) {
+export function* markRead(agentId: AgentId, id: string) {
   const row = yield* find(messages, id);
   if (!row || row.recipientId !== agentId) throw notFound("message");
   yield* markMessageRead(row);
@@ -91,6 +91,6 @@ export function* markRead(agentId: string, id: string) {
 }
 
 /** How many inbox items are unread, as GET /messages/unread-count answers. */
-export function* unreadCountView(agentId: string) {
+export function* unreadCountView(agentId: AgentId) {
   return { unreadCount: yield* inboxCount(agentId, { unreadOnly: true }) };
 }

@@ -6,6 +6,7 @@ import { find, type Op } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
 import { change, notifyParties, type Negotiation } from "./negotiation";
 import { negotiations } from "./schema";
+import { type AgentId } from "../ids";
 
 /** A write op: OPEN past its expiry becomes EXPIRED (returns the row as it now is). */
 export function* expireIfDue(row: Negotiation): Op<Negotiation> {
@@ -27,13 +28,13 @@ const dueExpiries: DueWork = {
 };
 
 /** What makes a negotiation the agent's: it is one of the two parties. */
-export const partyScope = (agentId: string) => ({ where: "(initiator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
+export const partyScope = (agentId: AgentId) => ({ where: "(initiator_id = ? OR counterparty_id = ?)", params: [agentId, agentId] });
 
 /** The job: every OPEN negotiation past its expiry becomes EXPIRED. */
 export const expireDueNegotiations = () => applyDue(dueExpiries);
 
 /** Before a list of the agent's negotiations: the due ones among them expire. */
-export const expireDueOf = (agentId: string) => applyDue(dueExpiries, partyScope(agentId));
+export const expireDueOf = (agentId: AgentId) => applyDue(dueExpiries, partyScope(agentId));
 
 /**
  * Before a read of or an action on one negotiation: its expiry, if due, committed in an op of its own (a

@@ -7,6 +7,7 @@ import { notFound } from "../errors";
 import { notifyFinancial } from "../webhooks/outbox";
 import { negotiations } from "./schema";
 import { readJson } from "../json";
+import { type AgentId } from "../ids";
 
 export type Negotiation = Row<typeof negotiations>;
 
@@ -15,11 +16,11 @@ export const offerOf = (row: Negotiation) => readJson(row.currentOffer);
 /** Every counter-offer, oldest first, stored as JSON. */
 export const historyOf = (row: Negotiation) => readJson(row.history);
 
-export const isParty = (row: Negotiation, agentId: string) => row.initiatorId === agentId || row.counterpartyId === agentId;
-export const otherParty = (row: Negotiation, agentId: string) => (row.initiatorId === agentId ? row.counterpartyId : row.initiatorId);
+export const isParty = (row: Negotiation, agentId: AgentId) => row.initiatorId === agentId || row.counterpartyId === agentId;
+export const otherParty = (row: Negotiation, agentId: AgentId) => (row.initiatorId === agentId ? row.counterpartyId : row.initiatorId);
 
 /** The row if `agentId` is one of its parties; anyone else gets 404 (existence is not revealed). */
-export function partyOnly(row: Negotiation | null, agentId: string): Negotiation {
+export function partyOnly(row: Negotiation | null, agentId: AgentId): Negotiation {
   if (!row || !isParty(row, agentId)) throw notFound("negotiation");
   return row;
 }

@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS, type Due } from "../door";
-import { docs, FreeForm, IdParam, paged, PageQuery, Uuid } from "../http/models";
+import { AgentIdRef, docs, FreeForm, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { humanApprove } from "./approvals";
 import { expireDueOf, expireIfDueById } from "./expiry";
@@ -23,7 +23,7 @@ export const negotiationRoutes = new Elysia({ prefix: "/negotiations", name: "ne
     agent: true,
     once: 201,
     body: t.Object({
-      counterpartyId: Uuid,
+      counterpartyId: AgentIdRef(),
       subject: t.String({ minLength: 1, maxLength: 200 }),
       offer: Offer,
       relatedEntityType: t.Optional(t.String({ minLength: 1, maxLength: 50 })),

@@ -1,6 +1,7 @@
 import { index, integer, json, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { NegotiationStatus } from "./model";
+import { type AgentId } from "../ids";
 
 /** An offer: a free-form object, as its author sent it (src/negotiations/offers.ts checks it). */
 export type Offer = Record<string, unknown>;
@@ -22,7 +23,7 @@ export const negotiations = table(
     status: text<NegotiationStatus>().notNull(),
     /** JSON: Offer. */
     currentOffer: json<Offer>().notNull(),
-    offerBy: text().notNull(),
+    offerBy: text<AgentId>().notNull(),
     /** JSON: HistoryItem[]. */
     history: json<HistoryItem[]>().notNull(),
     relatedEntityType: text(),

@@ -8,7 +8,7 @@ import { lockAgents } from "../agents/service";
 import { clock, iso } from "../clock";
 import { find, FOR_UPDATE, get, insert, newestFirst, select, type PageWindow, type Op } from "../db";
 import { ApiError, invalid, invalidState } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { HOUR_MS } from "../time";
 import { emit } from "../webhooks/outbox";
 import { expireIfDue, partyScope } from "./expiry";
@@ -26,13 +26,13 @@ const LIVE_IN = `(${LIVE.map(() => "?").join(", ")})`;
 const pairKey = (a: string, b: string) => (a < b ? `${a}:${b}` : `${b}:${a}`);
 
 /** A negotiation as its party sees it, locked, with its due expiry applied; anyone else gets 404. */
-function* forParty(id: string, agentId: string): Op<Negotiation> {
+function* forParty(id: string, agentId: AgentId): Op<Negotiation> {
   return yield* expireIfDue(partyOnly(yield* find(negotiations, id, true), agentId));
 }
 
 export function* createNegotiation(
-  initiatorId: string,
-  body: { counterpartyId: string; subject: string; offer: Offer; relatedEntityType?: string; relatedEntityId?: string; expiresInHours?: number },
+  initiatorId: AgentId,
+  body: { counterpartyId: AgentId; subject: string; offer: Offer; relatedEntityType?: string; relatedEntityId?: string; expiresInHours?: number },
 ) {
   if (body.counterpartyId === initiatorId) throw invalid("you cannot negotiate with yourself");
   // The pair's limit holds across instances: creations for the same two agents run one at a time.
@@ -68,12 +68,12 @@ export function* createNegotiation(
   return negotiationView(row);
 }
 
-function assertTurn(row: Negotiation, agentId: string): void {
+function assertTurn(row: Negotiation, agentId: AgentId): void {
   if (row.status !== "OPEN") throw invalidState(`the negotiation is ${row.status}`);
   if (row.offerBy === agentId) throw invalidState("it is the other party's turn: you made the current offer");
 }
 
-export function* counter(agentId: string, id: string, offer: Offer) {
+export function* counter(agentId: AgentId, id: string, offer: Offer) {
   // The cooldown is per pair: the pair is locked first (in the order creation locks it), then the row.
   const parties = yield* find(negotiations, id);
   if (parties) yield* lockAgents([parties.initiatorId, parties.counterpartyId]);
@@ -97,7 +97,7 @@ export function* counter(agentId: string, id: string, offer: Offer) {
   return negotiationView(next);
 }
 
-export function* accept(agentId: string, id: string) {
+export function* accept(agentId: AgentId, id: string) {
   const row = yield* forParty(id, agentId);
   assertTurn(row, agentId);
   yield* assertNotBlockedBy(otherParty(row, agentId), agentId);
@@ -115,7 +115,7 @@ export function* accept(agentId: string, id: string) {
   return negotiationView(next);
 }
 
-export function* reject(agentId: string, id: string) {
+export function* reject(agentId: AgentId, id: string) {
   const row = yield* forParty(id, agentId);
   if (!LIVE.includes(row.status)) throw invalidState(`the negotiation is ${row.status}`);
   const next = yield* change(row, { status: "REJECTED" });
@@ -125,12 +125,12 @@ export function* reject(agentId: string, id: string) {
 
 /** Reads apply due expiries first (a write only when something is due). */
 /** A negotiation the caller takes part in (the route expires it first if due). */
-export function* getNegotiation(agentId: string, id: string) {
+export function* getNegotiation(agentId: AgentId, id: string) {
   return negotiationView(partyOnly(yield* find(negotiations, id), agentId));
 }
 
 /** The caller's negotiations (the route expires the due ones first). */
-export function* listNegotiations(agentId: string, filter: { status?: string }, window: PageWindow) {
+export function* listNegotiations(agentId: AgentId, filter: { status?: string }, window: PageWindow) {
   const narrow = filter.status ? { where: "status = ?", params: [filter.status] } : undefined;
   return yield* newestFirst({ table: negotiations, scope: partyScope(agentId), narrow }, window, negotiationView);
 }

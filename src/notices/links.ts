@@ -6,7 +6,7 @@ import { issueLink, LINK_LIFETIME_MS } from "../accounts/service";
 import { clock, iso } from "../clock";
 import { config } from "../config";
 import type { Op } from "../db";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { queueMail } from "../mail/queue";
 
 /** Where a path of the console is, for a link in a mail. */
@@ -18,7 +18,7 @@ const when = (ms: number) => `${iso(ms).slice(0, 16).replace("T", " ")} UTC`;
  * A write op, in the registration's (or a notice's, `event` then its own): the claim link of an agent,
  * mailed to the owner it names. Returns where it went and until when.
  */
-export function* mailClaimLink(agent: { id: string; name: string; ownerName: string; ownerEmail: string }, event = `agent.claim:${agent.id}`): Op<{ sentTo: string; expiresAt: string }> {
+export function* mailClaimLink(agent: { id: AgentId; name: string; ownerName: string; ownerEmail: string }, event = `agent.claim:${agent.id}`): Op<{ sentTo: string; expiresAt: string }> {
   const token = yield* issueLink("claim", agent.ownerEmail, agent.id);
   const expiresAt = clock.nowMs() + LINK_LIFETIME_MS.claim;
   yield* queueMail({

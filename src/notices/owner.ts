@@ -11,7 +11,7 @@
 import { ownerOf } from "../accounts/service";
 import { findAgent } from "../agents/service";
 import { iso } from "../clock";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { select, type Op } from "../db";
 import { queueMail } from "../mail/queue";
 import { ownerLinks } from "../accounts/schema";
@@ -21,7 +21,7 @@ import { queueOwnerWebhook } from "../owner-webhooks/queue";
 import { channelsOf } from "../owner-webhooks/settings";
 
 /** The address a claim link of the agent last went to, while nobody has claimed it; null if none ever did. */
-function* claimAddressOf(agentId: string): Op<string | null> {
+function* claimAddressOf(agentId: AgentId): Op<string | null> {
   const [link] = yield* select(ownerLinks, "agent_id = ? AND purpose = 'claim' ORDER BY created_at DESC LIMIT 1", agentId);
   return link?.email ?? null;
 }
@@ -49,7 +49,7 @@ export function* tellOwner(notice: Notice): Op<void> {
  * A write op step: the owner hears that a key was made for its agent — its name, what it may do, by
  * whom. `id`: the key's (null for an MCP host's access, whose grant key is made when its code is exchanged).
  */
-export function* tellOwnerOfKey(agentId: string, key: { id: string | null; name: string; scopes: readonly string[]; expiresAt: bigint | number }, by: string): Op<void> {
+export function* tellOwnerOfKey(agentId: AgentId, key: { id: string | null; name: string; scopes: readonly string[]; expiresAt: bigint | number }, by: string): Op<void> {
   const until = `${iso(key.expiresAt).slice(0, 10)}`;
   yield* tellOwner({
     kind: "key.created",

@@ -6,7 +6,7 @@
 import { findAgent } from "../agents/service";
 import { clock } from "../clock";
 import { find, insert, insertOnly, run, runLater, select, update, type Op } from "../db";
-import { secret, sha256Hex } from "../ids";
+import { type AgentId, secret, sha256Hex } from "../ids";
 import { createKey, type NewKey } from "../keys/create";
 import { agentKeys } from "../keys/schema";
 import { SCOPES, type Scope } from "../keys/scopes";
@@ -27,7 +27,7 @@ export type AuthorizationRequest = { client: ClientRow; redirectUri: string; cod
 export type Consent = { scopes: Scope[]; budgets: Partial<Record<Currency, number>> };
 
 /** A write op: the code for an approved request (shown once, in the redirect). */
-export function* issueCode(agentId: string, request: AuthorizationRequest, consent: Consent): Op<string> {
+export function* issueCode(agentId: AgentId, request: AuthorizationRequest, consent: Consent): Op<string> {
   const code = secret("oc_");
   const agent = (yield* findAgent(agentId))!;
   yield* insert(oauthCodes, {

@@ -7,7 +7,7 @@
 import { clock, iso } from "../clock";
 import { afterCommit, find, insert, select, update, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
-import { sha256Hex, uuid } from "../ids";
+import { type AgentId, sha256Hex, uuid } from "../ids";
 import { canonicalJson, jsonText, readJson } from "../json";
 import { expireHold, hold, pendingHold, voidHold } from "../ledger/escrow";
 import { committingKeyId, untilCommittingKeyEnds } from "../keys/service";
@@ -50,12 +50,12 @@ export function* tellOwnerOf(id: string, kind: keyof typeof WHAT_IT_SAYS): Op<vo
 
 /** Money leaving an agent because the agent asked: what the owner's policy is checked against. */
 export type Outflow = {
-  agentId: string;
+  agentId: AgentId;
   kind: OutflowKind;
   amount: bigint;
   currency: Currency;
   /** Who receives it; null when nobody is named yet (an open bet or loan offer) or it leaves the service. */
-  counterpartyId: string | null;
+  counterpartyId: AgentId | null;
   /** The request as the agent sent it: held with the approval, run again once approved. */
   terms: Record<string, unknown>;
   /**

@@ -11,12 +11,13 @@ import { toMajor, type Currency } from "../money";
 import type { Outflow } from "./approvals";
 import { keySpending } from "../keys/schema";
 import { allowlistOf, budgetsOf, chainInForce, type KeyRow } from "../keys/service";
+import { type AgentId } from "../ids";
 
 /** What a restricted key's limits answer money going out: the key (or one it was made from) ended, the counterparty off its allowlist, a budget passed. */
 export const KEY_SPEND_ERRORS = ["KEY_INACTIVE", "KEY_SCOPE_DENIED", "KEY_BUDGET_EXCEEDED"] as const satisfies readonly ErrorCode[];
 
 /** What a key's limits look at in money going out: how much, in what, to whom (null: nobody named yet, or outside the service). */
-export type Spend = { amount: bigint; currency: Currency; counterpartyId: string | null };
+export type Spend = { amount: bigint; currency: Currency; counterpartyId: AgentId | null };
 
 function assertAllowed(key: KeyRow, spend: Spend): void {
   const allowlist = allowlistOf(key);

@@ -10,6 +10,7 @@ import { actingKey, type Op } from "../db";
 import { committingKeyOf, keyChain } from "../keys/service";
 import type { ErrorCode } from "../errors";
 import { chargeKey, KEY_SPEND_ERRORS, type Spend } from "./budget";
+import { type AgentId } from "../ids";
 
 /** Every kind of release, and whether a frozen agent may still make it (docs/owners.md, "The brake"). */
 export const RELEASES = {
@@ -34,7 +35,7 @@ export type ReleaseKind = keyof typeof RELEASES;
 export const RELEASE_ERRORS = ["AGENT_FROZEN", ...KEY_SPEND_ERRORS] as const satisfies readonly ErrorCode[];
 
 /** Money a commitment of `agentId` holds (or owes) that a request sends to its other party; `madeBy`: the restricted key that made the commitment. */
-export type Release = Spend & { kind: ReleaseKind; agentId: string; madeBy: string | null };
+export type Release = Spend & { kind: ReleaseKind; agentId: AgentId; madeBy: string | null };
 
 /**
  * In the release's write op, before the money moves. A frozen agent's release is refused unless its kind

@@ -2,6 +2,7 @@ import { index, integer, json, primaryKey, table, text } from "../db/tables";
 import { agents } from "../agents/schema";
 import type { Currency } from "../money";
 import type { OutflowKind } from "./kinds";
+import { type AgentId } from "../ids";
 
 /** What an approved request answered (its view: the payment, the bet…), kept on the approval. */
 export type Answer = Record<string, unknown>;
@@ -21,7 +22,7 @@ export const approvals = table(
     /** What waits in the agent's held account: the amount, or for a borrow its collateral (may be 0). */
     held: integer().notNull().default(0),
     currency: text<Currency>().notNull(),
-    counterpartyId: text(),
+    counterpartyId: text<AgentId>(),
     /** The request the agent made, as JSON: what runs again once approved. */
     terms: json<Record<string, unknown>>().notNull(),
     termsHash: text().notNull(),

@@ -6,6 +6,7 @@ import { clock } from "../clock";
 import { get, run, runLater, type Op } from "../db";
 import type { Currency } from "../money";
 import { DAY_MS, MINUTE_MS } from "../time";
+import { type AgentId } from "../ids";
 
 const BUCKET_MS = 10 * MINUTE_MS;
 
@@ -13,7 +14,7 @@ export const currentBucket = () => Math.floor(clock.nowMs() / BUCKET_MS);
 const firstBucketInWindow = () => Math.floor((clock.nowMs() - DAY_MS) / BUCKET_MS);
 
 /** Adds an outflow to its agent's current bucket (an atomic upsert: concurrent outflows all count). */
-export function* countOutflow(agentId: string, currency: Currency, amount: bigint): Op<void> {
+export function* countOutflow(agentId: AgentId, currency: Currency, amount: bigint): Op<void> {
   yield* runLater(
     `INSERT INTO outflow_usage (bucket, agent_id, currency, amount) VALUES (?, ?, ?, ?)
      ON CONFLICT (bucket, agent_id, currency) DO UPDATE SET amount = outflow_usage.amount + excluded.amount`,
@@ -25,7 +26,7 @@ export function* countOutflow(agentId: string, currency: Currency, amount: bigin
 }
 
 /** Takes back what was counted for an outflow that never went out (a declined or expired approval). */
-export function* uncountOutflow(agentId: string, currency: Currency, amount: bigint, bucket: number): Op<void> {
+export function* uncountOutflow(agentId: AgentId, currency: Currency, amount: bigint, bucket: number): Op<void> {
   yield* run("UPDATE outflow_usage SET amount = amount - ? WHERE bucket = ? AND agent_id = ? AND currency = ?", amount, bucket, agentId, currency);
 }
 
@@ -41,7 +42,7 @@ function windowSum(count: number): string {
 }
 
 /** The agent's outflows in the window: each of its buckets looked up by key. */
-export function* spentInWindow(agentId: string, currency: Currency): Op<bigint> {
+export function* spentInWindow(agentId: AgentId, currency: Currency): Op<bigint> {
   const buckets: number[] = [];
   for (let bucket = firstBucketInWindow(); bucket <= currentBucket(); bucket++) buckets.push(bucket);
   const row = yield* get<{ spent: bigint | null }>(windowSum(buckets.length), ...buckets, agentId, currency);

@@ -1,3 +1,4 @@
+import { type AgentId } from "../ids";
 // What an agent's owner is told (issue 33), each kind a line of the console's Notifications page where
 // the owner chooses its channels: e-mail (on unless turned off) and the owner's webhook (on once one is
 // set). Nothing is opted out silently: a kind with every channel off says so on that page.
@@ -16,4 +17,4 @@ export type NoticeKind = keyof typeof NOTICE_KINDS;
  * nothing), `subject` and `text` read as the console's cards do, `link` is where to act (a console page),
  * `data` the facts in JSON for a webhook.
  */
-export type Notice = { kind: NoticeKind; agentId: string; event: string; subject: string; text: string; link: string | null; data: Record<string, unknown> };
+export type Notice = { kind: NoticeKind; agentId: AgentId; event: string; subject: string; text: string; link: string | null; data: Record<string, unknown> };

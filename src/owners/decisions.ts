@@ -10,6 +10,7 @@ import { closeApproval, tellOwnerOf, type ApprovalRow, type Grant } from "../out
 import { type Answer, approvals } from "../outflows/schema";
 import { inForce, keyChain } from "../keys/service";
 import { jsonText } from "../json";
+import { type AgentId } from "../ids";
 
 const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <= clock.nowMs();
 
@@ -21,7 +22,7 @@ function* expiry(row: ApprovalRow): Op<string> {
 }
 
 /** The approval of `ownerAgentId`'s agent, locked, with its expiry applied if it is due (closed EXPIRED). */
-function* settled(ownerAgentId: string, id: string): Op<ApprovalRow> {
+function* settled(ownerAgentId: AgentId, id: string): Op<ApprovalRow> {
   const row = yield* find(approvals, id, true);
   if (!row || row.agentId !== ownerAgentId) throw notFound("approval");
   if (!isDue(row)) return row;
@@ -35,7 +36,7 @@ function* settled(ownerAgentId: string, id: string): Op<ApprovalRow> {
  * committed, so an expiry it applied is kept. The row lock makes decisions exactly-once: of concurrent
  * ones, the first to lock the row acts, and the others find it decided.
  */
-async function decide<T>(ownerAgentId: string, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Op<T | ApiError>): Promise<T> {
+async function decide<T>(ownerAgentId: AgentId, id: string, termsHash: string | undefined, action: (row: ApprovalRow) => Op<T | ApiError>): Promise<T> {
   const outcome = await write(function* (): Op<T | ApiError> {
     const row = yield* settled(ownerAgentId, id);
     if (row.status !== "PENDING") return invalidState(`the approval is ${row.status}`);
@@ -46,7 +47,7 @@ async function decide<T>(ownerAgentId: string, id: string, termsHash: string | u
   return outcome;
 }
 
-export async function declineOutflow(ownerAgentId: string, id: string, termsHash: string | undefined): Promise<void> {
+export async function declineOutflow(ownerAgentId: AgentId, id: string, termsHash: string | undefined): Promise<void> {
   await decide(ownerAgentId, id, termsHash, (row) => closeApproval(row, "DECLINED", "DECLINED_BY_OWNER: your owner declined it"));
 }
 
@@ -61,7 +62,7 @@ export type Executor = (row: ApprovalRow, grant: Grant) => Promise<Answer>;
  * (403 AGENT_FROZEN). Of concurrent approves (and declines), only the one whose decision
  * committed first answers; the others are refused (409) as any later one would be.
  */
-export async function approveOutflow(ownerAgentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
+export async function approveOutflow(ownerAgentId: AgentId, id: string, termsHash: string | undefined, execute: Executor): Promise<void> {
   // A frozen agent moves nothing, approved or not: the approve is refused (403 AGENT_FROZEN) and the
   // approval stays PENDING, to be approved once unfrozen, declined, or left to expire.
   const row = await decide(ownerAgentId, id, termsHash, function* (row) {
@@ -105,7 +106,7 @@ const dueExpiries: DueWork = { name: "approvals.expire", table: "approvals", whe
 export const expireApprovalIfDue = (id: string) => applyIfDue(dueExpiries, id);
 
 /** The job (every PENDING approval past its expiry), or one agent's before they are listed. */
-export const expireDueApprovals = (agentId?: string) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });
+export const expireDueApprovals = (agentId?: AgentId) => applyDue(dueExpiries, agentId === undefined ? undefined : { where: "agent_id = ?", params: [agentId] });
 
 /** A write op: the owner is reminded of a PENDING approval whose reminder time came (once: the time is cleared); true if it was. */
 function* remindIfDue(id: string): Op<boolean> {

@@ -17,6 +17,7 @@ import type { ApprovalRow, OutflowKind } from "../outflows/approvals";
 import type { Sanction } from "../outflows/check";
 import type { Answer } from "../outflows/schema";
 import type { Executor } from "./decisions";
+import { type AgentId } from "../ids";
 
 /** The request each kind of outflow holds (its terms, as the command took them). */
 type TermsOf = {
@@ -34,7 +35,7 @@ type TermsOf = {
 type Held = Exclude<OutflowKind, "X402">;
 
 /** The held request's write op, as the feature that made it runs it. */
-const RERUN: { [K in Held]: (agentId: string, terms: TermsOf[K], sanction: Sanction) => Op<Answer> } = {
+const RERUN: { [K in Held]: (agentId: AgentId, terms: TermsOf[K], sanction: Sanction) => Op<Answer> } = {
   PAYMENT: (agentId, terms, sanction) => sendPayment(agentId, terms, sanction),
   BET: (agentId, terms, sanction) => createBet(agentId, terms, sanction),
   BET_ACCEPT: (agentId, terms, sanction) => acceptBet(agentId, terms.betId, sanction),
@@ -56,7 +57,7 @@ function termsOf<K extends OutflowKind>(row: ApprovalRow, kind: K): TermsOf[K] {
 }
 
 function rerun<K extends Held>(kind: K, row: ApprovalRow, sanction: Sanction): Op<Answer> {
-  const command: (agentId: string, terms: TermsOf[K], sanction: Sanction) => Op<Answer> = RERUN[kind];
+  const command: (agentId: AgentId, terms: TermsOf[K], sanction: Sanction) => Op<Answer> = RERUN[kind];
   return command(row.agentId, termsOf(row, kind), sanction);
 }
 

@@ -7,7 +7,7 @@ import { config } from "../config";
 import { find, get, pageRows, read, write, type PageWindow, type Op } from "../db";
 import { closeSessionsOf } from "./sessions";
 import { ApiError, invalid, invalidState, notFound } from "../errors";
-import { secret, sha256Hex } from "../ids";
+import { type AgentId, secret, sha256Hex } from "../ids";
 import { keyNamesOf, revokeKeysMadeWith } from "../keys/service";
 import { CURRENCIES, toMajor, toMinor, usdValue, type Currency } from "../money";
 import { humanApprove, humanDecline, negotiationsByIds, ownerQueueSelect } from "../negotiations/approvals";
@@ -20,7 +20,7 @@ import { EMPTY_POLICY, limitsView, parsePolicy, policyFromInput, storePolicy, ty
 import { spentInWindow } from "../outflows/usage";
 import { readJson } from "../json";
 
-export function* policyView(agentId: string) {
+export function* policyView(agentId: AgentId) {
   const agent = (yield* findAgent(agentId))!;
   const policy = parsePolicy(agent.policy) ?? EMPTY_POLICY;
   const spentLast24h: MajorLimits = {};
@@ -44,7 +44,7 @@ export function* policyView(agentId: string) {
 
 /** Replaces the policy. Every allowlisted agent must exist: a typo would otherwise silently allow no one. */
 /** A write op: the owner's new policy; every agent on its allowlist must exist. */
-export function* setPolicy(agentId: string, input: PolicyInput) {
+export function* setPolicy(agentId: AgentId, input: PolicyInput) {
   const policy = policyFromInput(input);
   if (policy.allowlist) {
     const known = yield* namesOf(policy.allowlist);
@@ -62,7 +62,7 @@ export function* setPolicy(agentId: string, input: PolicyInput) {
  * (the key it sent, or its console session) once the agent's row is locked, so of concurrent rotations
  * by one owner exactly one succeeds: the others find their credential ended (401).
  */
-export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Op<boolean>, keepKeys = false): Op<{ ownerKey: string; revokedKeys: number }> {
+export function* rotateOwnerKey(agentId: AgentId, stillSignedIn: () => Op<boolean>, keepKeys = false): Op<{ ownerKey: string; revokedKeys: number }> {
   yield* lockAgents([agentId]);
   if (!(yield* stillSignedIn())) throw new ApiError("UNAUTHORIZED", "invalid owner key: it was rotated");
   const ownerKey = secret("po_");
@@ -74,7 +74,7 @@ export function* rotateOwnerKey(agentId: string, stillSignedIn: () => Op<boolean
 }
 
 /** For rotateOwnerKey: whether `ownerKey` is the agent's owner key in force. */
-export function* ownerKeyInForce(agentId: string, ownerKey: string): Op<boolean> {
+export function* ownerKeyInForce(agentId: AgentId, ownerKey: string): Op<boolean> {
   return (yield* findAgentByKeyHash("ownerKeyHash", sha256Hex(ownerKey)))?.id === agentId;
 }
 
@@ -105,7 +105,7 @@ function outflowApproval(row: ApprovalRow, agentName: string, names: Map<string,
   };
 }
 
-function negotiationApproval(row: Negotiation, agentId: string, agentName: string, names: Map<string, string>) {
+function negotiationApproval(row: Negotiation, agentId: AgentId, agentName: string, names: Map<string, string>) {
   const terms = offerOf(row);
   const offer = offerAmount(terms);
   const other = row.initiatorId === agentId ? row.counterpartyId : row.initiatorId;
@@ -136,7 +136,7 @@ function negotiationApproval(row: Negotiation, agentId: string, agentName: strin
 export type ApprovalView = ReturnType<typeof outflowApproval> | ReturnType<typeof negotiationApproval>;
 
 /** The views of those of `ids` that are `agentId`'s (held outflows of it, negotiations it is party to), in order. */
-function* views(agentId: string, ids: string[]): Op<ApprovalView[]> {
+function* views(agentId: AgentId, ids: string[]): Op<ApprovalView[]> {
   const outflows = (yield* approvalsByIds(ids)).filter((row) => row.agentId === agentId);
   const negotiations = (yield* negotiationsByIds(ids.filter((id) => !outflows.some((row) => row.id === id)))).filter((row) => isParty(row, agentId));
   const agent = (yield* findAgent(agentId))!;
@@ -152,7 +152,7 @@ function* views(agentId: string, ids: string[]): Op<ApprovalView[]> {
  * Held outflows and negotiations as one queue: (id, pending, at) rows. A held outflow past its expiry
  * is not counted PENDING even before its expiry is applied (a read cannot apply it).
  */
-function queue(agentId: string, status?: string): { sql: string; params: unknown[] } {
+function queue(agentId: AgentId, status?: string): { sql: string; params: unknown[] } {
   const negotiations = ownerQueueSelect(agentId, status);
   const unexpired = status === "PENDING" ? "AND expires_at > ?" : "";
   return {
@@ -163,7 +163,7 @@ function queue(agentId: string, status?: string): { sql: string; params: unknown
 }
 
 /** How many things wait for the owner (the console shows it in its navigation). */
-export function* pendingCount(agentId: string): Op<number> {
+export function* pendingCount(agentId: AgentId): Op<number> {
   const { sql, params } = queue(agentId, "PENDING");
   return Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
 }
@@ -172,7 +172,7 @@ export function* pendingCount(agentId: string): Op<number> {
  * What waits for (or was decided by) the owner, PENDING first, and how many wait: read as one snapshot,
  * so the page and its counts agree (the route applies due expiries first).
  */
-export function* approvalQueue(agentId: string, filter: { status?: string }, window: PageWindow) {
+export function* approvalQueue(agentId: AgentId, filter: { status?: string }, window: PageWindow) {
   const { sql, params } = queue(agentId, filter.status);
   const total = Number((yield* get<{ n: bigint }>(`SELECT COUNT(*) AS n FROM (${sql}) AS queue`, ...params))!.n);
   const { rows, more } = yield* pageRows<{ id: string }>(
@@ -190,20 +190,20 @@ export function* approvalQueue(agentId: string, filter: { status?: string }, win
 }
 
 /** One of the agent's approvals (the route applies its due expiry first); 404 for anyone else's. */
-export function* getApproval(agentId: string, id: string): Op<ApprovalView> {
+export function* getApproval(agentId: AgentId, id: string): Op<ApprovalView> {
   const [view] = yield* views(agentId, [id]);
   if (!view) throw notFound("approval");
   return view;
 }
 
 /** Whether `id` is one of the agent's held outflows (else it may be one of its negotiations). */
-async function isOutflow(agentId: string, id: string): Promise<boolean> {
+async function isOutflow(agentId: AgentId, id: string): Promise<boolean> {
   const row = await read(find(approvals, id));
   if (row && row.agentId !== agentId) throw notFound("approval");
   return row !== null;
 }
 
-function* negotiationFor(agentId: string, id: string, termsHash: string | undefined): Op<Negotiation> {
+function* negotiationFor(agentId: AgentId, id: string, termsHash: string | undefined): Op<Negotiation> {
   const [row] = yield* negotiationsByIds([id]);
   if (!row || !isParty(row, agentId)) throw notFound("approval");
   if (termsHash !== undefined && termsHash !== row.acceptedOfferHash) throw invalidState("the terms you decided on are not the ones accepted (termsHash differs)");
@@ -215,7 +215,7 @@ function* negotiationFor(agentId: string, id: string, termsHash: string | undefi
  * an op: the decision commits before the held request runs again (an x402 payment asks the network),
  * and a refused decision still stores what it found (an approval past its time, EXPIRED).
  */
-export async function approve(agentId: string, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalView> {
+export async function approve(agentId: AgentId, id: string, termsHash: string | undefined, execute: Executor): Promise<ApprovalView> {
   if (await isOutflow(agentId, id)) {
     await approveOutflow(agentId, id, termsHash, execute);
   } else {
@@ -228,7 +228,7 @@ export async function approve(agentId: string, id: string, termsHash: string | u
 }
 
 /** The owner declines: a held outflow's hold is released; a negotiation is REJECTED. */
-export async function decline(agentId: string, id: string, termsHash: string | undefined): Promise<ApprovalView> {
+export async function decline(agentId: AgentId, id: string, termsHash: string | undefined): Promise<ApprovalView> {
   if (await isOutflow(agentId, id)) {
     await declineOutflow(agentId, id, termsHash);
   } else {
@@ -241,6 +241,6 @@ export async function decline(agentId: string, id: string, termsHash: string | u
 }
 
 /** The agent a held outflow is of, or null: a read for the console's link from a mail. */
-export function* approvalAgentOf(id: string): Op<string | null> {
+export function* approvalAgentOf(id: string): Op<AgentId | null> {
   return (yield* find(approvals, id))?.agentId ?? null;
 }

@@ -4,7 +4,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { clock } from "../clock";
 import { insert, run, select, type Op } from "../db";
-import { secret, sha256Hex } from "../ids";
+import { type AgentId, secret, sha256Hex } from "../ids";
 import { HOUR_MS } from "../time";
 import { consoleSessions } from "./schema";
 
@@ -13,7 +13,7 @@ export const LOGIN_CSRF_COOKIE = "agentbank_login_csrf";
 const SESSION_TTL_MS = 12 * HOUR_MS;
 
 /** `ownerId`: signed in by e-mail, an owner account (every agent it claimed); null: with one agent's owner key. */
-export type Session = { agentId: string; ownerId: string | null; csrfToken: string };
+export type Session = { agentId: AgentId; ownerId: string | null; csrfToken: string };
 
 export function cookie(name: string, value: string, request: Request, maxAgeSeconds: number): string {
   const https = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
@@ -32,7 +32,7 @@ export const sameToken = (a: string | undefined | null, b: string | undefined | 
   !!a && !!b && a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** A write op: a new session showing `agentId`, of the owner account `ownerId` (null: signed in with the agent's owner key); returns the cookie token. */
-export function* openSession(agentId: string, ownerId: string | null = null): Op<{ token: string; maxAgeSeconds: number }> {
+export function* openSession(agentId: AgentId, ownerId: string | null = null): Op<{ token: string; maxAgeSeconds: number }> {
   const token = secret("cs_");
   const now = clock.nowMs();
   yield* insert(consoleSessions, { tokenHash: sha256Hex(token), agentId, ownerId, csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
@@ -48,12 +48,12 @@ export function* sessionOf(request: Request): Op<Session | null> {
 }
 
 /** A write op: every session signed in with the agent's owner key ends (it was replaced); sessions by e-mail stay. */
-export function* closeSessionsOf(agentId: string): Op<void> {
+export function* closeSessionsOf(agentId: AgentId): Op<void> {
   yield* run("DELETE FROM console_sessions WHERE agent_id = ? AND owner_id IS NULL", agentId);
 }
 
 /** A write op: an owner's session shows another of its agents (the caller checked the owner claimed it). */
-export function* showAgent(request: Request, agentId: string): Op<void> {
+export function* showAgent(request: Request, agentId: AgentId): Op<void> {
   const token = readCookie(request, SESSION_COOKIE);
   if (token) yield* run("UPDATE console_sessions SET agent_id = ? WHERE token_hash = ? AND owner_id IS NOT NULL", agentId, sha256Hex(token));
 }

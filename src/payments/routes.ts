@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS } from "../door";
-import { Amount, Currency, docs, IdParam, Metadata, Uuid } from "../http/models";
+import { AgentIdRef, Amount, Currency, docs, IdParam, Metadata } from "../http/models";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Limits, Payment } from "./model";
@@ -12,7 +12,7 @@ export const paymentRoutes = new Elysia({ prefix: "/payments", name: "payments" 
     agent: true,
     once: 201,
     body: t.Object({
-      toAgentId: Uuid,
+      toAgentId: AgentIdRef(),
       amount: Amount({ minimum: 0.01 }),
       currency: Currency,
       reason: t.Optional(t.String({ maxLength: 500 })),

@@ -7,7 +7,7 @@ import { findAgent, type AgentRow } from "../agents/service";
 import { TIERS, tierOf } from "../agents/tiers";
 import { authorizeOutflow, OUTFLOW_ERRORS, type OutflowKind, type Sanction } from "../outflows/check";
 import { invalid, notFound, type ErrorCode } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { transfer } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { adjustScore } from "../agents/score";
@@ -41,8 +41,8 @@ export function paymentView(row: Payment, viewerId: string) {
  * bookings use it too; `outflow` says what the agent asked for, as the owner's approval holds it.
  */
 export function* pay(args: {
-  fromAgentId: string;
-  toAgentId: string;
+  fromAgentId: AgentId;
+  toAgentId: AgentId;
   amount: bigint;
   currency: Currency;
   reason?: string | null;
@@ -87,9 +87,9 @@ export function* pay(args: {
 /** What sendPayment answers: the payee unknown (or the payer itself, or blocked by it), short of money, or refused by the outflow check. */
 export const SEND_PAYMENT_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
-export type SendPayment = { toAgentId: string; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> };
+export type SendPayment = { toAgentId: AgentId; amount: number; currency: Currency; reason?: string; metadata?: Record<string, unknown> };
 
-export function* sendPayment(fromAgentId: string, body: SendPayment, sanction?: Sanction) {
+export function* sendPayment(fromAgentId: AgentId, body: SendPayment, sanction?: Sanction) {
   const amount = toMinor(body.amount, body.currency);
   const outflow = { kind: "PAYMENT" as const, terms: body };
   return paymentView(yield* pay({ fromAgentId, toAgentId: body.toAgentId, amount, currency: body.currency, reason: body.reason, metadata: body.metadata, kind: "DIRECT", outflow, sanction }), fromAgentId);
@@ -113,7 +113,7 @@ export function limitsView(agent: AgentRow) {
 }
 
 /** A payment as seen by one of its parties; anyone else gets 404. */
-export function* getPayment(agentId: string, id: string) {
+export function* getPayment(agentId: AgentId, id: string) {
   const row = yield* find(payments, id);
   if (!row || (row.fromAgentId !== agentId && row.toAgentId !== agentId)) throw notFound("payment");
   return paymentView(row, agentId);

@@ -2,7 +2,7 @@
 // /admin/agents/{id}/freeze and /unfreeze: the operator's brake (profile/freeze.ts).
 import { t } from "elysia";
 import { config } from "../config";
-import { docs, IdParam } from "../http/models";
+import { AgentIdParam, docs } from "../http/models";
 import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { Freeze, FreezeBody, RateLimit } from "../agents/model";
@@ -14,13 +14,13 @@ export const agentAdminRoutes = operatorRoutes("agents-admin")
     "/agents/:id/rate-limit",
     ({ params, body, write }) => write(() => setRateLimit(params.id, body.limit, config.rateLimitWindowSeconds)),
     {
-      params: IdParam,
+      params: AgentIdParam,
       body: t.Object({ limit: t.Integer({ minimum: 1, maximum: 1_000_000_000 }) }),
       ...answers(docs("Operator", "Set one agent's requests per rate-limit window", "admin", ["NOT_FOUND"]), { 200: RateLimit }),
     },
   )
   .post("/agents/:id/freeze", ({ params, body, write }) => write(() => setFrozen(params.id, "operator", true, body?.reason ?? null)), {
-    params: IdParam,
+    params: AgentIdParam,
     body: FreezeBody,
     ...answers(
       docs("Operator", "Freeze an agent: every outflow it starts is refused (403 AGENT_FROZEN) until the operator unfreezes it, whatever its owner does. Freezing a frozen agent changes nothing", "admin", ["NOT_FOUND"]),
@@ -28,7 +28,7 @@ export const agentAdminRoutes = operatorRoutes("agents-admin")
     ),
   })
   .post("/agents/:id/unfreeze", ({ params, body, write }) => write(() => setFrozen(params.id, "operator", false, body?.reason ?? null)), {
-    params: IdParam,
+    params: AgentIdParam,
     body: FreezeBody,
     ...answers(docs("Operator", "Lift the operator's freeze of an agent (its owner's freeze, if any, stays)", "admin", ["NOT_FOUND"]), { 200: Freeze }),
   });

@@ -5,6 +5,7 @@ import { freezeView, setBrake, type Brake } from "../agents/freeze";
 import { clock } from "../clock";
 import { tellOwner } from "../notices/owner";
 import { notifyFinancial } from "../webhooks/outbox";
+import { type AgentId } from "../ids";
 
 const BY: Record<Brake, string> = { owner: "your owner", operator: "the operator" };
 
@@ -12,7 +13,7 @@ const BY: Record<Brake, string> = { owner: "your owner", operator: "the operator
  * A write op: `brake` on (`frozen`) or off, with the reason recorded. Idempotent: a brake that already is
  * so changes nothing (`changed: false`, nothing recorded, nobody told). Answers the brakes in force.
  */
-export function* setFrozen(agentId: string, brake: Brake, frozen: boolean, reason: string | null) {
+export function* setFrozen(agentId: AgentId, brake: Brake, frozen: boolean, reason: string | null) {
   const changed = yield* setBrake(agentId, brake, frozen, reason);
   if (changed) {
     const summary = frozen

@@ -4,9 +4,10 @@
 import { rotateApiKey } from "../agents/service";
 import type { Op } from "../db";
 import { revokeKeysMadeWith } from "../keys/service";
+import { type AgentId } from "../ids";
 
 /** A write op: a new agent key (shown once) and how many restricted keys ended with the old one. `presentedHash`: see replaceKeyHash. */
-export function* rotateAgentKey(agentId: string, presentedHash: string | undefined, keepKeys: boolean): Op<{ apiKey: string; revokedKeys: number }> {
+export function* rotateAgentKey(agentId: AgentId, presentedHash: string | undefined, keepKeys: boolean): Op<{ apiKey: string; revokedKeys: number }> {
   const { apiKey, replaced } = yield* rotateApiKey(agentId, presentedHash);
   return { apiKey, revokedKeys: keepKeys ? 0 : yield* revokeKeysMadeWith(agentId, replaced) };
 }

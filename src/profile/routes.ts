@@ -3,7 +3,7 @@
 import { Elysia, t } from "elysia";
 import { bearer } from "../auth/keys";
 import { door } from "../door";
-import { docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
+import { AgentIdParam, AgentIdRef, docs, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { sha256Hex } from "../ids";
 import { block, blocksOf, unblock } from "../agents/blocks";
@@ -28,17 +28,17 @@ export const agentRoutes = new Elysia({ prefix: "/agents", name: "agents" })
     },
   )
   .get("/:id/reputation", ({ params, read }) => read(reputationView(params.id)), {
-    params: IdParam,
+    params: AgentIdParam,
     ...answers(docs("Agents", "An agent's reputation score, tier and latest score events", "public", ["NOT_FOUND"]), { 200: Reputation }),
   })
   .post("/me/block", ({ agent, body, write }) => write(() => block(agent.id, body.agentId, body.reason ?? null)), {
     agent: true,
-    body: t.Object({ agentId: Uuid, reason: t.Optional(t.String({ maxLength: 200 })) }),
+    body: t.Object({ agentId: AgentIdRef(), reason: t.Optional(t.String({ maxLength: 200 })) }),
     ...answers(docs("Agents", "Block an agent: it can no longer pay, message, negotiate with or contract the caller", "agent", ["NOT_FOUND"]), { 200: Blocked }),
   })
   .delete("/me/block/:agentId", ({ agent, params, write }) => write(() => unblock(agent.id, params.agentId)), {
     agent: true,
-    params: t.Object({ agentId: Uuid }),
+    params: t.Object({ agentId: AgentIdRef() }),
     ...answers(docs("Agents", "Unblock an agent (404 if it was not blocked)", "agent", ["NOT_FOUND"]), { 200: Unblocked }),
   })
   .get(

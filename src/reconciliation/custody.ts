@@ -19,13 +19,14 @@ import type { Address } from "viem";
 import type { BalanceRead } from "../chain/balances";
 import { all, get, type Op } from "../db";
 import { toMajor } from "../money";
+import { type AgentId } from "../ids";
 
 const LIMIT = 100;
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
 const sum = (values: bigint[]) => values.reduce((total, value) => total + value, 0n);
 
 type Totals = { owed: bigint | null; x402: bigint | null; withdrawals: bigint | null };
-export type CustodyRecords = { owed: bigint; x402: bigint; withdrawals: bigint; addresses: { agentId: string; address: Address; credited: bigint }[] };
+export type CustodyRecords = { owed: bigint; x402: bigint; withdrawals: bigint; addresses: { agentId: AgentId; address: Address; credited: bigint }[] };
 
 /** What the ledger says at block `block` (whose timestamp is `cursorTime`); read in the same snapshot as the watcher's cursor. */
 export function* custodyRecords(block: bigint, cursorTime: bigint): Op<CustodyRecords> {
@@ -48,7 +49,7 @@ export function* custodyRecords(block: bigint, cursorTime: bigint): Op<CustodyRe
     block,
     block,
   ))!;
-  const addresses = yield* all<{ agentId: string; address: Address; credited: bigint }>(
+  const addresses = yield* all<{ agentId: AgentId; address: Address; credited: bigint }>(
     `SELECT d.agent_id AS "agentId", d.address, COALESCE(c.total, 0) AS credited FROM deposit_addresses d
      LEFT JOIN (SELECT agent_id, CAST(SUM(amount) AS BIGINT) AS total FROM chain_deposits WHERE block_number <= ? GROUP BY agent_id) c ON c.agent_id = d.agent_id
      ORDER BY d.address_index`,

@@ -21,6 +21,7 @@ import { config } from "../config";
 import { all, get, read, select, type Op } from "../db";
 import { toMajor } from "../money";
 import { custodyRecords, custodyView } from "./custody";
+import { type AgentId } from "../ids";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
 
@@ -45,7 +46,7 @@ export function* checkInFlight() {
 }
 
 type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
-type CustodialTransfer = { txHash: string; logIndex: bigint; to: string; agentId: string | null; amount: bigint; acknowledged: string | null };
+type CustodialTransfer = { txHash: string; logIndex: bigint; to: string; agentId: AgentId | null; amount: bigint; acknowledged: string | null };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
 function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: ServiceSigners) {

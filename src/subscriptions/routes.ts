@@ -1,6 +1,6 @@
 import { Elysia, t } from "elysia";
 import { door, ONCE_ERRORS, type Due } from "../door";
-import { Amount, Currency, docs, IdParam, paged, PageQuery, Uuid } from "../http/models";
+import { AgentIdRef, Amount, Currency, docs, IdParam, paged, PageQuery } from "../http/models";
 import { answers } from "../http/responses";
 import { Held } from "../outflows/model";
 import { Subscription, SubscriptionPage } from "./model";
@@ -15,7 +15,7 @@ export const subscriptionRoutes = new Elysia({ prefix: "/subscriptions", name: "
     agent: true,
     once: 201,
     body: t.Object({
-      recipientId: Uuid,
+      recipientId: AgentIdRef(),
       amount: Amount({ minimum: 0.01 }),
       currency: Currency,
       frequency: t.Union(FREQUENCIES.map((frequency) => t.Literal(frequency))),

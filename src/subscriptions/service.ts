@@ -13,7 +13,7 @@ import { ApiError, invalid, invalidState, notFound, type ErrorCode } from "../er
 import { clock, iso } from "../clock";
 import { actingAs, find, insert, newestFirst, read, run, update, write, type PageWindow, type Op, type Row } from "../db";
 import { applyDue, applyIfDue, type DueWork } from "../due";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { toMajor, toMinor, type Currency } from "../money";
 import { NO_SANCTION, OUTFLOW_ERRORS, type Sanction } from "../outflows/check";
 import { pay } from "../payments/service";
@@ -91,7 +91,7 @@ function* charge(row: Subscription, period: number, sanction: Sanction = { stand
 /** What createSubscription answers: the recipient unknown (or the payer itself, or blocking it), short of the first charge, or refused by the outflow check. */
 export const CREATE_SUBSCRIPTION_ERRORS = ["NOT_FOUND", "FORBIDDEN", "INSUFFICIENT_BALANCE", ...OUTFLOW_ERRORS] as const satisfies readonly ErrorCode[];
 
-export function* createSubscription(payerId: string, body: { recipientId: string; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = NO_SANCTION) {
+export function* createSubscription(payerId: AgentId, body: { recipientId: AgentId; amount: number; currency: Currency; frequency: Frequency }, sanction: Sanction = NO_SANCTION) {
   const amount = toMinor(body.amount, body.currency);
   if (body.recipientId === payerId) throw invalid("you cannot subscribe to yourself");
   if (!(yield* findAgent(body.recipientId))) throw notFound("recipient agent");
@@ -120,7 +120,7 @@ export function* createSubscription(payerId: string, body: { recipientId: string
 }
 
 /** The subscription if `agentId` is one of its parties; anyone else gets 404 (existence not revealed). */
-function* findAsParty(agentId: string, id: string, locked = false): Op<Subscription> {
+function* findAsParty(agentId: AgentId, id: string, locked = false): Op<Subscription> {
   const row = yield* find(subscriptions, id, locked);
   if (!row || (row.payerId !== agentId && row.recipientId !== agentId)) throw notFound("subscription");
   return row;
@@ -131,7 +131,7 @@ function* findAsParty(agentId: string, id: string, locked = false): Op<Subscript
  * then it is cancelled. A frozen payer's due periods are not charged (the charges are paused): cancelled
  * meanwhile, they never are.
  */
-export function* cancelSubscription(agentId: string, id: string) {
+export function* cancelSubscription(agentId: AgentId, id: string) {
   const row = yield* findAsParty(agentId, id, true);
   if (row.status === "CANCELLED") throw invalidState("the subscription is already cancelled");
   const now = clock.nowMs();
@@ -229,18 +229,18 @@ export const chargeDueSubscriptions = () => applyDue(dueCharges);
 /** Before an action on one subscription, or a read of it: the periods due charged (each in its own write). */
 export const applySubscriptionDue = (id: string) => applyIfDue(dueCharges, id);
 
-const partyScope = (agentId: string) => ({ where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] });
+const partyScope = (agentId: AgentId) => ({ where: "(payer_id = ? OR recipient_id = ?)", params: [agentId, agentId] });
 
 /** Before the caller's subscriptions are listed: their due periods charged. */
-export const chargeDueOf = (agentId: string) => applyDue(dueCharges, partyScope(agentId));
+export const chargeDueOf = (agentId: AgentId) => applyDue(dueCharges, partyScope(agentId));
 
 /** A subscription the caller pays or receives (the route charges its due periods first); 404 for anyone else. */
-export function* getSubscription(agentId: string, id: string) {
+export function* getSubscription(agentId: AgentId, id: string) {
   return subscriptionView(yield* findAsParty(agentId, id));
 }
 
 /** The caller's subscriptions (the route charges their due periods first). */
-export function* listSubscriptions(agentId: string, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
+export function* listSubscriptions(agentId: AgentId, filter: { role?: "payer" | "recipient" }, window: PageWindow) {
   const narrow = filter.role ? { where: filter.role === "payer" ? "payer_id = ?" : "recipient_id = ?", params: [agentId] } : undefined;
   return yield* newestFirst({ table: subscriptions, scope: partyScope(agentId), narrow }, window, subscriptionView);
 }

@@ -1,6 +1,6 @@
 // POST /admin/deposits: money from outside (fiat rails, tests) credited by the operator (./deposits.ts).
 import { t } from "elysia";
-import { Amount, Currency, docs, Uuid } from "../http/models";
+import { AgentIdRef, Amount, Currency, docs } from "../http/models";
 import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { creditDeposit } from "./deposits";
@@ -11,7 +11,7 @@ export const walletAdminRoutes = operatorRoutes("wallets-admin")
     "/deposits",
     async ({ body, write, status }) => status(201, await write(() => creditDeposit(body))),
     {
-      body: t.Object({ agentId: Uuid, amount: Amount(), currency: Currency, reference: t.Optional(t.String({ maxLength: 200 })) }),
+      body: t.Object({ agentId: AgentIdRef(), amount: Amount(), currency: Currency, reference: t.Optional(t.String({ maxLength: 200 })) }),
       ...answers(docs("Operator", "Credit an agent with money from outside (fiat rails, tests)", "admin", ["NOT_FOUND"]), { 201: Deposit }),
     },
   );

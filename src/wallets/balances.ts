@@ -3,8 +3,9 @@
 import type { Op } from "../db";
 import { balancesOf } from "../ledger/ledger";
 import { toMajor, type Currency } from "../money";
+import { type AgentId } from "../ids";
 
-export function* balancesView(agentId: string): Op<{ currency: Currency; available: number; held: number }[]> {
+export function* balancesView(agentId: AgentId): Op<{ currency: Currency; available: number; held: number }[]> {
   return (yield* balancesOf(agentId)).map((row) => ({
     currency: row.currency,
     available: toMajor(row.available, row.currency),
@@ -13,6 +14,6 @@ export function* balancesView(agentId: string): Op<{ currency: Currency; availab
 }
 
 /** GET /wallets/balance: the agent's balance in every currency it has held. */
-export function* walletView(agentId: string) {
+export function* walletView(agentId: AgentId) {
   return { agentId, balances: yield* balancesView(agentId) };
 }

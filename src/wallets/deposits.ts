@@ -2,13 +2,13 @@
 // balance and its deposit.credited notice, in one write op.
 import { getAgent } from "../agents/service";
 import { clock, iso } from "../clock";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { deposit } from "../ledger/transfers";
 import { toMajor, toMinor, type Currency } from "../money";
 import { notifyFinancial } from "../webhooks/outbox";
 
 /** A write op: the deposit, answered as POST /admin/deposits shows it. */
-export function* creditDeposit(body: { agentId: string; amount: number; currency: Currency; reference?: string }) {
+export function* creditDeposit(body: { agentId: AgentId; amount: number; currency: Currency; reference?: string }) {
   const amount = toMinor(body.amount, body.currency);
   const id = uuid();
   yield* getAgent(body.agentId);

@@ -6,12 +6,12 @@ import { findAgent } from "../agents/service";
 import { afterCommit, insertOnly, type Op } from "../db";
 import type { EventName } from "../inbox/schema";
 import { addToInbox } from "../inbox/store";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { wakeDispatcher } from "./dispatcher";
 import { webhookEvents } from "./schema";
 import { jsonText } from "../json";
 
-export function* emit(agentId: string, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Op<void> {
+export function* emit(agentId: AgentId, event: EventName, data: Record<string, unknown>, inbox: { subject: string; body: string } | null): Op<void> {
   const now = clock.nowMs();
   if (inbox) {
     yield* addToInbox({ id: uuid(), senderId: null, recipientId: agentId, type: event, subject: inbox.subject, body: inbox.body, metadata: jsonText(data), createdAt: BigInt(now) });
@@ -22,6 +22,6 @@ export function* emit(agentId: string, event: EventName, data: Record<string, un
 }
 
 /** A money event for an agent: notification.financial with a `kind`, plus an inbox line. */
-export function* notifyFinancial(agentId: string, kind: string, data: Record<string, unknown>, summary: string): Op<void> {
+export function* notifyFinancial(agentId: AgentId, kind: string, data: Record<string, unknown>, summary: string): Op<void> {
   yield* emit(agentId, "notification.financial", { kind, ...data }, { subject: kind, body: summary });
 }

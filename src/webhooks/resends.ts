@@ -6,6 +6,7 @@
 import { clock } from "../clock";
 import { ApiError } from "../errors";
 import { HOUR_MS } from "../time";
+import { type AgentId } from "../ids";
 
 export const RESENDS_PER_EVENT_PER_HOUR = 5;
 export const RESENDS_PER_AGENT_PER_HOUR = 60;
@@ -25,7 +26,7 @@ function sweep(now: number): void {
  * until the oldest resend of the bound it hit leaves the hour. Returns the undo, for a resend that is
  * refused after all (its write found the event on its way or delivered): only resends that go out count.
  */
-export function countResend(agentId: string, eventId: string): () => void {
+export function countResend(agentId: AgentId, eventId: string): () => void {
   const now = clock.nowMs();
   const bounds = [
     { key: `agent:${agentId}`, limit: RESENDS_PER_AGENT_PER_HOUR, what: "failed deliveries sent again per hour" },

@@ -6,7 +6,7 @@ import { findAgent, updateAgent } from "../agents/service";
 import { iso } from "../clock";
 import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
-import { webhookSecret } from "../ids";
+import { type AgentId, webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
 import { wakeDispatcher } from "./dispatcher";
 import { countResend } from "./resends";
@@ -18,7 +18,7 @@ export async function assertWebhookCallable(url: string | null): Promise<void> {
 }
 
 /** A write op: sets or clears the URL. The signing secret is created with the first URL and kept across changes. */
-export function* setWebhook(agentId: string, url: string | null) {
+export function* setWebhook(agentId: AgentId, url: string | null) {
   const current = (yield* find(agents, agentId, true))!;
   const save = (webhookUrl: string | null, secret: string | null) => updateAgent(agentId, { webhookUrl, webhookSecret: secret });
   if (url === null) {
@@ -31,7 +31,7 @@ export function* setWebhook(agentId: string, url: string | null) {
 }
 
 /** A write op: a new signing secret, returned once; deliveries from now on are signed with it. */
-export function* rotateWebhookSecret(agentId: string) {
+export function* rotateWebhookSecret(agentId: AgentId) {
   const current = (yield* find(agents, agentId, true))!;
   if (!current.webhookUrl) throw invalidState("there is no webhook URL: set one first (its secret is created with it)");
   const secret = webhookSecret();
@@ -45,7 +45,7 @@ export function* rotateWebhookSecret(agentId: string) {
  * event and per agent (resends.ts); a resend refused for its state does not count. Not an op but an
  * orchestration: the resend is counted in this process between its read and its write.
  */
-export async function resendDelivery(agentId: string, deliveryId: string) {
+export async function resendDelivery(agentId: AgentId, deliveryId: string) {
   const delivery = await read(find(webhookDeliveries, deliveryId));
   if (!delivery || delivery.agentId !== agentId) throw notFound("webhook delivery");
   if (delivery.outcome === "DELIVERED") throw invalidState("this delivery succeeded; there is nothing to send again");
@@ -82,11 +82,11 @@ function deliveryView(row: Row<typeof webhookDeliveries>) {
   };
 }
 
-export function deliveriesOf(agentId: string, window: PageWindow) {
+export function deliveriesOf(agentId: AgentId, window: PageWindow) {
   return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("webhook_deliveries", agentId) }, window, deliveryView);
 }
 
-export function* webhookOf(agentId: string): Op<{ url: string | null; hasSecret: boolean }> {
+export function* webhookOf(agentId: AgentId): Op<{ url: string | null; hasSecret: boolean }> {
   const row = (yield* findAgent(agentId))!;
   return { url: row.webhookUrl, hasSecret: row.webhookSecret !== null };
 }

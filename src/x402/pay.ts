@@ -24,7 +24,7 @@ import { clock } from "../clock";
 import { committingKeyId } from "../keys/service";
 import { actingAs, countAdded, find, insert, read, update, write, type Op } from "../db";
 import { invalid, type ErrorCode } from "../errors";
-import { uuid } from "../ids";
+import { type AgentId, uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
@@ -66,7 +66,7 @@ function choose(offer: Offer, maxAmount: bigint): Requirement {
  * A write op: the agent's USDC moves to x402 in flight, with the PENDING record (and the key's answer).
  * `signedFor`: the payee agent the authorization was signed for (by the internal signer), null if by the treasury.
  */
-function* debit(agentId: string, request: PayRequest, method: string, chosen: Requirement, signed: Signed, signedFor: string | null, keyed: KeyedScope | null, sanction: Sanction): Op<Payment | Outcome> {
+function* debit(agentId: AgentId, request: PayRequest, method: string, chosen: Requirement, signed: Signed, signedFor: string | null, keyed: KeyedScope | null, sanction: Sanction): Op<Payment | Outcome> {
   const stored = keyed && (yield* storedOutcome(keyed));
   if (stored) return stored;
   const internalAgentId = yield* agentIdAtAddress(chosen.payTo);
@@ -119,7 +119,7 @@ export const PAY_RESOURCE_ERRORS = ["CHAIN_UNAVAILABLE", "FORBIDDEN", "INSUFFICI
  * of its own, with the network between them. `idempotency.keyId`: the restricted key the agent called
  * with (its scope and budget apply), null for the agent key.
  */
-export async function payResource(agentId: string, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
+export async function payResource(agentId: AgentId, request: PayRequest, idempotency: IdempotencyScope, sanction: Sanction = NO_SANCTION): Promise<Outcome> {
   const { keyId } = idempotency;
   chainSettings();
   const method = (request.method ?? "GET").toUpperCase();

@@ -5,6 +5,7 @@ import { iso } from "../clock";
 import { FOR_UPDATE, keptCount, newestFirst, select, type PageWindow, type Op, type Row } from "../db";
 import { toMajor } from "../money";
 import { x402Payments } from "./schema";
+import { type AgentId } from "../ids";
 
 export type Payment = Row<typeof x402Payments>;
 
@@ -35,6 +36,6 @@ export function* paymentOfAuthorization(nonce: string, lock = false): Op<Payment
   return (yield* select(x402Payments, `authorization_nonce = ? ${lock ? FOR_UPDATE : ""}`, nonce.toLowerCase()))[0] ?? null;
 }
 
-export function listX402Payments(agentId: string, window: PageWindow) {
+export function listX402Payments(agentId: AgentId, window: PageWindow) {
   return newestFirst({ table: x402Payments, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("x402_payments", agentId) }, window, paymentView);
 }

@@ -18,6 +18,7 @@ import { adjustScore } from "../agents/score";
 import { notifyFinancial } from "../webhooks/outbox";
 import { paymentOfAuthorization, paymentView, type Payment } from "./payments";
 import { x402Payments } from "./schema";
+import { type AgentId } from "../ids";
 
 type Sale = { id: string; resource: string | null };
 
@@ -121,13 +122,13 @@ export async function resolvePending(): Promise<void> {
 }
 
 /** Before one of the agent's payments is read: a PENDING one is decided first if the chain already can. */
-export async function decideIfPending(agentId: string, id: string): Promise<void> {
+export async function decideIfPending(agentId: AgentId, id: string): Promise<void> {
   const row = await read(find(x402Payments, id));
   if (row?.agentId === agentId && row.status === "PENDING") await resolve(row, false);
 }
 
 /** One of the agent's payments (the route decides it first if it is PENDING and the chain can). */
-export function* getX402Payment(agentId: string, id: string) {
+export function* getX402Payment(agentId: AgentId, id: string) {
   const row = yield* find(x402Payments, id);
   if (!row || row.agentId !== agentId) throw notFound("x402 payment");
   return paymentView(row);

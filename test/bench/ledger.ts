@@ -3,6 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type AgentId } from "../../src/ids";
 
 function table(rows: [string, string][]): void {
   const width = Math.max(...rows.map(([label]) => label.length));
@@ -22,7 +23,7 @@ export async function ledgerBench() {
   const config = initConfig();
   await openDatabase(config);
   await (await import("../../src/chain")).initChain();
-  const ids: string[] = [];
+  const ids: AgentId[] = [];
   await write(function* () {
     for (let i = 0; i < 100; i++) {
       const { id } = yield* registerAgent({ name: `l${i}`, ownerName: "o", ownerEmail: "o@example.com" }, null, null);

@@ -16,7 +16,7 @@ import { config } from "../../config";
 import { all, find, get, newestFirst, run, write, type PageWindow, type Op, type Row } from "../../db";
 import { addToSetting } from "../../db/settings";
 import { applyDue, type DueWork } from "../../due";
-import { uuid } from "../../ids";
+import { type AgentId, uuid } from "../../ids";
 import { parseJson } from "../../json";
 import { DAY_MS } from "../../time";
 import { x402DiscoveredResources } from "../schema";
@@ -51,7 +51,7 @@ function untrustedText(text: string, max: number): string {
   return `${cut}…`;
 }
 
-export async function recordDiscovery(agentId: string, request: FacilitatorRequest): Promise<void> {
+export async function recordDiscovery(agentId: AgentId, request: FacilitatorRequest): Promise<void> {
   const { paymentPayload: payment, paymentRequirements: accepted } = request;
   const bazaar = payment.extensions?.bazaar;
   const url = payment.resource?.url;
@@ -71,7 +71,7 @@ export async function recordDiscovery(agentId: string, request: FacilitatorReque
 }
 
 /** A write op: the entry's terms replaced, or a new entry if the caps leave room for it. */
-function* record(agentId: string, url: string, entry: string): Op<void> {
+function* record(agentId: AgentId, url: string, entry: string): Op<void> {
   const now = clock.nowMs();
   const known = yield* get<{ id: string }>("SELECT id FROM x402_discovered_resources WHERE agent_id = ? AND resource = ?", agentId, url);
   if (known) {

@@ -14,6 +14,7 @@ import { config } from "../../config";
 import { get, run, type Op } from "../../db";
 import { DAY_MS } from "../../time";
 import { refuse, type Refusal } from "./verify";
+import { type AgentId } from "../../ids";
 
 /** A seller's share of X402_FACILITATOR_GAS_PER_DAY by its tier, in percent: an UNRATED one the smallest. */
 export const GAS_SHARE_PERCENT: Record<Tier, bigint> = { UNRATED: 10n, BRONZE: 25n, SILVER: 50n, GOLD: 100n, PLATINUM: 100n };
@@ -37,7 +38,7 @@ export function* lockGasDay(): Op<number> {
  * A write op, in a claim holding the day's lock (`dayStart`), before its sale is inserted: a refusal if
  * one more settlement (SETTLE_GAS) would pass the seller's budget or the day's total; null if it fits.
  */
-export function* checkGasBudgets(agentId: string, dayStart: number): Op<Refusal | null> {
+export function* checkGasBudgets(agentId: AgentId, dayStart: number): Op<Refusal | null> {
   const { score } = (yield* get<{ score: bigint }>("SELECT score FROM agents WHERE id = ?", agentId))!;
   const { tier } = tierOf(Number(score));
   const sellerCap = (BigInt(config.x402FacilitatorGasPerDay) * GAS_SHARE_PERCENT[tier]) / 100n;

@@ -25,7 +25,7 @@ import { SETTLE_GAS, signSettlement, type TransferAuthorization } from "../../ch
 import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
 import { clock } from "../../clock";
 import { exclusive, find, insertNew, read, run, update, write, type Op } from "../../db";
-import { uuid } from "../../ids";
+import { type AgentId, uuid } from "../../ids";
 import { x402Sales, type SaleStatus } from "../../chain/schema";
 import { settleAsSale } from "../settlement";
 import { findSale, type Sale } from "../../chain/sales";
@@ -43,7 +43,7 @@ export const STALE_CLAIM_MS = 60_000;
 type SettleAnswer = { success: boolean; errorReason?: string; errorMessage?: string; payer: string; transaction: string; network: string; amount?: string };
 
 /** A write op: the seller's claims that were never sent FAILED, their gas reservation released. */
-function* failStaleClaims(agentId: string): Op<void> {
+function* failStaleClaims(agentId: AgentId): Op<void> {
   yield* run(
     "UPDATE x402_sales SET status = 'FAILED', gas = 0, error = ?, updated_at = ? WHERE agent_id = ? AND status = 'SUBMITTING' AND updated_at < ?",
     "never submitted: the service stopped between the claim and the send; the buyer signs a new authorization",
@@ -54,7 +54,7 @@ function* failStaleClaims(agentId: string): Op<void> {
 }
 
 /** The sale of `authorization` by `agentId` (with its restricted key `keyId`), as both claims write it. */
-const soldBy = (agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null, now: number) => ({
+const soldBy = (agentId: AgentId, keyId: string | null, authorization: TransferAuthorization, resource: string | null, now: number) => ({
   id: uuid(),
   agentId,
   keyId,
@@ -68,7 +68,7 @@ const soldBy = (agentId: string, keyId: string | null, authorization: TransferAu
 });
 
 /** A write op: the authorization is this seller's to settle, within the day's gas budgets; null if already claimed. */
-function* claim(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | Refusal | null> {
+function* claim(agentId: AgentId, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | Refusal | null> {
   yield* failStaleClaims(agentId);
   const day = yield* lockGasDay();
   // Claimed by a parallel settle that committed before the lock: its outcome is answered, not a budget.
@@ -83,7 +83,7 @@ function* claim(agentId: string, keyId: string | null, authorization: TransferAu
  * A write op: an agentbank buyer's authorization, claimed and settled in the ledger at once (no gas, no
  * transaction); FAILED when its payment is no longer PENDING. Null if already claimed.
  */
-function* claimInLedger(agentId: string, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | null> {
+function* claimInLedger(agentId: AgentId, keyId: string | null, authorization: TransferAuthorization, resource: string | null): Op<string | null> {
   const now = clock.nowMs();
   const sale = yield* insertNew(x402Sales, { ...soldBy(agentId, keyId, authorization, resource, now), status: "SETTLED", gas: 0, creditedAt: now }, ["payer", "nonce"]);
   if (!sale) return null;
@@ -130,7 +130,7 @@ async function outcomeOf(saleId: string, network: string): Promise<SettleAnswer>
 }
 
 /** `keyId`: the seller's restricted key that asks (null: the agent key), recorded with the sale. */
-export async function settle(agentId: string, request: FacilitatorRequest, keyId: string | null): Promise<SettleAnswer> {
+export async function settle(agentId: AgentId, request: FacilitatorRequest, keyId: string | null): Promise<SettleAnswer> {
   chainSettings();
   const network = request.paymentRequirements.network;
   const payer = request.paymentPayload.payload.authorization.from;
@@ -165,7 +165,7 @@ export async function settle(agentId: string, request: FacilitatorRequest, keyId
  * Claimed only once the lock is held, so a settle that waited past SETTLE_LOCK_WAIT_MS (SERVICE_BUSY)
  * has claimed nothing and the same payment may be settled again.
  */
-async function claimAndSend(agentId: string, keyId: string | null, authorization: TransferAuthorization, signature: Hex, resource: string | null): Promise<string | Refusal | null> {
+async function claimAndSend(agentId: AgentId, keyId: string | null, authorization: TransferAuthorization, signature: Hex, resource: string | null): Promise<string | Refusal | null> {
   const claimed = await write(() => claim(agentId, keyId, authorization, resource));
   if (typeof claimed !== "string") return claimed;
   try {

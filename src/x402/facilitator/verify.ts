@@ -18,6 +18,7 @@ import { paymentOfAuthorization, type Payment } from "../payments";
 import { recordDiscovery } from "./discovery";
 import type { FacilitatorRequest, PaymentPayload } from "./model";
 import { findSale } from "../../chain/sales";
+import { type AgentId } from "../../ids";
 
 export type Refusal = { reason: string; message: string };
 /** `purchase`: the agentbank agent's /x402/pay payment that signed the authorization (the internal signer is the payer). */
@@ -47,7 +48,7 @@ function authorizationOf(payload: PaymentPayload): TransferAuthorization | null 
 }
 
 /** Everything verify checks; a settle checks it again before claiming the authorization. */
-export async function check(agentId: string, request: FacilitatorRequest): Promise<Checked> {
+export async function check(agentId: AgentId, request: FacilitatorRequest): Promise<Checked> {
   const { paymentPayload: payment, paymentRequirements: required } = request;
   const { chainId, usdcAddress } = chainSettings();
   if (payment.x402Version !== 2 || request.x402Version !== 2) return refuse("invalid_x402_version", "this facilitator speaks x402 version 2 only");
@@ -94,7 +95,7 @@ export async function check(agentId: string, request: FacilitatorRequest): Promi
   return { authorization, signature, purchase };
 }
 
-export async function verify(agentId: string, request: FacilitatorRequest) {
+export async function verify(agentId: AgentId, request: FacilitatorRequest) {
   chainSettings();
   const payer = request.paymentPayload.payload.authorization.from;
   const checked = await check(agentId, request);
