@@ -49,7 +49,7 @@ describe("a step is always yield*ed", () => {
   test("the checker finds the bare step planted in the fixture, and only it", () => {
     const found = bareSteps([join(ROOT, "test/fixtures/bare-step.ts")]);
     expect(found).toHaveLength(1);
-    expect(found[0]).toContain("test/fixtures/bare-step.ts:8: hold({ agentId");
+    expect(found[0]).toContain("test/fixtures/bare-step.ts:9: hold({ agentId");
   }, 60_000);
 
   test("no op in src/ calls a step without yield*", async () => {
