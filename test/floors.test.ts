@@ -79,6 +79,22 @@ describe("the house", () => {
     expect(circles(arrows)).toEqual([]);
   });
 
+  test("no route file imports read or write from the database (the doors decorate both: src/door, src/console/door.ts)", () => {
+    const routeFiles = files.filter((file) => file.includes("routes"));
+    expect(routeFiles).toContain("console/routes.ts"); // the scan finds route files at all
+    const offending = routeFiles.flatMap((file) => {
+      const text = readFileSync(join(SRC, file), "utf8");
+      return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s+(type\s+)?(\{[^}]*\}|\*\s+as\s+\w+)\s*from\s*["']([^"']+)["']/g)]
+        .filter(([, typeOnly, , path]) => !typeOnly && /(^|\/)db(\/index)?(\.ts)?$/.test(path!))
+        .flatMap(([, , names, path]) => {
+          // A namespace import (`* as db`) reaches every verb; named ones count unless type-only.
+          const verbs = names!.startsWith("*") ? [names!] : names!.slice(1, -1).split(",").map((name) => name.trim()).filter((name) => !name.startsWith("type ")).map((name) => name.split(/\s+as\s+/)[0]!).filter((name) => ["read", "write", "transaction"].includes(name));
+          return verbs.length ? [`${file}: ${verbs.join(", ")} from "${path}"`] : [];
+        });
+    });
+    expect(offending).toEqual([]);
+  });
+
   test(`no source file is longer than ${MAX_LINES} lines (generated ones aside)`, () => {
     const long = files
       .filter((file) => !GENERATED.has(file))

@@ -10,13 +10,11 @@ import { clock } from "../clock";
 import { DEFAULT_KEY_LIFETIME_MS } from "../keys/create";
 import { tellOwnerOfKey } from "../notices/owner";
 import { findAgent } from "../agents/service";
-import { read, write } from "../db";
 import { ApiError } from "../errors";
 import { CURRENCIES, toMinor, type Currency } from "../money";
 import { applyRequestedClientDue, AUTHORIZATION_FIELDS, AuthorizationQuery, baseUrlOf, checkAuthorization, redirectTo, type AuthorizationParams } from "../oauth/authorize";
 import { issueCode, type AuthorizationRequest, type Consent } from "../oauth/service";
-import { action, field, Form, refused, render, signInPage } from "./door";
-import { sessionOf } from "../owners/sessions";
+import { consoleDoor, field, Form, refused } from "./door";
 import { html, raw } from "./views";
 import { SCOPE_LABELS } from "./words";
 
@@ -61,23 +59,21 @@ function consentOf(body: unknown, asked: AuthorizationRequest): Consent | string
 const paramsOf = (body: unknown): AuthorizationParams => Object.fromEntries(AUTHORIZATION_FIELDS.flatMap((name) => (field(body, name) !== undefined ? [[name, field(body, name)!]] : [])));
 
 export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "console-consent" })
+  .use(consoleDoor)
   .get(
     "/consent",
-    async ({ request, query }) => {
-      const session = await read(sessionOf(request));
-      const url = new URL(request.url);
-      if (!session) return signInPage(request, "Sign in to decide what the application may do.", 200, url.pathname + url.search);
+    async ({ session, render, read, request, query }) => {
       await applyRequestedClientDue(query);
       const checked = await read(checkAuthorization(query, baseUrlOf(request)));
-      if ("page" in checked) return render(session, TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
+      if ("page" in checked) return render(TITLE, "/console/security", html`<section><p class="error">${checked.page}</p></section>`, 400);
       const agent = (await read(findAgent(session.agentId)))!;
-      return render(session, TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
+      return render(TITLE, "/console/security", consentForm(checked.ok, query, agent, session.csrfToken));
     },
-    { query: AuthorizationQuery, detail: { hide: true } },
+    { page: { signIn: "Sign in to decide what the application may do." }, query: AuthorizationQuery, detail: { hide: true } },
   )
   .post(
     "/consent",
-    action(async (session, request, body) => {
+    async ({ session, render, read, write, request, body }) => {
       const params = paramsOf(body);
       await applyRequestedClientDue(params);
       const checked = await read(checkAuthorization(params, baseUrlOf(request)));
@@ -89,7 +85,7 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
       const consent = consentOf(body, asked);
       if (typeof consent === "string") {
         const agent = (await read(findAgent(session.agentId)))!;
-        return render(session, TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
+        return render(TITLE, "/console/security", consentForm(asked, params, agent, session.csrfToken, consent), 400);
       }
       const code = await write(function* () {
         const issued = yield* issueCode(session.agentId, asked, consent);
@@ -98,7 +94,7 @@ export const consentRoutes = new Elysia({ prefix: "/console/oauth", name: "conso
         return issued;
       });
       return redirectTo(asked.redirectUri, asked.state, { code, iss: new URL(asked.resource).origin });
-    }),
-    { body: Form, detail: { hide: true } },
+    },
+    { form: true, body: Form, detail: { hide: true } },
   );
 

@@ -1,13 +1,24 @@
-// The console's door: how every page and form of /console is reached. A page is behind sign-in
-// (signedIn), a form post behind sign-in and its CSRF token (action); form fields arrive in an object
-// without a prototype, read as its own properties, and a field named (or dotted/bracketed through)
-// __proto__, constructor or prototype is refused with 400. A service's refusal (ApiError) is shown on
-// the section's page at its status (refusedAs).
-import { t } from "elysia";
+// The console's door: how every page and form of /console is reached, on macros as the API's door is
+// (src/door/index.ts), and every handler has one shape, `({ session, render, read, write, params, body, w }) => …`:
+//
+//   .get("/activity", async ({ session, render, w }) => render("Activity", "/console/activity", await activity(session.agentId, w)), { page: true, … })
+//   .post("/webhooks/:id/resend", async ({ session, params }) => { await resendDelivery(…); return redirect(…); }, { form: true, section: WEBHOOKS, body: Form, … })
+//
+// `page: true`: behind sign-in; signed out, the sign-in page, which brings the browser back here.
+// `page: { signIn, shows }`: the same, the sign-in page saying why first, or about the agent the path's
+// `id` is of (an approval opened from a mail: an owner account that claimed it switches to it).
+// `form: true`: a form post behind sign-in (else 401) and its CSRF token (else 403); form fields arrive
+// in an object without a prototype, read as its own properties, and a field named (or dotted/bracketed
+// through) __proto__, constructor or prototype is refused with 400. Both resolve the `session`, `w`
+// (amounts, times and names in the viewer's locale) and `render(title, current, body, status?)`, the
+// signed-in page. `section: { title, path }`: a service's refusal (ApiError) is shown on that section's
+// page at its status (through the app's error handler, src/http/errors.ts, which asks `showRefusal`).
+// `read` and `write` are decorated: route files never import them from the database (test/floors.test.ts).
+import { Elysia, status, t } from "elysia";
 import { agentsOf, owns } from "../accounts/service";
 import { freezeView } from "../agents/freeze";
 import { findAgent, isFrozen, namesOf } from "../agents/service";
-import { read, write } from "../db";
+import { read, write, type Op } from "../db";
 import { ApiError } from "../errors";
 import { type AgentId, secret } from "../ids";
 import { isReservedKey, ownProperty, RESERVED_KEYS } from "../json";
@@ -16,7 +27,7 @@ import { pendingCount } from "../owners/service";
 import { cookie, LOGIN_CSRF_COOKIE, sameToken, sessionOf, showAgent, type Session } from "../owners/sessions";
 import { frozenBanner } from "./brakes";
 import { MOST_KNOWN } from "./counterparties";
-import { bare, html, layout, page, raw } from "./views";
+import { bare, html, layout, page, raw, writerFor, type Writer } from "./views";
 
 /**
  * Form posts are read leniently, so a post without its CSRF token is refused (403), not a 400. Room for
@@ -69,7 +80,7 @@ export function signInPage(request: Request, error?: string, status = 200, next?
  * The signed-in page: the agent's name and the count of what waits for the owner in the header, the
  * owner's freeze offered there, and while a brake is on the banner that says so above the body.
  */
-export async function render(session: Session, title: string, current: string, body: string, status = 200) {
+export async function signedInPage(session: Session, title: string, current: string, body: string, status = 200) {
   const agent = (await read(findAgent(session.agentId)))!;
   const pending = await read(pendingCount(session.agentId));
   const others = session.ownerId === null ? [] : [...(await read(namesOf((await read(agentsOf(session.ownerId))).filter((id) => id !== agent.id))))].map(([id, name]) => ({ id, name }));
@@ -78,38 +89,62 @@ export async function render(session: Session, title: string, current: string, b
   return page(layout(shell, body), status);
 }
 
-/** Runs an owner's action; if a service refuses it (ApiError), its message on the section's page, at its status. */
-export async function refusedAs(session: Session, title: string, current: string, act: () => Promise<Response>) {
-  try {
-    return await act();
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return render(session, title, current, html`<section><p class="error">${error.message}</p><p><a href="${current}">Back</a></p></section>`, error.status);
-  }
-}
+/** A signed-in page of `current`'s section (the menu marks it), at `status` (200). */
+export type Render = (title: string, current: string, body: string, status?: number) => Promise<Response>;
+/** What a page or form resolves: the session, the viewer's writer, the signed-in frame. */
+export type Signed = { session: Session; w: Writer; render: Render };
+/** The door's verbs (on every handler's context), for a route's helper. */
+export type Verbs = { read: typeof read; write: typeof write };
+const signed = (session: Session, request: Request): Signed => ({
+  session,
+  w: writerFor(request),
+  render: (title, current, body, status) => signedInPage(session, title, current, body, status),
+});
 
-type Handler = (session: Session, request: Request) => Promise<Response>;
-/** A page behind sign-in. */
-export const signedIn = (handler: Handler) => async ({ request }: { request: Request }) => {
-  const session = await read(sessionOf(request));
-  if (session) return handler(session, request);
-  // Signed in, the browser comes back here (an approval opened from a mail).
-  const { pathname, search } = new URL(request.url);
-  return signInPage(request, undefined, 200, CONSOLE_PATH.test(pathname + search) && pathname !== "/console" ? pathname + search : undefined);
-};
 /** The session as it shows `agentId` when its owner account claimed that agent (switched for good); otherwise as it is. */
-export async function sessionShowing(session: Session, request: Request, agentId: AgentId | null): Promise<Session> {
+async function sessionShowing(session: Session, request: Request, agentId: AgentId | null): Promise<Session> {
   if (agentId === null || agentId === session.agentId || session.ownerId === null || !(await read(owns(session.ownerId, agentId)))) return session;
   await write(() => showAgent(request, agentId));
   return { ...session, agentId };
 }
 
-/** A form post behind sign-in and its CSRF token. */
-export const action = (handler: (session: Session, request: Request, body: unknown) => Promise<Response>) => async ({ request, body }: { request: Request; body: unknown }) => {
-  const session = await read(sessionOf(request));
-  if (!session) return signInPage(request, "Sign in first.", 401);
-  if (!sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token. Reload the page and try again.");
-  const reserved = reservedField(body);
-  if (reserved !== null) return refused(reservedMessage(reserved), 400);
-  return handler(session, request, body);
-};
+/** Ends the request from a macro's resolve with a ready page (its status, content-type and set-cookie kept). */
+export const answerNow = (response: Response) => status(response.status as 200, response as unknown as string);
+
+/**
+ * What a page asks beyond sign-in: `signIn`, what the sign-in page says first (why: the OAuth consent);
+ * `shows`, the agent the page is about, read from the path's `id` (an approval opened from a mail).
+ */
+type About = { signIn?: string; shows?: (id: string) => Op<AgentId | null> };
+
+export const consoleDoor = new Elysia({ name: "console-door" }).decorate({ read, write }).macro({
+  page: (about: true | About) => ({
+    async resolve({ request, params }) {
+      const { signIn, shows } = about === true ? {} : about;
+      const session = await read(sessionOf(request));
+      if (!session) {
+        // Signed in, the browser comes back here (an approval opened from a mail).
+        const { pathname, search } = new URL(request.url);
+        return answerNow(signInPage(request, signIn, 200, CONSOLE_PATH.test(pathname + search) && pathname !== "/console" ? pathname + search : undefined));
+      }
+      return signed(shows ? await sessionShowing(session, request, await read(shows((params as { id: string }).id))) : session, request);
+    },
+  }),
+  form: {
+    async resolve({ request, body }) {
+      const session = await read(sessionOf(request));
+      if (!session) return answerNow(signInPage(request, "Sign in first.", 401));
+      if (!sameToken(session.csrfToken, field(body, "csrf"))) return answerNow(refused("Missing or wrong CSRF token. Reload the page and try again."));
+      const reserved = reservedField(body);
+      if (reserved !== null) return answerNow(refused(reservedMessage(reserved), 400));
+      return signed(session, request);
+    },
+  },
+  // The error handler calls it with the request's context, where `page` or `form` resolved `render`.
+  section: ({ title, path }: { title: string; path: string }) => ({
+    resolve: () => ({
+      showRefusal: (error: ApiError, context: Partial<Signed>) =>
+        context.render?.(title, path, html`<section><p class="error">${error.message}</p><p><a href="${path}">Back</a></p></section>`, error.status) ?? null,
+    }),
+  }),
+});

@@ -7,13 +7,12 @@
 import { Elysia, t } from "elysia";
 import { agentsOf, claimAgent, openLink, ownerByEmail, ownerFor, ownerOf, owns, recentSignInLinks, SIGN_IN_LINKS_PER_HOUR, useLink } from "../accounts/service";
 import { findAgent, findAgentByKeyHash } from "../agents/service";
-import { read, write } from "../db";
 import { ApiError } from "../errors";
 import { sha256Hex, uuid } from "../ids";
 import { isMailbox } from "../email";
 import { mailClaimLink, mailSignInLink } from "../notices/links";
 import { closeSession, cookie, LOGIN_CSRF_COOKIE, openSession, readCookie, sameToken, SESSION_COOKIE, sessionOf, showAgent } from "../owners/sessions";
-import { action, CONSOLE_PATH, field, Form, loginCsrf, redirect, refused, reservedField, reservedMessage, signInPage } from "./door";
+import { CONSOLE_PATH, consoleDoor, field, Form, loginCsrf, redirect, refused, reservedField, reservedMessage, signInPage } from "./door";
 import { bare, html, page } from "./views";
 import { AgentIdParam } from "../http/models";
 
@@ -46,9 +45,10 @@ function confirmation(request: Request, title: string, text: string, action: str
 const expiredLink = (what: string) => page(bare("Link expired", html`<section><p class="error">This ${what} link was already used, has expired, or never existed.</p><p><a href="/console">Sign in</a> to ask for a new one.</p></section>`), 410);
 
 export const signInRoutes = new Elysia({ name: "console-sign-in" })
+  .use(consoleDoor)
   .post(
     "/login",
-    async ({ request, body }) => {
+    async ({ request, body, read, write }) => {
       const refusal = refusedBeforeSignIn(request, body);
       if (refusal) return refusal;
       const next = nextOf(body);
@@ -63,7 +63,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   )
   .post(
     "/login/email",
-    async ({ request, body }) => {
+    async ({ request, body, write }) => {
       const refusal = refusedBeforeSignIn(request, body);
       if (refusal) return refusal;
       const next = nextOf(body);
@@ -81,7 +81,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   )
   .get(
     "/login/link/:token",
-    async ({ request, params }) => {
+    async ({ request, params, read }) => {
       const link = await read(openLink(params.token, "sign_in"));
       if (!link) return expiredLink("sign-in");
       return confirmation(request, "Sign in", `Sign in to the agentbank console as ${link.email}?`, `/console/login/link/${params.token}`, "Sign in");
@@ -90,7 +90,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   )
   .post(
     "/login/link/:token",
-    async ({ request, params, body }) => {
+    async ({ request, params, body, write }) => {
       const refusal = refusedBeforeSignIn(request, body);
       if (refusal) return refusal;
       try {
@@ -110,7 +110,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   )
   .get(
     "/claim/:token",
-    async ({ request, params }) => {
+    async ({ request, params, read }) => {
       const link = await read(openLink(params.token, "claim"));
       const agent = link?.agentId ? await read(findAgent(link.agentId)) : null;
       if (!link || !agent) return expiredLink("claim");
@@ -126,7 +126,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   )
   .post(
     "/claim/:token",
-    async ({ request, params, body }) => {
+    async ({ request, params, body, write }) => {
       const refusal = refusedBeforeSignIn(request, body);
       if (refusal) return refusal;
       try {
@@ -148,7 +148,7 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
   .post(
     "/claim-by-mail",
     // Signed in with an agent's owner key, the owner proves an address to claim it: the claim link goes there.
-    action(async (session, _request, body) => {
+    async ({ session, write, body }) => {
       const email = (field(body, "email") ?? "").trim();
       if (!isMailbox(email)) return refused("Write one e-mail address (local@domain).", 400);
       const sent = await write(function* () {
@@ -159,23 +159,22 @@ export const signInRoutes = new Elysia({ name: "console-sign-in" })
       });
       if (!sent) return refused("This agent is already claimed by an owner account.", 409);
       return page(bare("Check your mail", html`<section><p class="ok" role="status">A claim link is on its way to ${email}. Open it there to claim the agent; it works once, for 7 days.</p><p><a href="/console">Back</a></p></section>`));
-    }),
-    { body: Form, detail: { hide: true } },
+    },
+    { form: true, body: Form, detail: { hide: true } },
   )
   .post(
     "/agents/:id/show",
-    ({ request, params, body }) =>
-      action(async (session) => {
-        // Only an owner account's session switches, and only to an agent it claimed.
-        if (session.ownerId === null || !(await read(owns(session.ownerId, params.id)))) return refused("That is not one of your agents.", 404);
-        await write(() => showAgent(request, params.id));
-        return redirect("/console");
-      })({ request, body }),
-    { params: AgentIdParam, body: Form, detail: { hide: true } },
+    async ({ session, read, write, request, params }) => {
+      // Only an owner account's session switches, and only to an agent it claimed.
+      if (session.ownerId === null || !(await read(owns(session.ownerId, params.id)))) return refused("That is not one of your agents.", 404);
+      await write(() => showAgent(request, params.id));
+      return redirect("/console");
+    },
+    { form: true, params: AgentIdParam, body: Form, detail: { hide: true } },
   )
   .post(
     "/logout",
-    async ({ request, body }) => {
+    async ({ request, body, read, write }) => {
       const session = await read(sessionOf(request));
       if (session && !sameToken(session.csrfToken, field(body, "csrf"))) return refused("Missing or wrong CSRF token.");
       const reserved = reservedField(body);

@@ -43,9 +43,18 @@ function facePage({ code, error, request }: { code: unknown; error: unknown; req
   return null;
 }
 
+/**
+ * A route that shows a service's refusal on its own page (the console's `section`, src/console/door.ts)
+ * resolves `showRefusal`: given the ApiError and the request's context, that page, or null (not shown).
+ * It answers here, not in a route's own error hook: this handler, global, would answer first.
+ */
+type ShowsRefusals = { showRefusal?: (error: ApiError, context: object) => Promise<Response> | null };
+
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
   const page = facePage(context);
   if (page) return page;
+  const shown = context.error instanceof ApiError ? (context as unknown as ShowsRefusals).showRefusal?.(context.error, context) : null;
+  if (shown) return shown;
   const body = errorBody(context);
   return { ...body, requestId: context.set.headers["request-id"] };
 });
