@@ -2,7 +2,7 @@
 // clock, the custodial keys and the chain check. A bad setting stops the process with one line.
 import { ChainStartError, initChain } from "./chain";
 import { refreshTestClock } from "./clock";
-import { ConfigError, initConfig, type Config } from "./config";
+import { ConfigError, forgetSecrets, initConfig, type Config } from "./config";
 import { DatabaseInUse, openDatabase } from "./db";
 
 /** Prints one line and exits 1 for the start-up errors an operator fixes; rethrows anything else. */
@@ -26,6 +26,7 @@ export async function boot(env: Env = process.env): Promise<Config> {
   // Everything the service writes (database, mnemonic file, backups) is the owner's alone.
   process.umask(0o077);
   const config = loadConfig(env);
+  forgetSecrets(env);
   try {
     await openDatabase(config);
   } catch (error) {

@@ -17,7 +17,7 @@ export const VARIABLES = {
   PORT: { default: "3000", meaning: "HTTP port; 0 picks a free port" },
   HOST: { default: "127.0.0.1", meaning: "bind address (0.0.0.0: every interface; put a TLS proxy in front)" },
   DATABASE_PATH: { default: "./data/agentbank.db", meaning: "SQLite file (created with its folder); :memory: allowed" },
-  DATABASE_URL: { default: "", meaning: "postgres://user:password@host:5432/db: run on PostgreSQL instead of the file (several instances may share it; then MASTER_MNEMONIC is required)" },
+  DATABASE_URL: { default: "", meaning: "postgres://user:password@host:5432/db: run on PostgreSQL instead of the file (several instances may share it; then MASTER_MNEMONIC, or the encrypted agentbank.mnemonic.enc in DATABASE_PATH's folder, is required)" },
   DB_POOL_SIZE: { default: "16", meaning: "PostgreSQL connections per instance" },
   ADMIN_API_KEY: { default: "", meaning: "operator key (Authorization: Bearer <key> on /admin/..., e.g. POST /admin/deposits); unset: every /admin route answers 404" },
   RATE_LIMIT_DEFAULT: { default: "100", meaning: "requests per window per agent key (per instance); each restricted key gets half, all of an agent's restricted keys together as much again" },
@@ -32,7 +32,8 @@ export const VARIABLES = {
   CHAIN_RPC_URL: { default: "", meaning: "layer-2 chain RPC (set CHAIN_RPC_URL, CHAIN_ID and USDC_ADDRESS together, or none: chain routes answer 503)" },
   CHAIN_ID: { default: "", meaning: "layer-2 chain id" },
   USDC_ADDRESS: { default: "", meaning: "USDC contract on that chain" },
-  MASTER_MNEMONIC: { default: "", meaning: "BIP-39 phrase of the custodial keys; unset: generated at first start into agentbank.mnemonic (0600) beside the database: back it up" },
+  MASTER_MNEMONIC: { default: "", meaning: "BIP-39 phrase of the custodial keys, in plain text (a warning at start); unset: agentbank.mnemonic.enc beside the database (encrypted: agentbank keys encrypt), else agentbank.mnemonic (0600, plain), else one generated at first start into agentbank.mnemonic: back it up, then encrypt it" },
+  MASTER_MNEMONIC_PASSPHRASE: { default: "", meaning: "the passphrase of agentbank.mnemonic.enc; unset: the systemd credential master-mnemonic-passphrase ($CREDENTIALS_DIRECTORY, LoadCredentialEncrypted=). Taken out of the environment once read, as MASTER_MNEMONIC is: child processes do not inherit either" },
   CONFIRMATIONS: { default: "2", meaning: "blocks before a deposit is credited or a withdrawal confirmed" },
   X402_FACILITATOR_GAS_PER_DAY: { default: "3000000", meaning: "gas the treasury may spend settling a GOLD or PLATINUM seller's x402 sales per UTC day; SILVER half, BRONZE a quarter, UNRATED a tenth (a settlement uses ~80,000; reserved at 150,000 until mined); 0: the facilitator settles nothing" },
   X402_FACILITATOR_GAS_PER_DAY_TOTAL: { default: "30000000", meaning: "gas the treasury may spend settling every seller's x402 sales together per UTC day; 0: the facilitator settles nothing" },
@@ -152,6 +153,9 @@ function unclaimedPolicy(env: Env): Partial<Record<(typeof UNCLAIMED_PARTS)[numb
   return parts;
 }
 
+/** A secret as written in a file or a variable: its line end dropped, nothing else (it may end with spaces). */
+export const withoutLineEnd = (text: string): string => text.replace(/[\r\n]+$/, "");
+
 /** The layer-2 chain: configured only when the RPC, the chain id and the USDC contract are all set. */
 function chain(env: Env) {
   const rpcUrl = optional(env, "CHAIN_RPC_URL");
@@ -162,14 +166,15 @@ function chain(env: Env) {
   if (mnemonic && ![12, 15, 18, 21, 24].includes(mnemonic.split(" ").length)) {
     throw new ConfigError("MASTER_MNEMONIC: expected a BIP-39 phrase of 12 to 24 words");
   }
+  const passphrase = withoutLineEnd(optional(env, "MASTER_MNEMONIC_PASSPHRASE") ?? "") || undefined;
   const confirmations = integer(env, "CONFIRMATIONS", 1, 1000);
   const given = [rpcUrl, chainIdRaw, usdcAddress].filter(Boolean).length;
-  if (given === 0) return { configured: false as const, mnemonic, confirmations };
+  if (given === 0) return { configured: false as const, mnemonic, passphrase, confirmations };
   if (given !== 3) throw new ConfigError("CHAIN_RPC_URL, CHAIN_ID and USDC_ADDRESS: set all three, or none to run without a chain");
   if (!/^https?:\/\/\S+$/.test(rpcUrl!)) throw new ConfigError(`CHAIN_RPC_URL: expected an http(s) URL, got "${rpcUrl}"`);
   const chainId = integer(env, "CHAIN_ID", 1, 2 ** 53 - 1);
   if (!/^0x[0-9a-fA-F]{40}$/.test(usdcAddress!)) throw new ConfigError(`USDC_ADDRESS: expected a 0x address, got "${usdcAddress}"`);
-  return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, confirmations };
+  return { configured: true as const, rpcUrl: rpcUrl!, chainId, usdcAddress: usdcAddress as `0x${string}`, mnemonic, passphrase, confirmations };
 }
 
 /** SMTP_URL as nodemailer's SMTP transport takes it; null when unset (mail goes to the outbox folder). */
@@ -204,8 +209,7 @@ function sender(env: Env): { name: string; address: string } {
 }
 
 /** Mail: SMTP_URL's server, else the outbox folder (in the data folder unless MAIL_OUTBOX_DIR says where). */
-function mail(env: Env, databasePath: string) {
-  const dataFolder = dirname(databasePath === ":memory:" ? VARIABLES.DATABASE_PATH.default : databasePath);
+function mail(env: Env, dataFolder: string) {
   return { smtp: smtpServer(env), from: sender(env), outboxDir: optional(env, "MAIL_OUTBOX_DIR") ?? join(dataFolder, "outbox") };
 }
 
@@ -214,11 +218,14 @@ function configFrom(env: Env) {
   const databaseUrl = optional(env, "DATABASE_URL");
   if (databaseUrl && !/^postgres(ql)?:\/\/\S+$/.test(databaseUrl)) throw new ConfigError(`DATABASE_URL: expected a postgres:// URL, got "${databaseUrl.replace(/\/\/[^@]*@/, "//…@")}"`);
   const databasePath = read(env, "DATABASE_PATH");
+  /** DATABASE_PATH's folder (also with DATABASE_URL): the mail outbox, the mnemonic file. */
+  const dataFolder = dirname(databasePath === ":memory:" ? VARIABLES.DATABASE_PATH.default : databasePath);
   return {
     port: integer(env, "PORT", 0, 65535),
     host: read(env, "HOST"),
     databasePath,
     databaseUrl,
+    dataFolder,
     dbPoolSize: integer(env, "DB_POOL_SIZE", 1, 1000),
     adminApiKey: optional(env, "ADMIN_API_KEY"),
     rateLimitDefault: integer(env, "RATE_LIMIT_DEFAULT", 1, 1_000_000_000),
@@ -237,12 +244,23 @@ function configFrom(env: Env) {
     x402FacilitatorMinAmount: usdcAmount(env, "X402_FACILITATOR_MIN_AMOUNT"),
     x402DiscoveryPerSeller: integer(env, "X402_DISCOVERY_PER_SELLER", 0, 10_000),
     x402DiscoveryTotal: integer(env, "X402_DISCOVERY_TOTAL", 0, 1_000_000),
-    mail: mail(env, databasePath),
+    mail: mail(env, dataFolder),
     logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
     publicUrl: publicUrl(env),
     ownerKeyAtRegistration: bool(env, "OWNER_KEY_AT_REGISTRATION"),
     unclaimedPolicy: unclaimedPolicy(env),
   };
+}
+
+/**
+ * Key material read from the environment: taken out of it once the configuration holds it, so that no
+ * child process (the backup's, anything spawned later) inherits it.
+ */
+export function forgetSecrets(env: Env): void {
+  for (const name of ["MASTER_MNEMONIC", "MASTER_MNEMONIC_PASSPHRASE"] as const) {
+    delete env[name];
+    delete process.env[name];
+  }
 }
 
 /** The configuration in force, set once at start by main.ts. */

@@ -1,6 +1,6 @@
 // The agentbank executable: `agentbank [serve]` runs the service, `agentbank dev` a development start,
 // `agentbank mcp` the MCP server on stdio (src/cli/mcp-stdio.ts), `agentbank backup|restore` copy the SQLite
-// file (src/db/backup.ts). src/cli/commands.ts lists them with their options and prints the help.
+// file (src/db/backup.ts), `agentbank keys encrypt` encrypts the master mnemonic (src/cli/keys.ts). src/cli/commands.ts lists them with their options and prints the help.
 // A failure is one line on stderr, exit status 2 for wrong usage and 1 for anything else; the stack
 // only with LOG_LEVEL=debug.
 //
@@ -55,6 +55,14 @@ async function run(name: CommandName, args: string[]): Promise<void> {
     case "backup":
     case "restore":
       return backupCommand(name, positionals[0]!);
+    case "keys": {
+      if (positionals[0] !== "encrypt") throw new UsageError(`unknown keys command "${positionals[0]}": ${COMMANDS.keys.usage}`);
+      const [{ loadConfig }, { encryptMnemonic }] = await Promise.all([import("./boot"), import("./cli/keys")]);
+      const config = loadConfig();
+      process.umask(0o077);
+      console.log(JSON.stringify(encryptMnemonic(config)));
+      return;
+    }
   }
 }
 

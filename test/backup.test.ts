@@ -4,21 +4,16 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { copyFileSync, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { cli } from "./helpers/cli";
 import { expectLedgerOk } from "./helpers/ledger";
 import { ADMIN_KEY, startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 
-const MAIN = join(import.meta.dir, "../src/main.ts");
 const work = mkdtempSync(join(tmpdir(), "agentbank-backup-test-"));
 const servers: TestServer[] = [];
 afterAll(async () => {
   for (const server of servers) await server.close();
   rmSync(work, { recursive: true, force: true });
 });
-
-function cli(args: string[], env: Record<string, string>) {
-  const result = Bun.spawnSync(["bun", "run", MAIN, ...args], { env: { ...process.env, DATABASE_URL: "", ...env }, stdout: "pipe", stderr: "pipe" });
-  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
-}
 
 async function balancesOf(server: TestServer, agents: Agent[]) {
   return Promise.all(agents.map((agent) => server.balance(agent)));

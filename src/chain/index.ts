@@ -10,7 +10,9 @@ import { ChainStartError, initKeys } from "./keys";
 export { ChainStartError };
 
 export async function initChain(): Promise<void> {
-  initKeys(config.chain.mnemonic, config.databaseUrl ? null : config.databasePath, await read(firstDepositAddress()));
+  const { mnemonic, passphrase } = config.chain;
+  const inMemory = !config.databaseUrl && config.databasePath === ":memory:";
+  initKeys({ mnemonic, passphrase, folder: inMemory ? null : config.dataFolder, shared: Boolean(config.databaseUrl) }, await read(firstDepositAddress()));
   if (!config.chain.configured) return;
   try {
     await verifyChain();

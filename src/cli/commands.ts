@@ -100,6 +100,23 @@ export const COMMANDS = {
     positionals: 1,
     variables: ["DATABASE_PATH", "DATABASE_URL", "LOG_LEVEL"],
   },
+  keys: {
+    usage: "agentbank keys encrypt",
+    summary: "encrypt the master mnemonic beside the database with a passphrase (or change the passphrase)",
+    about: [
+      "Reads agentbank.mnemonic in DATABASE_PATH's folder (or MASTER_MNEMONIC), writes agentbank.mnemonic.enc (scrypt and",
+      "AES-256-GCM, 0600), reads it back, and only when it opens to the same phrase overwrites and removes the plain file. The",
+      "service then needs the passphrase at every start. On an encrypted file, NEW_MASTER_MNEMONIC_PASSPHRASE changes its",
+      "passphrase (the current one in MASTER_MNEMONIC_PASSPHRASE or the credential). Prints one JSON line; docs/deploy.md has the steps.",
+    ],
+    options: {},
+    positionals: 1,
+    variables: ["DATABASE_PATH", "MASTER_MNEMONIC", "MASTER_MNEMONIC_PASSPHRASE", "LOG_LEVEL"],
+    own: [
+      ["NEW_MASTER_MNEMONIC_PASSPHRASE", "the new passphrase, to change the passphrase of agentbank.mnemonic.enc"],
+      ["CREDENTIALS_DIRECTORY", "set by systemd (LoadCredentialEncrypted=): the passphrase is read from its master-mnemonic-passphrase file when MASTER_MNEMONIC_PASSPHRASE is unset"],
+    ],
+  },
 } satisfies Record<string, Command>;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -2,6 +2,7 @@
 // start log: where the API reference is and whether the operator routes are on. SIGTERM/SIGINT drain:
 // stop accepting, answer what is in flight, stop the jobs, commit what is queued, close the database.
 import { createApp, type App } from "../app";
+import { keysAtRestWarning } from "../chain/keys";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
@@ -49,6 +50,10 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
+  const plainKeys = keysAtRestWarning();
+  if (plainKeys) logLine({ level: "warn", msg: plainKeys });
+  // What start-up had to say comes before the line that says the service listens.
+  flushLog();
   app.listen({ port: config.port, hostname: config.host });
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
