@@ -10,6 +10,7 @@ import { validateMnemonic } from "@scure/bip39";
 import { dirname, join } from "node:path";
 import { toHex, type Address } from "viem";
 import { english, generateMnemonic, HDKey, privateKeyToAccount, privateKeyToAddress, type PrivateKeyAccount } from "viem/accounts";
+import { logLine } from "../log";
 
 /** A start-up failure of the chain side: main.ts prints its message on one line and exits. */
 export class ChainStartError extends Error {}
@@ -29,7 +30,7 @@ function loadMnemonic(configured: string | undefined, databasePath: string | nul
   const mnemonic = generateMnemonic(english);
   writeFileSync(file, `${mnemonic}\n`, { mode: 0o600 });
   chmodSync(file, 0o600);
-  console.error(`agentbank: WARNING: generated a new master mnemonic in ${file}; every deposit address and the treasury derive from it: back it up.`);
+  logLine({ level: "warn", msg: `generated a new master mnemonic in ${file}; every deposit address and the treasury derive from it: back it up`, file });
   return mnemonic;
 }
 

@@ -5,7 +5,7 @@ import { createApp, type App } from "../app";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
-import { flushLog, logLine } from "../log";
+import { flushLog, logAlways, logLine } from "../log";
 import { registerJobs } from "../jobs";
 import { stopMailer } from "../mail/dispatcher";
 import { stopOwnerWebhooks } from "../owner-webhooks/dispatcher";
@@ -16,15 +16,23 @@ import { stopDispatcher } from "../webhooks/dispatcher";
 /** The base URL the service answers on (an IPv6 address in brackets). */
 const baseUrl = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 
-function startLog(config: Config, url: string): string[] {
-  const operator = config.adminApiKey
-    ? "operator routes: on (ADMIN_API_KEY): fund an agent with POST /admin/deposits, Authorization: Bearer <ADMIN_API_KEY>"
-    : "operator routes: off, every /admin route answers 404 (so agents cannot be funded with POST /admin/deposits): set ADMIN_API_KEY to turn them on";
-  return [
-    `agentbank ${VERSION} listening on ${url}`,
-    `API reference: ${url}/swagger (OpenAPI document: /swagger/json), owner console: /console, MCP: /mcp, for models: /llms.txt`,
-    operator,
-  ];
+/**
+ * The start log. Its first line, written at every LOG_LEVEL, is the one CONTRACT §1 promises: its text
+ * holds `listening on http://HOST:PORT` followed by a space, so `grep -o 'listening on http://[^ ]*'`
+ * finds the address inside the JSON as it did in plain text.
+ */
+function startLog(config: Config, url: string): void {
+  logAlways({
+    level: "info",
+    msg: `agentbank ${VERSION} listening on ${url} (API reference: ${url}/swagger, OpenAPI document: /swagger/json, owner console: /console, MCP: /mcp, for models: /llms.txt)`,
+    version: VERSION,
+    url,
+  });
+  logLine(
+    config.adminApiKey
+      ? { level: "info", msg: "operator routes: on (ADMIN_API_KEY): fund an agent with POST /admin/deposits, Authorization: Bearer <ADMIN_API_KEY>", operatorRoutes: true }
+      : { level: "info", msg: "operator routes: off, every /admin route answers 404 (so agents cannot be funded with POST /admin/deposits): set ADMIN_API_KEY to turn them on", operatorRoutes: false },
+  );
 }
 
 export async function serve(config: Config): Promise<{ app: App; url: string }> {
@@ -34,7 +42,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   async function shutdown(signal: string): Promise<void> {
     if (stopping) return;
     stopping = true;
-    console.log(JSON.stringify({ level: "info", msg: "shutting down", signal }));
+    logLine({ level: "info", msg: "shutting down", signal });
     stopScheduler();
     await drain();
     // Stops listening; resolves once every request still running has been answered.
@@ -53,7 +61,9 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
   config.publicUrl ??= url;
-  console.log(startLog(config, url).join("\n"));
+  startLog(config, url);
+  // At once: whoever waits for the start-up line should not wait for the next flush.
+  flushLog();
   // Catch up on what came due while the service was down, then keep to the schedule (also when the
   // catch-up failed: another instance running the jobs past the wait's bound is SERVICE_BUSY).
   void runAllJobs(true)
