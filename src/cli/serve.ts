@@ -1,11 +1,14 @@
 // Running the service (`agentbank serve`, and `agentbank dev` on top): boot → jobs → listen, then a short
 // start log: where the API reference is and whether the operator routes are on. SIGTERM/SIGINT drain:
 // stop accepting, answer what is in flight, stop the jobs, commit what is queued, close the database.
+// The listener is the address's only one: Bun (through Elysia) sets SO_REUSEPORT, with which a second
+// process on a taken port starts anyway and the kernel splits the connections between the two — two
+// databases behind one address (issue 35). Without it a taken port stops the start: one line, exit 1.
 import { createApp, type App } from "../app";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
-import { flushLog, logAlways, logLine } from "../log";
+import { exitWith, flushLog, logAlways, logLine } from "../log";
 import { registerJobs } from "../jobs";
 import { stopMailer } from "../mail/dispatcher";
 import { stopOwnerWebhooks } from "../owner-webhooks/dispatcher";
@@ -13,8 +16,10 @@ import { runAllJobs, startScheduler, stopScheduler } from "../scheduler";
 import { VERSION } from "../version";
 import { stopDispatcher } from "../webhooks/dispatcher";
 
-/** The base URL the service answers on (an IPv6 address in brackets). */
-const baseUrl = (host: string, port: number) => `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+/** HOST:PORT as written in a URL (an IPv6 address in brackets). */
+const address = (host: string, port: number) => `${host.includes(":") ? `[${host}]` : host}:${port}`;
+/** The base URL the service answers on. */
+const baseUrl = (host: string, port: number) => `http://${address(host, port)}`;
 
 /**
  * The start log. Its first line, written at every LOG_LEVEL, is the one CONTRACT §1 promises: its text
@@ -33,6 +38,16 @@ function startLog(config: Config, url: string): void {
       ? { level: "info", msg: "operator routes: on (ADMIN_API_KEY): fund an agent with POST /admin/deposits, Authorization: Bearer <ADMIN_API_KEY>", operatorRoutes: true }
       : { level: "info", msg: "operator routes: off, every /admin route answers 404 (so agents cannot be funded with POST /admin/deposits): set ADMIN_API_KEY to turn them on", operatorRoutes: false },
   );
+}
+
+/** Listens on HOST:PORT alone; a taken port stops the start. */
+function listen(app: App, config: Config): void {
+  try {
+    app.listen({ port: config.port, hostname: config.host, reusePort: false });
+  } catch (error) {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    exitWith(1, `port ${config.port} is in use: another process listens on ${address(config.host, config.port)}`, { port: config.port, host: config.host });
+  }
 }
 
 export async function serve(config: Config): Promise<{ app: App; url: string }> {
@@ -57,7 +72,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
-  app.listen({ port: config.port, hostname: config.host });
+  listen(app, config);
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
   config.publicUrl ??= url;
