@@ -1,15 +1,13 @@
 // What every way of running agentbank does first: configuration, the database (migrations), the test
-// clock, the custodial keys and the chain check. A bad setting stops the process with one line.
+// clock, the custodial keys and the chain check. A bad setting stops the process with one JSON line.
 import { ChainStartError, initChain } from "./chain";
 import { refreshTestClock } from "./clock";
 import { ConfigError, forgetSecrets, initConfig, type Config } from "./config";
 import { DatabaseInUse, openDatabase } from "./db";
+import { exitWith } from "./log";
 
-/** Prints one line and exits 1 for the start-up errors an operator fixes; rethrows anything else. */
-function fatal(error: unknown, kind: string): never {
-  console.error(`agentbank: ${kind} error: ${(error as Error).message}`);
-  process.exit(1);
-}
+/** One JSON line and exit 1 for the start-up errors an operator fixes; anything else is rethrown. */
+const fatal = (error: unknown, kind: string): never => exitWith(1, `${kind} error: ${(error as Error).message}`);
 
 type Env = Record<string, string | undefined>;
 

@@ -2,6 +2,7 @@
 // A bad value stops the process with one line naming the variable.
 import { dirname, join } from "node:path";
 import { isMailbox } from "./email";
+import { LOG_LEVELS, setLogLevel } from "./log";
 
 export type Config = ReturnType<typeof configFrom>;
 
@@ -43,7 +44,7 @@ export const VARIABLES = {
   SMTP_URL: { default: "", meaning: "smtp://[user:password@]host[:port] (STARTTLS when the server offers it; port 587 by default) or smtps://... (TLS; 465): the mail server; unset: every message is written to the outbox folder instead" },
   MAIL_FROM: { default: "agentbank <agentbank@localhost>", meaning: "the From of every message: an address, or Name <address>" },
   MAIL_OUTBOX_DIR: { default: "", meaning: "the outbox folder (one .eml file per message) when SMTP_URL is unset; unset: outbox/ in the data folder, DATABASE_PATH's folder (also with DATABASE_URL)" },
-  LOG_LEVEL: { default: "info", meaning: "info, or debug: a command that fails also prints its stack trace" },
+  LOG_LEVEL: { default: "info", meaning: "debug, info, warn or error: the lowest level of log line written (every line is one JSON object); with debug a command that fails also gives its stack trace" },
   PUBLIC_URL: { default: "", meaning: "the address owners reach this service at (https://bank.example.com), for the links in mail; unset: http://HOST:PORT as bound" },
   OWNER_KEY_AT_REGISTRATION: { default: "false", meaning: "true: registration also answers an owner key (po_…), as before owner accounts; false: the owner claims the agent by the link mailed to ownerEmail (agentbank dev: true)" },
   UNCLAIMED_POLICY: { default: "approvalAbove=10", meaning: "the spending policy of an agent nobody has claimed yet, in USD value per currency: approvalAbove=10,perTransaction=50,daily=100 (any of them), or none" },
@@ -85,7 +86,7 @@ function usdcAmount(env: Env, name: Variable): bigint {
 function oneOf<const T extends string>(env: Env, name: Variable, values: readonly T[]): T {
   const raw = read(env, name);
   const value = values.find((option) => option.toLowerCase() === raw.toLowerCase());
-  if (!value) throw new ConfigError(`${name}: expected ${values.join(" or ")}, got "${raw}"`);
+  if (!value) throw new ConfigError(`${name}: expected ${values.length > 2 ? `${values.slice(0, -1).join(", ")} or ${values.at(-1)}` : values.join(" or ")}, got "${raw}"`);
   return value;
 }
 
@@ -245,7 +246,7 @@ function configFrom(env: Env) {
     x402DiscoveryPerSeller: integer(env, "X402_DISCOVERY_PER_SELLER", 0, 10_000),
     x402DiscoveryTotal: integer(env, "X402_DISCOVERY_TOTAL", 0, 1_000_000),
     mail: mail(env, dataFolder),
-    logLevel: oneOf(env, "LOG_LEVEL", ["info", "debug"]),
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS),
     publicUrl: publicUrl(env),
     ownerKeyAtRegistration: bool(env, "OWNER_KEY_AT_REGISTRATION"),
     unclaimedPolicy: unclaimedPolicy(env),
@@ -268,5 +269,6 @@ export let config: Config;
 
 export function initConfig(env: Env = process.env): Config {
   config = configFrom(env);
+  setLogLevel(config.logLevel);
   return config;
 }

@@ -1,14 +1,17 @@
 // The agentbank executable: `agentbank [serve]` runs the service, `agentbank dev` a development start,
 // `agentbank mcp` the MCP server on stdio (src/cli/mcp-stdio.ts), `agentbank backup|restore` copy the SQLite
 // file (src/db/backup.ts), `agentbank keys encrypt` encrypts the master mnemonic (src/cli/keys.ts). src/cli/commands.ts lists them with their options and prints the help.
-// A failure is one line on stderr, exit status 2 for wrong usage and 1 for anything else; the stack
-// only with LOG_LEVEL=debug.
+// A failure is one JSON line on stderr, exit status 2 for wrong usage and 1 for anything else; its stack
+// only with LOG_LEVEL=debug. What a command is for — help, the version, a backup's or restore's or
+// keys encrypt's result — is printed as it is; everything else the process writes is the JSON log
+// (src/log.ts, docs/operations.md).
 //
 // Only what help and version need is imported up front; a command loads the service when it runs, so
 // `agentbank --help` answers at once.
 import { parseArgs } from "node:util";
 import { COMMANDS, commandHelp, generalHelp, isCommand, parseOptions, UsageError, type CommandName } from "./cli/commands";
 import { config } from "./config";
+import { exitWith, flushLog } from "./log";
 import { VERSION } from "./version";
 
 async function backupCommand(command: "backup" | "restore", file: string): Promise<void> {
@@ -31,6 +34,7 @@ async function backupCommand(command: "backup" | "restore", file: string): Promi
   await boot();
   const check = await read(checkLedger());
   await closeDatabase();
+  flushLog();
   console.log(JSON.stringify({ restored: file, into: databasePath, ledgerOk: check.ok, entries: check.entries, accounts: check.accounts }));
   if (!check.ok) process.exit(1);
 }
@@ -74,13 +78,16 @@ function fail(error: unknown, help: string): never {
   if (error instanceof UsageError || isParseError(error)) {
     // parseArgs goes on about how to pass a positional starting with "-": its first sentence is enough.
     if (isParseError(error)) message = message.split(". ")[0]!;
-    console.error(`agentbank: ${message} (${help})`);
-    process.exit(2);
+    exitWith(2, `${message} (${help})`);
   }
-  console.error(`agentbank: ${message}`);
-  if (config?.logLevel === "debug" && error instanceof Error) console.error(error.stack);
-  process.exit(1);
+  exitWith(1, message, config?.logLevel === "debug" && error instanceof Error ? { stack: error.stack } : {});
 }
+
+// A crash after the start (a throw in a timer, a rejection nobody awaited) stops the process as Bun
+// would, with exit status 1, but as one JSON line.
+const crash = (error: unknown) => exitWith(1, `crashed: ${String((error as Error)?.message ?? error)}`, { stack: String((error as Error)?.stack ?? error).slice(0, 4000) });
+process.on("uncaughtException", crash);
+process.on("unhandledRejection", crash);
 
 const argv = process.argv.slice(2);
 const [first, ...rest] = argv;

@@ -7,6 +7,7 @@ import { Cron } from "croner";
 import { refreshTestClock } from "./clock";
 import { config } from "./config";
 import { exclusive } from "./db";
+import { logLine } from "./log";
 
 type Job = { name: string; run: () => Promise<unknown> | void };
 
@@ -25,7 +26,7 @@ async function runJob(job: Job): Promise<void> {
   try {
     await job.run();
   } catch (error) {
-    console.error(JSON.stringify({ level: "error", msg: "job failed", job: job.name, error: String(error) }));
+    logLine({ level: "error", msg: "job failed", job: job.name, error: String(error) });
   }
 }
 

@@ -62,6 +62,8 @@ export async function startAgentbank(options: StartOptions = {}) {
   let proc: ReturnType<typeof Bun.spawn> | null = null;
   let baseUrl = "";
   const logs: string[] = [];
+  /** Reading the child's output: done when both streams closed (after it exited, every line it wrote is in `logs`). */
+  let reading: Promise<unknown> = Promise.resolve();
 
   async function boot(): Promise<void> {
     const child = Bun.spawn(command, {
@@ -97,10 +99,11 @@ export async function startAgentbank(options: StartOptions = {}) {
           }
         }
       };
-      void drain(child.stdout as ReadableStream<Uint8Array>);
-      void drain(child.stderr as ReadableStream<Uint8Array>);
-      void child.exited.then((code) => {
+      reading = Promise.all([drain(child.stdout as ReadableStream<Uint8Array>), drain(child.stderr as ReadableStream<Uint8Array>)]);
+      // With all it wrote: the line saying why it stopped may still be in the pipe when it has exited.
+      void child.exited.then(async (code) => {
         clearTimeout(timer);
+        await reading;
         reject(new Error(`agentbank exited with ${code}:\n${logs.join("")}`));
       });
     });
@@ -138,6 +141,7 @@ export async function startAgentbank(options: StartOptions = {}) {
     proc = null;
     child.kill(signal);
     await child.exited;
+    await reading;
   }
 
   let agentCount = 0;
@@ -147,7 +151,7 @@ export async function startAgentbank(options: StartOptions = {}) {
     },
     adminKey,
     databasePath,
-    /** Everything the service printed (one JSON line per request). */
+    /** Everything the service printed (one JSON object per line), complete once stop() returned. */
     logs,
     request,
     admin,

@@ -138,7 +138,8 @@ test("serves its MCP tools, its OpenAPI document, the /swagger script and /llms.
 test("a bad configuration value stops it with one line naming the variable", () => {
   const result = Bun.spawnSync([binary], { env: { PATH: process.env.PATH ?? "", PORT: "not-a-port" }, stdout: "pipe", stderr: "pipe" });
   expect(result.exitCode).toBe(1);
-  expect(result.stderr.toString().trim()).toBe('agentbank: configuration error: PORT: expected a whole number from 0 to 65535, got "not-a-port"');
+  expect(JSON.parse(result.stderr.toString())).toEqual({ level: "error", t: expect.any(String), msg: 'configuration error: PORT: expected a whole number from 0 to 65535, got "not-a-port"' });
+  expect(result.stderr.toString().trimEnd().split("\n")).toHaveLength(1);
 });
 
 test("its command line needs nothing beside it: --version, help with every variable, one-line usage errors", async () => {
@@ -153,5 +154,6 @@ test("its command line needs nothing beside it: --version, help with every varia
   for (const name of Object.keys(VARIABLES)) expect(help.stdout).toContain(`  ${name} `);
   expect(help.stdout).not.toContain("README");
   for (const command of ["serve", "dev", "mcp", "backup", "restore"]) expect(run(command, "--help")).toMatchObject({ code: 0, stderr: "" });
-  expect(run("mcp", "--nope")).toEqual({ code: 2, stdout: "", stderr: "agentbank: Unknown option '--nope' (agentbank mcp --help)\n" });
+  const usage = run("mcp", "--nope");
+  expect({ code: usage.code, stdout: usage.stdout, line: JSON.parse(usage.stderr) }).toEqual({ code: 2, stdout: "", line: { level: "error", t: expect.any(String), msg: "Unknown option '--nope' (agentbank mcp --help)" } });
 });

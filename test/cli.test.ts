@@ -1,6 +1,6 @@
 // The command line as a person meets it: `bun run src/main.ts …` as a child process. Help on every
 // command (options, every variable with its default, nothing pointing at a README the lone binary does
-// not have), --version, one-line errors with exit status 2 (usage) or 1 (failure), the start log, and
+// not have), --version, one-JSON-line errors with exit status 2 (usage) or 1 (failure), the start log, and
 // `agentbank dev`: its demo agents, the curl lines it prints and the README's "First five minutes",
 // run as printed. (test/binary.test.ts runs the same help and version checks on the built binary.)
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
@@ -31,11 +31,12 @@ function cli(args: string[], env: Record<string, string> = {}, cwd = work) {
   return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
-/** What a failure must look like: one line on stderr, nothing on stdout, no stack. */
+/** What a failure must look like: one JSON line on stderr, nothing on stdout, no stack. */
 function expectOneLine(result: ReturnType<typeof cli>, code: number, containing: string) {
   expect({ code: result.code, stdout: result.stdout }).toEqual({ code, stdout: "" });
-  expect(result.stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(containing)]);
-  expect(result.stderr).toMatch(/^agentbank( mcp)?: /);
+  const lines = result.stderr.trimEnd().split("\n");
+  expect(lines).toEqual([expect.stringContaining("")]);
+  expect(JSON.parse(lines[0]!)).toEqual({ level: "error", t: expect.any(String), msg: expect.stringContaining(containing) });
 }
 
 describe("help and version", () => {
@@ -103,15 +104,15 @@ describe("errors: one line, exit 2 for usage and 1 for a failure", () => {
     expectOneLine(intoNowhere, 1, "unable to open database");
     const debug = cli(["backup", join(work, "no/such/dir/copy.db")], { DATABASE_PATH: database, LOG_LEVEL: "debug" });
     expect(debug.code).toBe(1);
-    expect(debug.stderr).toContain("unable to open database");
-    expect(debug.stderr).toMatch(/\n\s+at /);
+    expect(debug.stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(JSON.parse(debug.stderr)).toMatchObject({ level: "error", msg: expect.stringContaining("unable to open database"), stack: expect.stringMatching(/\n\s+at /) });
     expectOneLine(cli(["restore", join(work, "missing.db")], { DATABASE_PATH: join(work, "restored.db") }), 1, "no backup at");
     expectOneLine(cli(["serve"], { PORT: "99999" }), 1, "configuration error: PORT");
     // The facilitator's minimum payment: a positive USDC amount, at most 6 decimals (0 would let value-0 sales through).
     for (const value of ["0", "0.0000001", "1e-2"]) {
       expectOneLine(cli(["serve"], { X402_FACILITATOR_MIN_AMOUNT: value }), 1, `X402_FACILITATOR_MIN_AMOUNT: expected a positive USDC amount with at most 6 decimals (e.g. 0.01), got "${value}"`);
     }
-    expectOneLine(cli(["backup", join(work, "c.db")], { LOG_LEVEL: "loud" }), 1, 'LOG_LEVEL: expected info or debug, got "loud"');
+    expectOneLine(cli(["backup", join(work, "c.db")], { LOG_LEVEL: "loud" }), 1, 'LOG_LEVEL: expected debug, info, warn or error, got "loud"');
   });
 
   test("mcp without a key says how to give one, on one line", () => {
@@ -136,7 +137,7 @@ describe("start log", () => {
     const child = Bun.spawn(["bun", "run", MAIN], { cwd: work, env: { PATH: process.env.PATH ?? "", PORT: "0", DATABASE_PATH: join(work, "plain.db") }, stdout: "pipe", stderr: "pipe" });
     try {
       const log = await readUntil(child.stdout, /operator routes: .*\n/);
-      expect(log).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+\n/);
+      expect(log).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+ /);
       expect(log).toContain("/swagger");
       expect(log).toContain("operator routes: off");
       expect(log).toContain("set ADMIN_API_KEY to turn them on");
@@ -259,7 +260,7 @@ describe.skipIf(!haveCurl)("agentbank dev", () => {
 });
 
 describe("agentbank dev listens on loopback only, unless --public", () => {
-  test("a HOST that is not loopback, from the environment or a .env, stops it before anything starts: one line, exit 2", () => {
+  test("a HOST that is not loopback, from the environment or a .env, stops it before anything starts: one JSON line, exit 2", () => {
     const fromEnv = mkdtempSync(join(work, "dev-host-"));
     const refused = cli(["dev"], { HOST: "0.0.0.0", PORT: "0" }, fromEnv);
     expectOneLine(refused, 2, "HOST is 0.0.0.0, not a loopback address");
@@ -277,12 +278,18 @@ describe("agentbank dev listens on loopback only, unless --public", () => {
     for (const host of ["0.0.0.0", "::", "10.0.0.1", "192.168.1.20", "8.8.8.8", "2001:db8::1", "example.com", "localhost.example.com", ""]) expect({ host, loopback: isLoopbackHost(host) }).toEqual({ host, loopback: false });
   });
 
-  test("--public starts there, with a warning line on stderr", async () => {
+  test("--public starts there, with a warning line in the log", async () => {
     const cwd = mkdtempSync(join(work, "dev-public-"));
     const child = Bun.spawn(["bun", "run", MAIN, "dev", "--public"], { cwd, env: { PATH: process.env.PATH ?? "", PORT: "0", HOST: "0.0.0.0" }, stdout: "pipe", stderr: "pipe" });
     try {
-      expect(await readUntil(child.stderr, /\n/)).toBe("agentbank dev: warning: listening on HOST 0.0.0.0 (--public): the operator routes and the test clock are reachable from other machines\n");
-      expect(await readUntil(child.stdout, /API reference: \S+\/swagger\n/)).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+\n/);
+      const printed = await readUntil(child.stdout, /API reference: \S+\/swagger\n/);
+      expect(JSON.parse(printed.split("\n")[0]!)).toEqual({
+        level: "warn",
+        t: expect.any(String),
+        msg: "agentbank dev: listening on HOST 0.0.0.0 (--public): the operator routes and the test clock are reachable from other machines",
+        host: "0.0.0.0",
+      });
+      expect(printed).toMatch(/listening on http:\/\/0\.0\.0\.0:\d+ /);
     } finally {
       child.kill("SIGTERM");
       expect(await child.exited).toBe(0);

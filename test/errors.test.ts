@@ -78,7 +78,7 @@ describe("request ids and health", () => {
     expect(failed.body.requestId).toBe("trace-43");
     await Bun.sleep(100);
     const line = server.logs.join("").split("\n").find((text) => text.includes('"requestId":"trace-43"'));
-    expect(JSON.parse(line!)).toMatchObject({ level: "info", requestId: "trace-43", method: "GET", path: "/payments/nope", status: 400 });
+    expect(JSON.parse(line!)).toMatchObject({ level: "warn", requestId: "trace-43", method: "GET", path: "/payments/nope", status: 400, code: "VALIDATION_ERROR", message: failed.body.message });
   });
 
   test("/health looks at the database; /health/ready is for orchestrators", async () => {

@@ -217,7 +217,7 @@ describe("configuration", () => {
     return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
   };
 
-  test("a bad SMTP_URL or MAIL_FROM stops the start with one line naming it (and no password)", () => {
+  test("a bad SMTP_URL or MAIL_FROM stops the start with one JSON line naming it (and no password)", () => {
     for (const [env, names] of [
       [{ SMTP_URL: "http://mail.example.com" }, "SMTP_URL"],
       [{ SMTP_URL: "smtp://user:hunter2@mail.example.com/inbox" }, "SMTP_URL"],
@@ -228,7 +228,8 @@ describe("configuration", () => {
     ] as const) {
       const { code, stdout, stderr } = start(env);
       expect({ env, code, stdout }).toEqual({ env, code: 1, stdout: "" });
-      expect(stderr.trimEnd().split("\n")).toEqual([expect.stringContaining(`agentbank: configuration error: ${names}: expected`)]);
+      expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(JSON.parse(stderr)).toEqual({ level: "error", t: expect.any(String), msg: expect.stringContaining(`configuration error: ${names}: expected`) });
       expect(stderr).not.toContain("hunter2");
     }
   }, 60_000);

@@ -3,6 +3,7 @@ import { findAgent, findAgentByKeyHash, type AgentRow, type KeyField } from "../
 import { config } from "../config";
 import { read, write } from "../db";
 import { ApiError, notFound } from "../errors";
+import { noteOperator } from "../http/log";
 import { type AgentId, sha256Hex } from "../ids";
 import { lastUseIsStale, restrictedKeyByHash, touchKey, type KeyRow } from "../keys/service";
 
@@ -88,8 +89,8 @@ export async function ownerOfAgent(header: string | undefined, agentId: AgentId)
   return owned;
 }
 
-/** /admin answers 404 when no operator key is configured, 401 for any other key. */
-export function assertAdmin(header: string | undefined): void {
+/** /admin answers 404 when no operator key is configured, 401 for any other key; the operator is named in the request's log line. */
+export function assertAdmin(header: string | undefined, request: Request): void {
   if (!config.adminApiKey) throw notFound("route");
   const key = bearer(header);
   const given = Buffer.from(sha256Hex(key ?? ""), "hex");
@@ -98,4 +99,6 @@ export function assertAdmin(header: string | undefined): void {
     const kind = kindOf(key);
     throw unauthorized(kind ? `this is ${kind.what}; this route takes the operator key (ADMIN_API_KEY)` : "missing or invalid operator key");
   }
+  // The bootstrap key's operator; named operator keys bring their own name.
+  noteOperator(request, "admin");
 }

@@ -2,6 +2,7 @@
 // deposit cursor when a chain is configured.
 import { config } from "../config";
 import { read } from "../db";
+import { logLine } from "../log";
 import { chainSettings, verifyChain } from "./client";
 import { initWatchCursor } from "./watcher";
 import { firstDepositAddress } from "./addresses";
@@ -18,7 +19,7 @@ export async function initChain(): Promise<void> {
     await verifyChain();
   } catch (error) {
     if (error instanceof ChainStartError) throw error;
-    console.error(`agentbank: warning: the chain RPC ${chainSettings().rpcUrl} did not answer at start; the chain jobs check it again until it does`);
+    logLine({ level: "warn", msg: `the chain RPC ${chainSettings().rpcUrl} did not answer at start; the chain jobs check it again until it does` });
     return;
   }
   await initWatchCursor();

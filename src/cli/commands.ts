@@ -31,8 +31,10 @@ export const COMMANDS = {
     usage: "agentbank [serve]",
     summary: "run the service (the default command)",
     about: [
-      "Listens on HOST:PORT and prints one line `listening on http://HOST:PORT`, then where the API reference is and",
-      "whether the operator routes are on. SIGTERM or SIGINT: stops accepting, answers what is in flight, closes the database.",
+      "Listens on HOST:PORT (alone: a port another process listens on stops the start, exit 1) and logs one line whose",
+      "text holds `listening on http://HOST:PORT` and where the API reference is, then whether the operator routes are on.",
+      "Every line it writes is one JSON object (level, t, msg). SIGTERM or SIGINT: stops accepting, answers what is in",
+      "flight, closes the database.",
     ],
     options: {},
     positionals: 0,

@@ -3,10 +3,12 @@
 // and two demo agents funded through the operator route, their keys printed once with curl lines and
 // the MCP configuration. The same values go to ./data/dev/demo.env (0600) for scripts and the README.
 // It listens on a loopback HOST only, unless --public: with the operator routes and the test clock on,
-// a HOST=0.0.0.0 left in the environment or a .env would open them to the network.
+// a HOST=0.0.0.0 left in the environment or a .env would open them to the network. The banner is for a
+// person at a terminal (keys and curl lines to copy): plain text among the JSON log lines, the one
+// exception of `agentbank dev` (docs/operations.md, "Logs").
 import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { boot, loadConfig } from "../boot";
-import { flushLog } from "../log";
+import { logLine, printText } from "../log";
 import { secret } from "../ids";
 import { isLoopbackHost } from "../net/addresses";
 import { UsageError } from "./commands";
@@ -84,13 +86,13 @@ function demoEnv(url: string, adminKey: string, [alice, bob]: DemoAgent[]): stri
   return `# written by \`agentbank dev\` at its last start: . ${DEMO_ENV}\n${Object.entries(lines).map(([name, value]) => `export ${name}='${value}'`).join("\n")}\n`;
 }
 
-/** Refuses (usage error) a HOST that is not loopback unless `--public`; with it, says on stderr what is open. */
+/** Refuses (usage error) a HOST that is not loopback unless `--public`; with it, warns in the log what is open. */
 function checkHost(host: string, allowPublic: boolean): void {
   if (isLoopbackHost(host)) return;
   if (!allowPublic) {
     throw new UsageError(`HOST is ${host}, not a loopback address (127.0.0.0/8, ::1, localhost): agentbank dev turns the operator routes and the test clock on; unset HOST, or pass --public to listen there anyway`);
   }
-  console.error(`agentbank dev: warning: listening on HOST ${host} (--public): the operator routes and the test clock are reachable from other machines`);
+  logLine({ level: "warn", msg: `agentbank dev: listening on HOST ${host} (--public): the operator routes and the test clock are reachable from other machines`, host });
 }
 
 export async function dev(options: { fresh?: boolean; public?: boolean }): Promise<void> {
@@ -104,6 +106,5 @@ export async function dev(options: { fresh?: boolean; public?: boolean }): Promi
   const { app, url } = await serve(config);
   const agents = await createDemo((request) => app.handle(request), url, adminKey);
   writeFileSync(DEMO_ENV, demoEnv(url, adminKey, agents), { mode: 0o600 });
-  flushLog();
-  console.log(banner(url, adminKey, existed, agents));
+  printText(`${banner(url, adminKey, existed, agents)}\n`);
 }

@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { createApp } from "../app";
 import { boot, loadConfig } from "../boot";
-import { logToStderr } from "../log";
+import { exitWith, logToStderr } from "../log";
 import { buildCatalogue } from "../mcp/catalogue";
 import { inProcessApi } from "../mcp/routes";
 import type { KeyScopes } from "../keys/service";
@@ -18,10 +18,7 @@ function overHttp(base: string, authorization: string): ApiCall {
   return async (call) => apiReply(await fetch(new URL(call.path, base), apiRequestInit(call, authorization)));
 }
 
-function stop(message: string): never {
-  console.error(`agentbank mcp: ${message}`);
-  process.exit(1);
-}
+const stop = (message: string): never => exitWith(1, `agentbank mcp: ${message}`);
 
 export async function runMcpStdio(argv: string[]): Promise<void> {
   const { values } = parseArgs({ args: argv, options: { url: { type: "string" }, key: { type: "string" } }, strict: true });

@@ -21,6 +21,7 @@ import { SQL } from "bun";
 import type { MigrationMeta } from "drizzle-orm/migrator";
 import { drizzle } from "drizzle-orm/bun-sql";
 import { serviceBusy } from "../errors";
+import { logLine } from "../log";
 import { Cache } from "./cache";
 import { LocalLocks, waitedTooLong } from "./local-locks";
 import { applyMigrations } from "./migrate";
@@ -85,7 +86,7 @@ export class PostgresEngine implements Engine {
       ...options,
       max: 1,
       onclose: () => {
-        if (!this.closing) console.error(JSON.stringify({ level: "warn", msg: "the named locks' session dropped: the locks this instance held are released" }));
+        if (!this.closing) logLine({ level: "warn", msg: "the named locks' session dropped: the locks this instance held are released" });
       },
     });
   }

@@ -14,6 +14,7 @@
 // bigint. Never catch an error a statement raised and carry on: PostgreSQL has aborted the
 // transaction then.
 
+import { logLine } from "../log";
 import type { CacheKey, CacheScope, CacheView } from "./cache";
 
 /**
@@ -258,7 +259,7 @@ export function runAfterCommit(callbacks: (() => void)[]): void {
     try {
       callback();
     } catch (error) {
-      console.error(JSON.stringify({ level: "error", msg: "after-commit callback failed", error: String(error) }));
+      logLine({ level: "error", msg: "after-commit callback failed", error: String(error) });
     }
   }
 }

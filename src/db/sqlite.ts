@@ -16,6 +16,7 @@ import { chmodSync, closeSync, existsSync, fdatasync, mkdirSync, openSync } from
 import { dirname } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import type { MigrationMeta } from "drizzle-orm/migrator";
+import { exitWith, logLine } from "../log";
 import { Cache } from "./cache";
 import { LocalLocks } from "./local-locks";
 import { applyMigrations } from "./migrate";
@@ -117,7 +118,7 @@ export class SqliteEngine implements Engine {
       this.checkpointer = new Worker(CHECKPOINTER);
       // Without it the writer's own automatic checkpoint still keeps the WAL bounded: slower, not wrong.
       this.checkpointer.onerror = (event) => {
-        console.error(JSON.stringify({ level: "warn", msg: "the WAL checkpointer stopped; the writer checkpoints alone", error: event.message }));
+        logLine({ level: "warn", msg: "the WAL checkpointer stopped; the writer checkpoints alone", error: event.message });
       };
       this.checkpointer.postMessage({ path });
       this.checkpointer.unref();
@@ -141,8 +142,7 @@ export class SqliteEngine implements Engine {
       this.syncing = false;
       if (error) {
         // What was committed may not be on disk, and nobody was told it is: stop rather than answer.
-        console.error(JSON.stringify({ level: "fatal", msg: "fdatasync of the WAL failed", error: String(error) }));
-        process.exit(1);
+        exitWith(1, "fdatasync of the WAL failed", { error: String(error) });
       }
       this.durable = target;
       const ready = this.waiting.filter((waiter) => waiter.upTo <= target);

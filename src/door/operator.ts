@@ -12,4 +12,4 @@ import { door } from ".";
 export const operatorRoutes = <const Name extends string>(name: Name) =>
   new Elysia({ prefix: "/admin", name })
     .use(door)
-    .onTransform({ as: "local" }, ({ headers }) => assertAdmin(headers.authorization));
+    .onTransform({ as: "local" }, ({ headers, request }) => assertAdmin(headers.authorization, request));

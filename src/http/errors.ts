@@ -1,7 +1,8 @@
 // The one place errors become HTTP answers: { error, message } with the contract's status codes.
 import { Elysia } from "elysia";
 import { ApiError } from "../errors";
-import { pathOf } from "./log";
+import { logLine } from "../log";
+import { noteError, pathOf } from "./log";
 import { methodNotAllowed } from "./methods";
 import { fieldProblems, type FieldProblem } from "./validation";
 
@@ -50,12 +51,21 @@ function facePage({ code, error, request }: { code: unknown; error: unknown; req
  */
 type ShowsRefusals = { showRefusal?: (error: ApiError, context: object) => Promise<Response> | null };
 
+// Every error answer, whatever its face, is noted for the request's log line (its code and message).
 export const errorHandler = new Elysia({ name: "errors" }).onError({ as: "global" }, (context) => {
+  const { request } = context;
   const page = facePage(context);
-  if (page) return page;
+  if (page) {
+    noteError(request, "NOT_FOUND", "no such page");
+    return page;
+  }
   const shown = context.error instanceof ApiError ? (context as unknown as ShowsRefusals).showRefusal?.(context.error, context) : null;
-  if (shown) return shown;
+  if (shown) {
+    noteError(request, (context.error as ApiError).code, (context.error as ApiError).message);
+    return shown;
+  }
   const body = errorBody(context);
+  noteError(request, body.error, body.message);
   return { ...body, requestId: context.set.headers["request-id"] };
 });
 
@@ -89,8 +99,8 @@ function errorBody({ code, error: thrown, set, request }: { code: unknown; error
   }
 }
 
-function internalError(set: { status?: number | string }, code: unknown, error: unknown) {
+function internalError(set: { status?: number | string; headers: Record<string, unknown> }, code: unknown, error: unknown) {
   set.status = 500;
-  console.error(JSON.stringify({ level: "error", msg: "unexpected error", code, error: String((error as Error)?.stack ?? error).slice(0, 4000) }));
+  logLine({ level: "error", msg: "unexpected error", requestId: set.headers["request-id"], code, error: String((error as Error)?.stack ?? error).slice(0, 4000) });
   return { error: "INTERNAL_ERROR", message: "unexpected error" };
 }

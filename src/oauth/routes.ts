@@ -7,6 +7,7 @@ import { Elysia, t } from "elysia";
 import { clientAddressOf } from "../auth/rate-limit";
 import { type Op } from "../db";
 import { door, type DueContext } from "../door";
+import { noteError } from "../http/log";
 import { docs } from "../http/models";
 import { answers, Model } from "../http/responses";
 import { ownProperty } from "../json";
@@ -15,8 +16,11 @@ import { applyRequestedClientDue, AuthorizationQuery, baseUrlOf, checkAuthorizat
 import { OAuthError, registerClient, registeredClientView, registrantOf } from "./clients";
 import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
-const oauthError = (error: OAuthError) =>
-  Response.json({ error: error.error, error_description: error.description, message: error.description }, { status: error.status, headers: { "cache-control": "no-store" } });
+/** OAuth's refusal (noted for the request's log line: its code is OAuth's `error`). */
+const oauthError = (request: Request, error: OAuthError) => {
+  noteError(request, error.error, error.description);
+  return Response.json({ error: error.error, error_description: error.description, message: error.description }, { status: error.status, headers: { "cache-control": "no-store" } });
+};
 const page = (text: string, status = 400) =>
   new Response(`<!doctype html><meta charset="utf-8"><title>Authorization refused</title><p>${Bun.escapeHTML(text)}</p>`, { status, headers: { "content-type": "text/html; charset=utf-8" } });
 
@@ -94,8 +98,8 @@ function grantOf(form: Record<string, string>): OAuthError | (() => Op<Tokens | 
   }
 }
 
-const tokenAnswer = (outcome: Tokens | Refused) =>
-  "refused" in outcome ? oauthError(outcome.refused) : Response.json(outcome, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
+const tokenAnswer = (request: Request, outcome: Tokens | Refused) =>
+  "refused" in outcome ? oauthError(request, outcome.refused) : Response.json(outcome, { headers: { "cache-control": "no-store", pragma: "no-cache" } });
 
 export const oauthRoutes = new Elysia({ name: "oauth" })
   .use(door)
@@ -129,7 +133,7 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
         set.headers["cache-control"] = "no-store";
         return registeredClientView(client);
       } catch (error) {
-        if (error instanceof OAuthError) return oauthError(error);
+        if (error instanceof OAuthError) return oauthError(request, error);
         throw error;
       }
     },
@@ -153,9 +157,9 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .post(
     "/oauth/token",
-    async ({ body, write }) => {
+    async ({ body, request, write }) => {
       const grant = grantOf(body ?? Object.create(null));
-      return grant instanceof OAuthError ? oauthError(grant) : tokenAnswer(await write(grant));
+      return grant instanceof OAuthError ? oauthError(request, grant) : tokenAnswer(request, await write(grant));
     },
     { body: t.Optional(TokenForm), detail: { hide: true } },
   );
