@@ -76,7 +76,7 @@ describe.skipIf(TEST_POSTGRES !== undefined)("a plain mnemonic file, then encryp
     // A start from the plain file says so, and how to encrypt it.
     await plain.restart();
     const warning = await waitFor(() => plain.logs.join("").split("\n").find((line) => line.includes("unencrypted")));
-    expect(JSON.parse(warning)).toEqual({ level: "warn", msg: expect.stringContaining("agentbank keys encrypt") });
+    expect(JSON.parse(warning)).toEqual({ level: "warn", t: expect.any(String), msg: expect.stringContaining("agentbank keys encrypt") });
     expect(warning).toContain(plainFile);
     await plain.stop();
 
