@@ -1,6 +1,7 @@
 // Running the service (`agentbank serve`, and `agentbank dev` on top): boot → jobs → listen, then a short
 // start log: where the API reference is and whether the operator routes are on. SIGTERM/SIGINT drain:
 // stop accepting, answer what is in flight, stop the jobs, commit what is queued, close the database.
+import { recordStart } from "../admin/start";
 import { createApp, type App } from "../app";
 import { type Config } from "../config";
 import { closeDatabase } from "../db";
@@ -49,6 +50,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
   process.on("SIGINT", () => void shutdown("SIGINT"));
 
+  await recordStart(config);
   app.listen({ port: config.port, hostname: config.host });
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
