@@ -1,11 +1,8 @@
 // The Elysia app: plumbing first (errors, limits, logs, docs), then one plugin per feature.
 import { Elysia } from "elysia";
-import { adminRoutes } from "./admin/admin-routes";
-import { agentAdminRoutes } from "./profile/admin-routes";
+import { operatorApi } from "./admin/routes";
 import { agentRoutes } from "./profile/routes";
 import { keyRoutes } from "./profile/keys-routes";
-import { betAdminRoutes } from "./betting/admin-routes";
-import { chainAdminRoutes } from "./chain/admin-routes";
 import { chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleNotFound } from "./console/not-found";
@@ -25,7 +22,6 @@ import { pathOf, requestLog } from "./http/log";
 import { clientAddressOf, consume } from "./auth/rate-limit";
 import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
-import { mailAdminRoutes } from "./mail/admin-routes";
 import { mcpRoutes } from "./mcp/routes";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./profile/registration-routes";
@@ -36,7 +32,6 @@ import { negotiationRoutes } from "./negotiations/routes";
 import { ownerRoutes } from "./owners/routes";
 import { paymentRoutes } from "./payments/routes";
 import { subscriptionRoutes } from "./subscriptions/routes";
-import { walletAdminRoutes } from "./wallets/admin-routes";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
@@ -99,13 +94,8 @@ export function createApp() {
     .use(subscriptionRoutes)
     .use(serviceRoutes)
     .use(quoteRoutes)
-    // The operator's routes: each feature's admin-routes.ts.
-    .use(betAdminRoutes)
-    .use(chainAdminRoutes)
-    .use(walletAdminRoutes)
-    .use(agentAdminRoutes)
-    .use(mailAdminRoutes)
-    .use(adminRoutes);
+    // The operator's routes: each feature's admin-routes.ts (src/admin/routes.ts).
+    .use(operatorApi);
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));
   learnRoutes(app.routes);

@@ -35,8 +35,8 @@ let attacker: Agent;
 let victim: Agent;
 let payee: Agent;
 let heldOfVictim: string;
-/** The attacker's keys as they are now: a route or form may rotate them, and the test follows. */
-const keys = { agent: "", owner: "" };
+/** The attacker's keys as they are now: a route or form may rotate them, and the test follows; the operator routes are walked with a named operator key (pa_…). */
+const keys = { agent: "", owner: "", operator: "" };
 /** Every answer that was a 500 (or an MCP call that failed with one). */
 const problems: string[] = [];
 /** The attacker's webhook receiver fails every delivery, so its console shows "send again" forms too. */
@@ -47,6 +47,7 @@ beforeAll(async () => {
   [attacker, victim, payee] = [await server.register(), await server.register(), await server.register()];
   keys.agent = attacker.apiKey;
   keys.owner = attacker.ownerKey;
+  keys.operator = (await server.admin("POST", "/admin/operators", { name: "hostile-walker" })).body.apiKey;
   await server.deposit(attacker.id, 10_000);
   await server.deposit(victim.id, 1_000);
   // The victim's owner: ask me above 10 USDC; one outflow of 20 waits for it.
@@ -157,7 +158,7 @@ const hasObjectInside = (schema: Schema): boolean =>
 type Operation = { method: string; path: string; security: string[]; pathParams: { name: string; schema: Schema }[]; body: Schema | null };
 
 function keyFor(operation: Operation): string | undefined {
-  if (operation.security.includes("adminKey")) return server.adminKey;
+  if (operation.security.includes("adminKey")) return keys.operator;
   if (operation.security.includes("ownerKey")) return keys.owner;
   if (operation.security.includes("agentKey")) return keys.agent;
   return undefined;
@@ -353,6 +354,10 @@ describe("afterwards, nothing inherits what the keys tried to set", () => {
     expect((await server.request("GET", `/approvals/${heldOfVictim}`, { key: victim.apiKey })).body.status).toBe("PENDING");
     const small = await server.request("POST", "/payments/send", { key: victim.apiKey, body: { toAgentId: payee.id, amount: 1, currency: "USDC" } });
     expect({ status: small.status, outcome: small.body.status }).toEqual({ status: 201, outcome: "COMPLETED" });
+    // The operator key the walk used still acts, and the audit log names only who acted.
+    const audit = await server.request("GET", "/admin/audit?limit=100", { key: keys.operator });
+    expect(audit.status).toBe(200);
+    expect(audit.body.data.filter((entry: { operator: string }) => !["admin", "hostile-walker", "system"].includes(entry.operator))).toEqual([]);
     await expectLedgerOk(server);
   });
 });

@@ -193,7 +193,7 @@ describe("borrowing is an outflow to the lender of principal + interest", () => 
 /** The modules whose functions move money, and those functions. src/chain/ledger.ts: the chain's entries. */
 const MONEY_FUNCTIONS: Record<string, string[]> = {
   "src/ledger/ledger.ts": ["post"],
-  "src/ledger/transfers.ts": ["transfer", "deposit"],
+  "src/ledger/transfers.ts": ["transfer", "deposit", "correct"],
   "src/ledger/escrow.ts": ["hold", "postHold", "voidHold", "expireHold"],
   "src/chain/ledger.ts": ["debitWithdrawal", "settleWithdrawal", "returnWithdrawal"],
 };
@@ -232,6 +232,7 @@ const INVENTORY: Site[] = [
   ["src/outflows/approvals.ts › giveBack", "expireHold, voidHold", "returns what an approval held, to the agent itself (EXPIRED with the approval, VOIDED otherwise)"],
   // Money from outside.
   ["src/wallets/deposits.ts › creditDeposit", "deposit", "deposit by the operator (admin key)"],
+  ["src/wallets/corrections.ts › correctBalance", "correct", "the operator's correction (an operator key, recorded in the audit log): a compensating entry against the outside world, a debit at most what is available; not an outflow of the agent's, so a frozen agent is corrected too"],
   ["src/chain/watcher.ts › recordTransfer", "deposit", "deposit from chain (a Transfer log to the agent's address)"],
   ["src/chain/sales.ts › creditSale", "post", "deposit from chain: the watcher's Transfer log to the seller's own address, credited once as X402_SALE when it used an authorization the facilitator settled for that seller (never also as a deposit)"],
   // The chain's ledger entries: each function's callers are listed above.

@@ -241,6 +241,41 @@ const FIXTURES: Record<string, () => Promise<Filled>> = {
     const mine = await times(ITEMS, async () => (await made(server.admin("POST", "/admin/mail/test", { to }), 202)).id as string);
     return { query: { to }, mine, foreign: [] };
   },
+  "/admin/operators": async () => {
+    // The operator's lists below hold everything of their kind: nothing is foreign to them; a query narrows each to its fixture's.
+    const q = `walk-op-${crypto.randomUUID().slice(0, 8)}`;
+    const mine = await times(ITEMS, async (i) => (await made(server.admin("POST", "/admin/operators", { name: `${q}-${i}` }))).id as string);
+    return { query: { q }, mine, foreign: [] };
+  },
+  "/admin/audit": async () => {
+    const operator = `walk-audit-${crypto.randomUUID().slice(0, 8)}`;
+    const key = (await made(server.admin("POST", "/admin/operators", { name: operator }))).apiKey as string;
+    const mine = await times(ITEMS, async () => {
+      const reply = await server.request("POST", "/admin/mail/test", { key, body: { to: "walk-audit@example.com" } });
+      expect(reply.status).toBe(202);
+      return reply.headers.get("request-id")!;
+    });
+    return { query: { operator }, mine, foreign: [], identify: (item) => item.requestId };
+  },
+  "/admin/agents": async () => {
+    const q = `walk-agent-${crypto.randomUUID().slice(0, 8)}`;
+    return { query: { q }, mine: await times(ITEMS, async (i) => (await server.register({ name: `${q}-${i}` })).id), foreign: [] };
+  },
+  "/admin/webhooks/failing": async () => {
+    const [caller, payer] = [await agent(), await agent({ USDC: ITEMS })];
+    // Nothing listens on the discard port: every delivery fails.
+    await made(server.request("PUT", "/agents/me/webhook", { key: caller.apiKey, body: { webhookUrl: "http://127.0.0.1:9/walk" } }), 200);
+    await times(ITEMS, () => pay(payer, caller, 1));
+    const mine = await eventually(async () => {
+      const attempts = await everything("/agents/me/webhook/deliveries", caller);
+      return attempts.length >= ITEMS ? ids(attempts) : undefined;
+    }, `${ITEMS} failed deliveries`);
+    return { query: { agentId: caller.id }, mine, foreign: [] };
+  },
+  "/admin/withdrawals": async () => {
+    const [caller, other] = [await agent({ USDC: 100 }), await agent()];
+    return { query: { agentId: caller.id }, mine: ids(await times(ITEMS, () => withdraw(caller, other))), foreign: [] };
+  },
   "/bookings/mine": async () => {
     const [caller, other, provider] = [await agent({ USDC: 100 }), await agent({ USDC: 100 }), await agent()];
     const { id } = await service(provider, "walk-bookings");

@@ -10,6 +10,7 @@ import { KEY_SPEND_ERRORS } from "../src/outflows/budget";
 import { OUTFLOW_ERRORS } from "../src/outflows/check";
 import { OUTFLOW_KINDS, type OutflowKind } from "../src/outflows/kinds";
 import { RELEASE_ERRORS, RELEASES, type ReleaseKind } from "../src/outflows/release";
+import { CORRECTION_ERRORS } from "../src/wallets/corrections";
 import { openToEveryKey, scopeOfRoute } from "../src/keys/scopes";
 import { currentDocument } from "./openapi-client/generate";
 
@@ -88,5 +89,14 @@ describe("every code a route can answer is documented", () => {
     expect(once.flatMap(({ route }) => missing(route, ONCE_ERRORS))).toEqual([]);
     const claims = operations.filter(({ operation }) => documented(operation).has("IDEMPOTENCY_KEY_REUSED") && !takesIdempotencyKey(operation));
     expect(claims.map(({ route }) => route)).toEqual([]);
+  });
+
+  test("every operator route takes an operator key and documents its refusal; the correction documents what the ledger and its Idempotency-Key can answer", () => {
+    const operatorRoutes = operations.filter(({ route }) => route.split(" ")[1]!.startsWith("/admin/"));
+    expect(operatorRoutes.length).toBeGreaterThan(15);
+    const keyless = operatorRoutes.filter(({ operation }) => !operation.security?.some((scheme) => "adminKey" in scheme) || !documented(operation).has("UNAUTHORIZED"));
+    expect(keyless.map(({ route }) => route)).toEqual([]);
+    expect(missing("POST /admin/agents/{id}/correction", [...CORRECTION_ERRORS, ...ONCE_ERRORS])).toEqual([]);
+    expect(takesIdempotencyKey(byRoute.get("POST /admin/agents/{id}/correction")!)).toBe(true);
   });
 });

@@ -25,13 +25,15 @@ function backupDocs() {
 export const adminRoutes = operatorRoutes("admin")
   .get(
     "/backup",
-    async () => {
+    async ({ audit }) => {
       if (databaseKind() !== "sqlite") throw invalidState("the database is PostgreSQL: back it up with pg_dump or base backups (docs/operations.md)");
       const bytes = await backupInChildProcess(config.databasePath, dirname(config.databasePath));
       const name = `agentbank-${iso(Date.now()).replace(/[:.]/g, "-")}.db`;
+      // Recorded once the copy exists, before it is handed out: no copy leaves unrecorded.
+      await audit(name);
       return new Response(bytes, { headers: { "content-type": "application/vnd.sqlite3", "content-disposition": `attachment; filename="${name}"` } });
     },
-    { detail: backupDocs() },
+    { action: "backup.take", detail: backupDocs() },
   )
   .get(
     "/ledger/check",
@@ -57,6 +59,7 @@ export const adminRoutes = operatorRoutes("admin")
       return { now: iso(clock.nowMs()) };
     },
     {
+      action: "clock.advance",
       body: t.Object({ seconds: t.Number({ minimum: 0, maximum: 10 * 365 * 86400 }) }),
       ...answers(docs("Operator", "Move the test clock forward and run every job now due (TEST_CLOCK=true only)", "admin"), { 200: ClockAdvanced }),
     },

@@ -19,7 +19,8 @@ export type Brake = (typeof BRAKES)[number];
 const COLUMN = { owner: "ownerFrozenAt", operator: "operatorFrozenAt" } as const satisfies Record<Brake, keyof AgentRow>;
 const WHO: Record<Brake, string> = { owner: "its owner", operator: "the operator" };
 
-const brakesOn = (agent: AgentRow) => BRAKES.filter((brake) => agent[COLUMN[brake]] !== null);
+/** The brakes on, owner first. */
+export const brakesOn = (agent: AgentRow) => BRAKES.filter((brake) => agent[COLUMN[brake]] !== null);
 
 /** Why an outflow of this agent is refused now, or null when no brake is on. */
 export function frozenError(agent: AgentRow): ApiError | null {

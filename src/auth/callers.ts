@@ -3,8 +3,9 @@
 // (ownerOfAgent); or either (the owner acts as the agent key). The door (src/door) runs these in
 // `transform`, before body validation, so a request without a valid key is 401 (a valid key of the
 // other kind 403, a restricted key outside its scopes 403 KEY_SCOPE_DENIED) whatever its body.
-import { agentFromHeader, bearer, credentialKind, ownerFromHeader, ownerOfAgent, type AgentCaller } from "./keys";
-import { noteCredential } from "../http/log";
+import { agentFromHeader, bearer, credentialKind, operatorFromHeader, ownerFromHeader, ownerOfAgent, type AgentCaller } from "./keys";
+import type { Operator } from "../operators/audit";
+import { noteCredential, noteOperator } from "../http/log";
 import { ApiError } from "../errors";
 import { keyScopes, type KeyRow, type KeyScopes } from "../keys/service";
 import { openToEveryKey, scopeOfRoute } from "../keys/scopes";
@@ -95,4 +96,20 @@ export async function authenticateAgentOwner({ headers, request, params }: Knock
 export async function authenticateEither(knock: Knock): Promise<void> {
   if (!bearer(knock.headers.authorization)?.startsWith("po_")) return authenticateAgent(knock);
   await authenticateOwner(knock);
+}
+
+const operators = new WeakMap<Request, Operator>();
+
+/** The operator an /admin request came from (a named key's holder, or `admin`): the audit log's name, and its log line's. */
+export function operatorOf(request: Request): Operator {
+  const found = operators.get(request);
+  if (!found) throw new Error("auth: the operator's transform did not run");
+  return found;
+}
+
+/** Who calls an /admin route (auth/keys.ts, operatorFromHeader), kept for the request. */
+export async function authenticateOperator({ headers, request }: { headers: Record<string, string | undefined>; request: Request }): Promise<void> {
+  const operator = await operatorFromHeader(headers.authorization);
+  operators.set(request, operator);
+  noteOperator(request, operator.name);
 }

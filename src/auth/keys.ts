@@ -3,9 +3,10 @@ import { findAgent, findAgentByKeyHash, type AgentRow, type KeyField } from "../
 import { config } from "../config";
 import { read, write } from "../db";
 import { ApiError, notFound } from "../errors";
-import { noteOperator } from "../http/log";
 import { type AgentId, sha256Hex } from "../ids";
 import { lastUseIsStale, restrictedKeyByHash, touchKey, type KeyRow } from "../keys/service";
+import { BOOTSTRAP_OPERATOR, type Operator } from "../operators/audit";
+import { operatorByKeyHash, touchOperatorKey } from "../operators/keys";
 
 export function bearer(header: string | undefined): string | null {
   if (!header) return null;
@@ -89,16 +90,26 @@ export async function ownerOfAgent(header: string | undefined, agentId: AgentId)
   return owned;
 }
 
-/** /admin answers 404 when no operator key is configured, 401 for any other key; the operator is named in the request's log line. */
-export function assertAdmin(header: string | undefined, request: Request): void {
+const OPERATOR_PREFIX = "pa_";
+
+/**
+ * Who calls an /admin route: the holder of a named operator key (pa_…, read from its row at every
+ * request, so a rotated or revoked key is refused at once on every instance), or of ADMIN_API_KEY, the
+ * bootstrap key (`admin`). /admin answers 404 when ADMIN_API_KEY is unset (the operator API is off,
+ * named keys too), 401 for any other key.
+ */
+export async function operatorFromHeader(header: string | undefined): Promise<Operator> {
   if (!config.adminApiKey) throw notFound("route");
   const key = bearer(header);
   const given = Buffer.from(sha256Hex(key ?? ""), "hex");
   const expected = Buffer.from(sha256Hex(config.adminApiKey), "hex");
-  if (!key || !timingSafeEqual(given, expected)) {
-    const kind = kindOf(key);
-    throw unauthorized(kind ? `this is ${kind.what}; this route takes the operator key (ADMIN_API_KEY)` : "missing or invalid operator key");
+  if (key && timingSafeEqual(given, expected)) return BOOTSTRAP_OPERATOR;
+  if (key?.startsWith(OPERATOR_PREFIX)) {
+    const operator = await read(operatorByKeyHash(sha256Hex(key)));
+    if (!operator) throw unauthorized("invalid operator key: it was rotated, revoked or never issued");
+    if (lastUseIsStale(operator)) await write(() => touchOperatorKey(operator.id));
+    return { id: operator.id, name: operator.name };
   }
-  // The bootstrap key's operator; named operator keys bring their own name.
-  noteOperator(request, "admin");
+  const kind = kindOf(key);
+  throw unauthorized(kind ? `this is ${kind.what}; this route takes an operator key (pa_…, or ADMIN_API_KEY)` : "missing or invalid operator key");
 }

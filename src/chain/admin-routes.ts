@@ -1,13 +1,15 @@
-// The operator's view of the chain: the treasury, the deposit watcher, withdrawals in flight, and
-// explaining a treasury movement the service did not make.
+// The operator's view of the chain: the treasury, the deposit watcher, withdrawals in flight, every
+// agent's withdrawals by state (the stuck ones first), and explaining a treasury movement the service
+// did not make.
 import { t } from "elysia";
-import { docs } from "../http/models";
+import { AgentIdRef, docs, paged, PageQuery } from "../http/models";
 import { operatorRoutes } from "../door/operator";
 import { answers } from "../http/responses";
 import { chainSettings } from "./client";
-import { Acknowledgement, ChainStatus } from "./model";
+import { Acknowledgement, ChainStatus, QueuedWithdrawalPage } from "./model";
 import { chainStatus } from "./status";
 import { acknowledgeTransfer } from "./watcher";
+import { withdrawalQueue } from "./withdrawals";
 
 export const chainAdminRoutes = operatorRoutes("chain-admin")
   .get(
@@ -15,10 +17,22 @@ export const chainAdminRoutes = operatorRoutes("chain-admin")
     () => chainStatus(),
     { ...answers(docs("Operator", "Treasury balances, deposit watcher position and withdrawals in flight", "admin", ["CHAIN_UNAVAILABLE"]), { 200: ChainStatus }) },
   )
+  .get("/withdrawals", ({ query, read }) => paged(query, (window) => read(withdrawalQueue({ status: query.status, agentId: query.agentId }, window))), {
+    query: t.Object({
+      ...PageQuery.properties,
+      status: t.Optional(t.Union([t.Literal("PENDING"), t.Literal("SUBMITTED"), t.Literal("CONFIRMED"), t.Literal("FAILED")], { description: "only withdrawals in this state (SUBMITTED: sent, waiting for the chain)" })),
+      agentId: t.Optional(AgentIdRef({ description: "only this agent's" })),
+    }),
+    ...answers(
+      docs("Operator", "Withdrawals across agents, oldest first, each with its age: with status=SUBMITTED, those waiting on the chain longest come first", "admin"),
+      { 200: QueuedWithdrawalPage },
+    ),
+  })
   .post(
     "/chain/acknowledge",
-    ({ body, write }) => write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason)),
+    ({ body, write }) => write(() => acknowledgeTransfer(body.txHash, body.logIndex, body.reason), `${body.txHash}:${body.logIndex}`),
     {
+      action: "chain.acknowledge",
       // Without a chain there is nothing to acknowledge.
       beforeHandle() {
         chainSettings();

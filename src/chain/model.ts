@@ -119,3 +119,15 @@ export const Acknowledgement = Model(
     ],
   },
 );
+
+const WITHDRAWAL_EXAMPLE = Withdrawal.examples![0] as Record<string, unknown>;
+
+export const QueuedWithdrawal = Model(
+  { ...Withdrawal.properties, ageSeconds: Int({ minimum: 0, description: "seconds since it was requested" }) },
+  {
+    description: "A withdrawal as the operator's queue shows it: with how long it has waited",
+    examples: [{ ...WITHDRAWAL_EXAMPLE, status: "SUBMITTED", updatedAt: "2025-06-01T13:00:02.000Z", ageSeconds: 5400 }],
+  },
+);
+
+export const QueuedWithdrawalPage = Page(QueuedWithdrawal, "A page of withdrawals across agents, oldest first");

@@ -2,7 +2,7 @@
 // together; the sender (sender.ts) then signs, broadcasts and settles it from its receipt.
 import { getAddress, isAddress, zeroAddress } from "viem";
 import { clock, iso } from "../clock";
-import { afterCommit, find, insert, newestFirst, select, type PageWindow, type Row } from "../db";
+import { afterCommit, find, insert, narrowing, newestFirst, oldestFirst, select, type PageWindow, type Row } from "../db";
 import { invalid, notFound, type ErrorCode } from "../errors";
 import { type AgentId, uuid } from "../ids";
 import { toMajor, toMinor } from "../money";
@@ -14,7 +14,7 @@ import { agentIdAtAddress } from "./addresses";
 import { chainSettings } from "./client";
 import { serviceSignerAt } from "./keys";
 import { debitWithdrawal } from "./ledger";
-import { withdrawals } from "./schema";
+import { withdrawals, type WithdrawalStatus } from "./schema";
 import { wakeSender } from "./sender";
 
 export function withdrawalView(row: Row<typeof withdrawals>) {
@@ -92,4 +92,14 @@ export function listWithdrawals(agentId: AgentId, window: PageWindow) {
 export function* withdrawalsInFlight() {
   const rows = yield* select(withdrawals, "status IN ('PENDING', 'SUBMITTED') ORDER BY created_at");
   return rows.map(withdrawalView);
+}
+
+/** Every agent's withdrawals (or those in one state, or one agent's), oldest first, each with how long it has waited: the operator's queue. */
+export function withdrawalQueue(filter: { status?: WithdrawalStatus; agentId?: AgentId }, window: PageWindow) {
+  const now = clock.nowMs();
+  const narrow = narrowing({ "status = ?": filter.status, "agent_id = ?": filter.agentId });
+  return oldestFirst({ table: withdrawals, scope: { where: "1 = 1", params: [] }, narrow }, window, (row) => ({
+    ...withdrawalView(row),
+    ageSeconds: Math.max(0, Math.floor((now - Number(row.createdAt)) / 1000)),
+  }));
 }

@@ -4,6 +4,7 @@
 // The listener is the address's only one: Bun (through Elysia) sets SO_REUSEPORT, with which a second
 // process on a taken port starts anyway and the kernel splits the connections between the two — two
 // databases behind one address (issue 35). Without it a taken port stops the start: one line, exit 1.
+import { recordStart } from "../admin/start";
 import { createApp, type App } from "../app";
 import { keysAtRestWarning } from "../chain/keys";
 import { type Config } from "../config";
@@ -75,6 +76,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
 
   const plainKeys = keysAtRestWarning();
   if (plainKeys) logLine({ level: "warn", msg: plainKeys });
+  await recordStart(config);
   listen(app, config);
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.

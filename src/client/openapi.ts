@@ -1440,6 +1440,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/withdrawals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Withdrawals across agents, oldest first, each with its age: with status=SUBMITTED, those waiting on the chain longest come first */
+        get: operations["getAdminWithdrawals"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/chain/acknowledge": {
         parameters: {
             query?: never;
@@ -1468,6 +1485,40 @@ export interface paths {
         put?: never;
         /** Credit an agent with money from outside (fiat rails, tests) */
         post: operations["postAdminDeposits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents/{id}/correction": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Correct an agent's balance by a compensating journal entry (never an edit): a credit from, or a debit back to, the outside world, the counter-account deposits come from. The agent is told, with the reason */
+        post: operations["postAdminAgentsByIdCorrection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/agents": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Agents, newest first, found by id, name or owner's address: each with its owner, balances and brakes */
+        get: operations["getAdminAgents"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1553,6 +1604,92 @@ export interface paths {
         put?: never;
         /** Queue a test message to `to`, sent like every message (SMTP_URL, or a file in the outbox folder); its progress shows in GET /admin/mail */
         post: operations["postAdminMailTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/webhooks/failing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Webhook delivery attempts that failed (an error status, a timeout, a refused address), across agents, newest first */
+        get: operations["getAdminWebhooksFailing"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every named operator key, revoked ones too, newest first (never the keys themselves) */
+        get: operations["getAdminOperators"];
+        put?: never;
+        /** Make a named operator key (pa_…): its holder's actions are recorded under that name. The key is in the answer only; `admin` and `system` are taken */
+        post: operations["postAdminOperators"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new key for the same operator (same id and name); the old key is refused (401) from the next request on, on every instance */
+        post: operations["postAdminOperatorsByIdRotate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/operators/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke an operator key: refused (401) from the next request on, on every instance; its name may be given to a new key */
+        delete: operations["deleteAdminOperatorsById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What operators did, newest first: who, what, on what, when and in answer to which request. Append-only: no route changes or removes an entry */
+        get: operations["getAdminAudit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -7954,7 +8091,7 @@ export interface operations {
                              * @description what moved the money
                              * @enum {string}
                              */
-                            type: "PAYMENT_SENT" | "PAYMENT_RECEIVED" | "DEPOSIT" | "WITHDRAWAL" | "WITHDRAWAL_RETURNED" | "ESCROW_HOLD" | "ESCROW_RELEASE" | "ESCROW_PAYOUT" | "LOAN_DISBURSED" | "LOAN_REPAYMENT" | "X402_PAYMENT" | "X402_REFUND" | "X402_SALE" | "SYSTEM";
+                            type: "PAYMENT_SENT" | "PAYMENT_RECEIVED" | "DEPOSIT" | "WITHDRAWAL" | "WITHDRAWAL_RETURNED" | "ESCROW_HOLD" | "ESCROW_RELEASE" | "ESCROW_PAYOUT" | "LOAN_DISBURSED" | "LOAN_REPAYMENT" | "X402_PAYMENT" | "X402_REFUND" | "X402_SALE" | "CORRECTION" | "SYSTEM";
                             /** @description signed, in major units: negative when money left the available balance */
                             amount: number;
                             /**
@@ -16033,6 +16170,119 @@ export interface operations {
             };
         };
     };
+    getAdminWithdrawals: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                status?: "PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED";
+                agentId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of withdrawals across agents, oldest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** Format: uuid */
+                            agentId: string;
+                            /** @description the destination, EIP-55 checksummed (0x...) */
+                            toAddress: string;
+                            /** @description in USDC */
+                            amount: number;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            /**
+                             * @description PENDING (debited, not yet sent) → SUBMITTED (signed and broadcast) → CONFIRMED (receipt with enough confirmations) or FAILED (reverted or replaced; the amount is returned). To another agent's deposit address: CONFIRMED at once, inside the ledger
+                             * @enum {string}
+                             */
+                            status: "PENDING" | "SUBMITTED" | "CONFIRMED" | "FAILED";
+                            /** @description the transfer's transaction hash, once signed; null for an internal withdrawal */
+                            txHash: string | null;
+                            /**
+                             * Format: uuid
+                             * @description the agent whose deposit address received it, settled inside the ledger
+                             */
+                            internalAgentId: string | null;
+                            /** @description why it FAILED */
+                            error: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            updatedAt: string;
+                            /** @description seconds since it was requested */
+                            ageSeconds: number;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postAdminChainAcknowledge: {
         parameters: {
             query?: never;
@@ -16187,6 +16437,230 @@ export interface operations {
             };
             /** @description NOT_FOUND */
             404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminAgentsByIdCorrection: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique string (1 to 255 visible ASCII characters), kept 24 h per agent. The same key with the same body (fields in any order) replays the first answer with Idempotent-Replayed: true; with another body it is 409 IDEMPOTENCY_KEY_REUSED. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    amount: number;
+                    /** @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8) */
+                    currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                    /** @description credit: add to the agent's available balance; debit: take from it (at most what is available) */
+                    direction: "credit" | "debit";
+                    /** @description why, e.g. "deposit 0198f420 credited 500 instead of 50": recorded in the audit log and told to the agent */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A compensating journal entry between an agent's available balance and the outside world (the counter-account of deposits) */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** Format: uuid */
+                        agentId: string;
+                        /**
+                         * @description credit: added to the agent's available balance; debit: taken from it
+                         * @enum {string}
+                         */
+                        direction: "credit" | "debit";
+                        /** @description in major units of `currency` */
+                        amount: number;
+                        /**
+                         * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                         * @enum {string}
+                         */
+                        currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                        /** @description the operator's reason, as given (the agent is told it) */
+                        reason: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                    };
+                };
+            };
+            /** @description INSUFFICIENT_BALANCE, VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_REUSED */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminAgents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of agents, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            ownerName: string;
+                            /** @description the address given at registration */
+                            ownerEmail: string;
+                            /** @description the address of the owner account that claimed the agent; null: unclaimed */
+                            claimedBy: string | null;
+                            /** @description a brake is on: every outflow the agent starts is refused */
+                            frozen: boolean;
+                            /** @description the brakes that are on */
+                            frozenBy: ("owner" | "operator")[];
+                            /** @description its requests per window, when the operator set one; null: the default */
+                            rateLimit: number | null;
+                            /** @description the currencies it holds anything in */
+                            balances: {
+                                /**
+                                 * @description USDC, USDT (6 decimals), USD, EUR (2), BTC (8)
+                                 * @enum {string}
+                                 */
+                                currency: "USDC" | "USDT" | "USD" | "EUR" | "BTC";
+                                /** @description spendable now, in major units */
+                                available: number;
+                                /** @description held in escrow (loan offers, bets, contracts), in major units */
+                                held: number;
+                            }[];
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
                     [name: string]: unknown;
@@ -16685,6 +17159,593 @@ export interface operations {
                         file: string | null;
                         /** @description its Message-ID header, the same on every attempt: a resend after a crash carries the same one */
                         messageId: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminWebhooksFailing: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                agentId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of failed webhook delivery attempts across agents, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            agentId: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description the event's id (evt_...), also sent as the webhook-id header */
+                            eventId: string;
+                            /** @description the event name, e.g. payment.received */
+                            event: string;
+                            /** @description where it was sent */
+                            url: string;
+                            /**
+                             * @description DELIVERED (2xx), FAILED (other status or error), TIMEOUT, REFUSED (the URL is not allowed)
+                             * @enum {string}
+                             */
+                            outcome: "DELIVERED" | "FAILED" | "TIMEOUT" | "REFUSED";
+                            /** @description the receiver's status; null when it did not answer */
+                            httpStatus: number | null;
+                            error: string | null;
+                            durationMs: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminOperators: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                q?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of operator keys, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description who holds the key, as the audit log names them */
+                            name: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            lastUsedAt: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            revokedAt: string | null;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminOperators: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description who will hold the key (a person's name or address): letters, digits, spaces and . _ @ -, at most 64 characters */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description An operator key just made or rotated, with the key itself */
+            201: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description who holds the key, as the audit log names them */
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        lastUsedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        revokedAt: string | null;
+                        /** @description the operator key (pa_…): shown this once, stored only as its hash. `Authorization: Bearer pa_…` on /admin routes */
+                        apiKey: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAdminOperatorsByIdRotate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An operator key just made or rotated, with the key itself */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description who holds the key, as the audit log names them */
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        lastUsedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        revokedAt: string | null;
+                        /** @description the operator key (pa_…): shown this once, stored only as its hash. `Authorization: Bearer pa_…` on /admin routes */
+                        apiKey: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteAdminOperatorsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A named operator's key (never the key itself) */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description who holds the key, as the audit log names them */
+                        name: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        lastUsedAt: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        revokedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAdminAudit: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+                operator?: string;
+                action?: "deposit.credit" | "agent.correct" | "agent.rate-limit" | "agent.freeze" | "agent.unfreeze" | "bet.resolve" | "chain.acknowledge" | "clock.advance" | "mail.test" | "backup.take" | "operator.create" | "operator.rotate" | "operator.revoke" | "service.start";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description who acted: a named operator key's holder, `admin` (ADMIN_API_KEY) or `system` (the service itself) */
+                            operator: string;
+                            /**
+                             * @description what was done
+                             * @enum {string}
+                             */
+                            action: "deposit.credit" | "agent.correct" | "agent.rate-limit" | "agent.freeze" | "agent.unfreeze" | "bet.resolve" | "chain.acknowledge" | "clock.advance" | "mail.test" | "backup.take" | "operator.create" | "operator.rotate" | "operator.revoke" | "service.start";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            at: string;
+                            /** @description the request's Request-Id, as its log line has it; null for what the service recorded by itself */
+                            requestId: string | null;
+                            /** @description what it acted on: an agent's id, an operator key's, a bet's…; null when nothing in particular */
+                            target: string | null;
+                            /** @description what it was asked with (the request's body), or the configuration seen at start */
+                            details: {
+                                [key: string]: unknown;
+                            } | null;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
                     };
                 };
             };

@@ -189,6 +189,7 @@ function* detailsOf(agentId: AgentId, rows: Group[]): Op<Map<string, Detail>> {
 const FALLBACK_WHAT: Record<string, string> = {
   deposit: "Deposit",
   chain_deposit: "Deposit from the chain",
+  correction: "Correction by the operator",
   withdrawal: "Withdrawal",
   loan: "Loan",
   loan_offer: "Loan offer",

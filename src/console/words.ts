@@ -57,4 +57,5 @@ export const STEP_WORDS: Record<string, string> = {
   WITHDRAWAL: "withdrawn",
   WITHDRAWAL_RETURNED: "returned",
   DEPOSIT: "deposited",
+  CORRECTION: "corrected",
 };

@@ -12,7 +12,7 @@ export { actingAs, actingKey, afterCommit, all, FOR_UPDATE, forget, get, insertI
 export { cacheKeys } from "./cache";
 export { countAdded, keptCount, type KeptList } from "./counts";
 export { DatabaseInUse } from "./sqlite";
-export { newestFirst, pageRows, type ListSql, type PageWindow } from "./page";
+export { containing, narrowing, newestFirst, oldestFirst, pageRows, type ListSql, type PageWindow } from "./page";
 export { columns, find, insert, insertNew, insertOnly, select, update, type Changes, type NewRow, type Row } from "./table";
 
 let engine: Engine;

@@ -39,23 +39,29 @@ export async function applyOnce(scope: IdempotencyScope, status: number, effect:
   }
 }
 
-type Knock = {
+export type Knock = {
   headers: Record<string, string | undefined>;
   request: Request;
   body: unknown;
   set: { status?: number | string; headers: Record<string, unknown> };
 };
 
-/** Answers what `run` decided for this request's Idempotency-Key: its status, and whether it was a replay. */
-async function answerOnce<T>(knock: Knock, run: (scope: IdempotencyScope) => Promise<Outcome>): Promise<T> {
+/** Whose Idempotency-Keys a request's are: the agent, the key acting for it, the key whose keys they are. */
+export type KeyHolder = Pick<IdempotencyScope, "agentId" | "keyId" | "scopeKeyId">;
+
+/** Answers what `run` decided for this request's Idempotency-Key (the holder's): its status, and whether it was a replay. */
+export async function answerOnce<T>(knock: Knock, holder: KeyHolder, run: (scope: IdempotencyScope) => Promise<Outcome>): Promise<T> {
   const key = knock.headers["idempotency-key"];
   validateKey(key);
   const { request } = knock;
-  const outcome = await run({ agentId: caller(request).agent.id, ...actingKeysOf(request), key, route: `${request.method} ${pathOf(request.url)}`, body: knock.body });
+  const outcome = await run({ ...holder, key, route: `${request.method} ${pathOf(request.url)}`, body: knock.body });
   knock.set.status = outcome.status;
   if (outcome.replayed) knock.set.headers["idempotent-replayed"] = "true";
   return outcome.body as T;
 }
+
+/** The caller's: its agent and the key it came with. */
+const callerHolder = (request: Request): KeyHolder => ({ agentId: caller(request).agent.id, ...actingKeysOf(request) });
 
 /**
  * The verbs of a route declared `once: status`: `once(op)` runs the op once per Idempotency-Key and
@@ -63,6 +69,6 @@ async function answerOnce<T>(knock: Knock, run: (scope: IdempotencyScope) => Pro
  * work spans the network between its ops (POST /x402/pay), which keeps the key itself.
  */
 export const onceVerbs = (status: number, knock: Knock) => ({
-  once: <T>(effect: () => Op<T>) => answerOnce<T>(knock, (scope) => applyOnce(scope, status, effect)),
-  onceAcross: <T>(run: (scope: IdempotencyScope) => Promise<Outcome>) => answerOnce<T>(knock, run),
+  once: <T>(effect: () => Op<T>) => answerOnce<T>(knock, callerHolder(knock.request), (scope) => applyOnce(scope, status, effect)),
+  onceAcross: <T>(run: (scope: IdempotencyScope) => Promise<Outcome>) => answerOnce<T>(knock, callerHolder(knock.request), run),
 });

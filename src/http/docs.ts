@@ -91,7 +91,7 @@ export const apiDocs = new Elysia({ name: "docs" })
           securitySchemes: {
             agentKey: { type: "http", scheme: "bearer", description: "The agent's API key (pp_...): `apiKey` in the answer of POST /agents/register, shown once. `Authorization: Bearer pp_...`" },
             ownerKey: { type: "http", scheme: "bearer", description: "The human owner's key (po_...): `ownerKey` in the answer of POST /agents/register. `Authorization: Bearer po_...`" },
-            adminKey: { type: "http", scheme: "bearer", description: "The operator key: the value of ADMIN_API_KEY in the service's environment (/admin routes answer 404 while it is unset). `Authorization: Bearer <ADMIN_API_KEY>`" },
+            adminKey: { type: "http", scheme: "bearer", description: "An operator key: a named one (pa_..., from POST /admin/operators, shown once), or the bootstrap key, the value of ADMIN_API_KEY in the service's environment (/admin routes answer 404 while it is unset). `Authorization: Bearer pa_...`; every action is recorded in GET /admin/audit under the key's name" },
           },
         },
       },

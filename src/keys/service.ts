@@ -119,7 +119,7 @@ export function* restrictedKeyByHash(hash: string): Op<KeyRow | null> {
 
 /** A key's last use is kept to the minute: a request writes it only if the one written is older. */
 export const LAST_USE_PRECISION_MS = 60_000;
-export const lastUseIsStale = (row: KeyRow, now = clock.nowMs()) => row.lastUsedAt === null || now - Number(row.lastUsedAt) >= LAST_USE_PRECISION_MS;
+export const lastUseIsStale = (row: Pick<KeyRow, "lastUsedAt">, now = clock.nowMs()) => row.lastUsedAt === null || now - Number(row.lastUsedAt) >= LAST_USE_PRECISION_MS;
 
 /** Records that a request came with the key now (at most once a minute per key; concurrent requests: one write). */
 export function* touchKey(row: KeyRow): Op<void> {

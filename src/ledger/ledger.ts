@@ -29,6 +29,7 @@ export type HistoryType =
   | "X402_PAYMENT"
   | "X402_REFUND"
   | "X402_SALE"
+  | "CORRECTION"
   | "SYSTEM";
 
 export type Posting = {

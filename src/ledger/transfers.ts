@@ -36,3 +36,20 @@ export function* deposit(agentId: AgentId, amount: bigint, currency: Currency, r
     ],
   });
 }
+
+/**
+ * The operator's correction of a mistaken movement: a compensating entry between the agent's available
+ * balance and the outside world, the counter-account deposits are credited from — never an edit of what
+ * was posted. A debit takes back at most what is available (INSUFFICIENT_BALANCE, as any debit).
+ */
+export function* correct(agentId: AgentId, amount: bigint, currency: Currency, direction: "credit" | "debit", reference: Reference): Op<void> {
+  const signed = direction === "credit" ? amount : -amount;
+  yield* post({
+    type: "CORRECTION",
+    reference,
+    postings: [
+      { account: { agentId: null, kind: "external", currency }, amount: -signed, historyType: "SYSTEM", counterpartyId: agentId },
+      { account: { agentId, kind: "available", currency }, amount: signed, historyType: "CORRECTION" },
+    ],
+  });
+}

@@ -21,8 +21,9 @@ export const mailAdminRoutes = operatorRoutes("mail-admin")
   })
   .post(
     "/mail/test",
-    async ({ body, write, status }) => status(202, await write(() => queueTestMail(body.to, body.reference))),
+    async ({ body, write, status }) => status(202, await write(() => queueTestMail(body.to, body.reference), body.to)),
     {
+      action: "mail.test",
       body: t.Object({
         to: Address,
         reference: t.Optional(t.String({ minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_-]+$", description: "names the test: the same reference and address again queue nothing more" })),

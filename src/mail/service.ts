@@ -1,6 +1,6 @@
 // The operator's view of the mail outbox, and the test message an operator sends to check the settings.
 import { iso, isoOrNull } from "../clock";
-import { newestFirst, select, type PageWindow, type Op, type Row } from "../db";
+import { narrowing, newestFirst, select, type PageWindow, type Op, type Row } from "../db";
 import { uuid } from "../ids";
 import { queueMail, recipient } from "./queue";
 import { mailOutbox, type MailStatus } from "./schema";
@@ -28,11 +28,7 @@ export function mailView(row: Mail) {
 
 /** Every message, newest first; `status` and `to` narrow the list (the operator may page through all of it). */
 export function mailList(filter: { status?: MailStatus; to?: string }, window: PageWindow) {
-  const conditions = [
-    ...(filter.status ? [{ where: "status = ?", param: filter.status }] : []),
-    ...(filter.to ? [{ where: "recipient = ?", param: recipient(filter.to) }] : []),
-  ];
-  const narrow = conditions.length === 0 ? undefined : { where: conditions.map((c) => c.where).join(" AND "), params: conditions.map((c) => c.param) };
+  const narrow = narrowing({ "status = ?": filter.status || undefined, "recipient = ?": filter.to ? recipient(filter.to) : undefined });
   return newestFirst({ table: mailOutbox, scope: { where: "1 = 1", params: [] }, narrow }, window, mailView);
 }
 

@@ -38,6 +38,7 @@ const HISTORY_TYPES = Object.keys({
   X402_PAYMENT: true,
   X402_REFUND: true,
   X402_SALE: true,
+  CORRECTION: true,
   SYSTEM: true,
 } satisfies Record<HistoryType, true>) as [HistoryType, ...HistoryType[]];
 
@@ -97,6 +98,32 @@ export const Deposit = Model(
         currency: "USDC",
         reference: "wire 2025-06-01 #4471",
         createdAt: "2025-06-01T08:00:00.000Z",
+      },
+    ],
+  },
+);
+
+export const Correction = Model(
+  {
+    id: Uuid,
+    agentId: t.String({ format: "uuid" }),
+    direction: Enum(["credit", "debit"], { description: "credit: added to the agent's available balance; debit: taken from it" }),
+    amount: Money(),
+    currency: CurrencyCode,
+    reason: t.String({ description: "the operator's reason, as given (the agent is told it)" }),
+    createdAt: Timestamp(),
+  },
+  {
+    description: "A compensating journal entry between an agent's available balance and the outside world (the counter-account of deposits)",
+    examples: [
+      {
+        id: "0198f421-6c7d-7e8f-9a0b-1c2d3e4f5a6b",
+        agentId: AGENT_ID,
+        direction: "debit",
+        amount: 450,
+        currency: "USDC",
+        reason: "deposit 0198f420 credited 500 instead of 50",
+        createdAt: "2025-06-01T08:30:00.000Z",
       },
     ],
   },

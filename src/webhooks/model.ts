@@ -58,3 +58,26 @@ export const Resent = Model(
   },
   { description: "A failed delivery's event, queued to be sent again", examples: [{ eventId: "evt_0198f3c42d3e7f4a8b5c6d7e8f9a0b1c", status: "PENDING" }] },
 );
+
+export const FailedDelivery = Model(
+  { agentId: Uuid, ...WebhookDelivery.properties },
+  {
+    description: "A delivery attempt that did not reach the agent's webhook",
+    examples: [
+      {
+        agentId: AGENT_ID,
+        id: "0198f3c4-2d3e-7f4a-8b5c-6d7e8f9a0b1d",
+        eventId: "evt_0198f3c42d3e7f4a8b5c6d7e8f9a0b1d",
+        event: "payment.received",
+        url: "https://agent.example.com/hooks/agentbank",
+        outcome: "FAILED",
+        httpStatus: 502,
+        error: "HTTP 502",
+        durationMs: 131,
+        createdAt: "2025-06-01T12:00:01.000Z",
+      },
+    ],
+  },
+);
+
+export const FailedDeliveryPage = Page(FailedDelivery, "A page of failed webhook delivery attempts across agents, newest first");

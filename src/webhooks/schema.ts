@@ -38,5 +38,9 @@ export const webhookDeliveries = table(
     durationMs: integer().notNull(),
     createdAt: integer().notNull(),
   },
-  (t) => [index("webhook_deliveries_agent_idx").on(t.agentId, t.createdAt)],
+  (t) => [
+    index("webhook_deliveries_agent_idx").on(t.agentId, t.createdAt),
+    // The operator's list of failed attempts across agents (GET /admin/webhooks/failing), newest first.
+    index("webhook_deliveries_failed_idx").on(t.createdAt, t.id).where(`"webhook_deliveries"."outcome" <> 'DELIVERED'`),
+  ],
 );

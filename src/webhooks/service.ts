@@ -4,7 +4,7 @@
 import { agents } from "../agents/schema";
 import { findAgent, updateAgent } from "../agents/service";
 import { iso } from "../clock";
-import { afterCommit, find, keptCount, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
+import { afterCommit, find, keptCount, narrowing, newestFirst, read, update, write, type PageWindow, type Op, type Row } from "../db";
 import { invalidState, notFound } from "../errors";
 import { type AgentId, webhookSecret } from "../ids";
 import { assertCallable } from "../net/outbound";
@@ -84,6 +84,12 @@ function deliveryView(row: Row<typeof webhookDeliveries>) {
 
 export function deliveriesOf(agentId: AgentId, window: PageWindow) {
   return newestFirst({ table: webhookDeliveries, scope: { where: "agent_id = ?", params: [agentId] }, total: () => keptCount("webhook_deliveries", agentId) }, window, deliveryView);
+}
+
+/** Failed attempts of every agent (or one), newest first: the operator's view of webhooks that do not work. */
+export function failingDeliveries(agentId: AgentId | undefined, window: PageWindow) {
+  const narrow = narrowing({ "agent_id = ?": agentId });
+  return newestFirst({ table: webhookDeliveries, scope: { where: "outcome <> 'DELIVERED'", params: [] }, narrow }, window, (row) => ({ agentId: row.agentId, ...deliveryView(row) }));
 }
 
 export function* webhookOf(agentId: AgentId): Op<{ url: string | null; hasSecret: boolean }> {
