@@ -27,6 +27,8 @@ import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
 import { mailAdminRoutes } from "./mail/admin-routes";
 import { mcpRoutes } from "./mcp/routes";
+import { httpMetricsIf } from "./metrics/http";
+import { metricsRoute } from "./metrics/serve";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./profile/registration-routes";
 import { messagingRoutes } from "./messaging/routes";
@@ -61,6 +63,8 @@ export function createApp() {
   // from coercing values (it would turn an array or a string into an object).
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
     .use(requestLog)
+    // Only where metrics are served: a service without them does no per-request work for them.
+    .use(httpMetricsIf(config.metrics !== null))
     .use(errorHandler)
     .use(lifecycle)
     .onRequest(({ request, server, set }) => {
@@ -108,6 +112,8 @@ export function createApp() {
     .use(adminRoutes);
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));
+  // GET /metrics on this port only with METRICS_TOKEN (src/metrics/serve.ts); without it, 404 like any unknown path.
+  if (config.metrics?.token) app.use(metricsRoute);
   learnRoutes(app.routes);
   describeRoutes(app.routes);
   return app;

@@ -88,14 +88,22 @@ export async function ownerOfAgent(header: string | undefined, agentId: AgentId)
   return owned;
 }
 
+/** Whether `key` is `secret`, in time that does not depend on where they differ (both hashed to one length first). */
+const isSecret = (key: string | null, secret: string) => key !== null && timingSafeEqual(Buffer.from(sha256Hex(key), "hex"), Buffer.from(sha256Hex(secret), "hex"));
+
 /** /admin answers 404 when no operator key is configured, 401 for any other key. */
 export function assertAdmin(header: string | undefined): void {
   if (!config.adminApiKey) throw notFound("route");
   const key = bearer(header);
-  const given = Buffer.from(sha256Hex(key ?? ""), "hex");
-  const expected = Buffer.from(sha256Hex(config.adminApiKey), "hex");
-  if (!key || !timingSafeEqual(given, expected)) {
+  if (!isSecret(key, config.adminApiKey)) {
     const kind = kindOf(key);
     throw unauthorized(kind ? `this is ${kind.what}; this route takes the operator key (ADMIN_API_KEY)` : "missing or invalid operator key");
   }
+}
+
+/** GET /metrics on the main port: 404 without METRICS_TOKEN, 401 unless the request carries it. */
+export function assertMetricsToken(header: string | undefined): void {
+  const token = config.metrics?.token;
+  if (!token) throw notFound("route");
+  if (!isSecret(bearer(header), token)) throw unauthorized("missing or invalid metrics token: send Authorization: Bearer <METRICS_TOKEN>");
 }
