@@ -6,7 +6,6 @@ import { type Config } from "../config";
 import { closeDatabase } from "../db";
 import { drain } from "../http/lifecycle";
 import { flushLog, logLine } from "../log";
-import { MetricsPortTaken, startMetrics } from "../metrics/serve";
 import { registerJobs } from "../jobs";
 import { stopMailer } from "../mail/dispatcher";
 import { stopOwnerWebhooks } from "../owner-webhooks/dispatcher";
@@ -30,17 +29,25 @@ function startLog(config: Config, url: string, metricsUrl: string | null): strin
   ];
 }
 
-export async function serve(config: Config): Promise<{ app: App; url: string }> {
-  registerJobs();
-  let metrics: ReturnType<typeof startMetrics> | null = null;
+/**
+ * The metrics' module, loaded only when they are served (prom-client adds 100-150 ms to a start): its
+ * listener started, its plugins for the app. A METRICS_PORT that cannot be opened stops the start.
+ */
+async function metricsOf(settings: NonNullable<Config["metrics"]>) {
+  const served = await import("../metrics/serve");
   try {
-    metrics = config.metrics && startMetrics(config.metrics);
+    return { listener: served.startMetrics(settings), plugins: { http: served.httpMetrics, route: settings.token ? served.metricsRoute : null } };
   } catch (error) {
-    if (!(error instanceof MetricsPortTaken)) throw error;
+    if (!(error instanceof served.MetricsPortTaken)) throw error;
     console.error(`agentbank: metrics error: ${error.message}`);
     process.exit(1);
   }
-  const app = createApp();
+}
+
+export async function serve(config: Config): Promise<{ app: App; url: string }> {
+  registerJobs();
+  const metrics = config.metrics ? await metricsOf(config.metrics) : null;
+  const app = createApp(metrics?.plugins ?? null);
   let stopping = false;
   async function shutdown(signal: string): Promise<void> {
     if (stopping) return;
@@ -50,7 +57,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
     await drain();
     // Stops listening; resolves once every request still running has been answered.
     await app.stop();
-    metrics?.stop();
+    metrics?.listener.stop();
     stopDispatcher();
     await Promise.all([stopMailer(), stopOwnerWebhooks()]);
     await closeDatabase();
@@ -65,7 +72,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
   config.publicUrl ??= url;
-  console.log(startLog(config, url, metrics?.url ?? null).join("\n"));
+  console.log(startLog(config, url, metrics?.listener.url ?? null).join("\n"));
   // Catch up on what came due while the service was down, then keep to the schedule (also when the
   // catch-up failed: another instance running the jobs past the wait's bound is SERVICE_BUSY).
   void runAllJobs(true)

@@ -1,5 +1,5 @@
 // Observes every answer of the main port: one counter increment and one histogram observation per
-// request, labelled by the route's template (Elysia's `route`), mounted by app.ts only when metrics are
+// request, labelled by the route's template (Elysia's `route`). app.ts mounts it only when metrics are
 // served (METRICS_PORT or METRICS_TOKEN), so a service without metrics does none of it.
 import { Elysia } from "elysia";
 import { observeRequest, UNMATCHED } from "./registry";
@@ -19,5 +19,4 @@ export const httpMetrics = new Elysia({ name: "http-metrics" })
     observeRequest(route || UNMATCHED, METHODS.has(request.method) ? request.method : "other", status, (performance.now() - start) / 1000);
   });
 
-/** httpMetrics where metrics are served; elsewhere a plugin that does nothing (typed alike, so the app's type is one). */
-export const httpMetricsIf = (served: boolean) => (served ? httpMetrics : (new Elysia({ name: "http-metrics" }) as unknown as typeof httpMetrics));
+export type HttpMetrics = typeof httpMetrics;

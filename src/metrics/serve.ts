@@ -1,10 +1,12 @@
 // Where /metrics is served (config.metrics): its own listener on METRICS_HOST:METRICS_PORT, which
 // answers GET /metrics and nothing else (404), and, with METRICS_TOKEN, GET /metrics on the main port
 // for a bearer of the token (auth/keys.ts: 404 without it configured, 401 without the token). Never
-// open by accident: unset, neither exists.
+// open by accident: unset, neither exists. cli/serve.ts imports this folder only when metrics are
+// configured: loading prom-client takes 100-150 ms of every start.
 import { Elysia } from "elysia";
 import { assertMetricsToken } from "../auth/keys";
 import { registerServiceMetrics } from "./gauges";
+export { httpMetrics } from "./http";
 import { registry, startProcessMetrics } from "./registry";
 import { forgetState } from "./state";
 
@@ -16,6 +18,7 @@ async function metricsAnswer(): Promise<Response> {
 }
 
 /** GET /metrics on the main port (mounted only with METRICS_TOKEN); not part of the API's document. */
+export type MetricsRoute = typeof metricsRoute;
 export const metricsRoute = new Elysia({ name: "metrics-route" }).get(
   "/metrics",
   ({ headers }) => {
