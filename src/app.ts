@@ -23,6 +23,8 @@ import { clientAddressOf, consume } from "./auth/rate-limit";
 import { lendingRoutes } from "./lending/routes";
 import { llmsRoutes } from "./mcp/llms";
 import { mcpRoutes } from "./mcp/routes";
+import type { HttpMetrics } from "./metrics/http";
+import type { MetricsRoute } from "./metrics/serve";
 import { quoteRoutes, serviceRoutes } from "./marketplace/routes";
 import { registrationRoutes } from "./profile/registration-routes";
 import { messagingRoutes } from "./messaging/routes";
@@ -50,12 +52,17 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
 
 export type App = ReturnType<typeof createApp>;
 
-export function createApp() {
+/** What serve() mounts when metrics are configured (src/metrics, loaded only then). */
+export type MetricsPlugins = { http: HttpMetrics; route: MetricsRoute | null };
+
+export function createApp(metrics: MetricsPlugins | null = null) {
   answerUnknownAddressesWith("/console", consoleNotFound);
   // normalize: false makes unknown fields a 400 instead of silently dropping them, and stops Elysia
   // from coercing values (it would turn an array or a string into an object).
   const app = new Elysia({ normalize: false, serve: { maxRequestBodySize: HARD_BODY_LIMIT_BYTES } })
     .use(requestLog)
+    // Only where metrics are served: a service without them does no per-request work for them.
+    .use(metrics?.http ?? (new Elysia({ name: "http-metrics" }) as unknown as HttpMetrics))
     .use(errorHandler)
     .use(lifecycle)
     .onRequest(({ request, server, set }) => {
@@ -98,6 +105,8 @@ export function createApp() {
     .use(operatorApi);
   // The MCP endpoint calls the routes above in-process, so it is added once they all exist.
   app.use(mcpRoutes(app));
+  // GET /metrics on this port only with METRICS_TOKEN (src/metrics/serve.ts); without it, 404 like any unknown path.
+  if (metrics?.route) app.use(metrics.route);
   learnRoutes(app.routes);
   describeRoutes(app.routes);
   return app;

@@ -45,6 +45,9 @@ export const VARIABLES = {
   MAIL_FROM: { default: "agentbank <agentbank@localhost>", meaning: "the From of every message: an address, or Name <address>" },
   MAIL_OUTBOX_DIR: { default: "", meaning: "the outbox folder (one .eml file per message) when SMTP_URL is unset; unset: outbox/ in the data folder, DATABASE_PATH's folder (also with DATABASE_URL)" },
   LOG_LEVEL: { default: "info", meaning: "debug, info, warn or error: the lowest level of log line written (every line is one JSON object); with debug a command that fails also gives its stack trace" },
+  METRICS_PORT: { default: "", meaning: "a second listener serving only GET /metrics (Prometheus text format) on METRICS_HOST; 0 picks a free port; unset: none" },
+  METRICS_HOST: { default: "127.0.0.1", meaning: "the address METRICS_PORT binds (keep it on loopback or a private network: it takes no credential)" },
+  METRICS_TOKEN: { default: "", meaning: "GET /metrics on the main port too, with Authorization: Bearer <token> (16 or more characters); unset: /metrics on the main port answers 404" },
   PUBLIC_URL: { default: "", meaning: "the address owners reach this service at (https://bank.example.com), for the links in mail; unset: http://HOST:PORT as bound" },
   OWNER_KEY_AT_REGISTRATION: { default: "false", meaning: "true: registration also answers an owner key (po_…), as before owner accounts; false: the owner claims the agent by the link mailed to ownerEmail (agentbank dev: true)" },
   UNCLAIMED_POLICY: { default: "approvalAbove=10", meaning: "the spending policy of an agent nobody has claimed yet, in USD value per currency: approvalAbove=10,perTransaction=50,daily=100 (any of them), or none" },
@@ -126,6 +129,15 @@ function hostNames(env: Env, name: Variable): HostName[] {
       }
       return { hostname, port };
     });
+}
+
+/** Where /metrics is served: its own listener, the main port behind a token, both, or neither (null). */
+function metrics(env: Env) {
+  const port = optional(env, "METRICS_PORT") === undefined ? null : integer(env, "METRICS_PORT", 0, 65535);
+  const token = optional(env, "METRICS_TOKEN") ?? null;
+  if (token !== null && !/^[\x21-\x7e]{16,512}$/.test(token)) throw new ConfigError("METRICS_TOKEN: expected 16 to 512 printable characters without spaces");
+  if (port !== null && port !== 0 && port === integer(env, "PORT", 0, 65535)) throw new ConfigError(`METRICS_PORT: expected a port other than PORT (${port})`);
+  return port === null && token === null ? null : { port, host: read(env, "METRICS_HOST"), token };
 }
 
 /** Where links in mail point: PUBLIC_URL without a trailing slash; null: the bound address (main.ts knows it). */
@@ -248,6 +260,7 @@ function configFrom(env: Env) {
     mail: mail(env, dataFolder),
     logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS),
     publicUrl: publicUrl(env),
+    metrics: metrics(env),
     ownerKeyAtRegistration: bool(env, "OWNER_KEY_AT_REGISTRATION"),
     unclaimedPolicy: unclaimedPolicy(env),
   };

@@ -1,8 +1,10 @@
 // Every timed job of the service, registered with the scheduler at start. Due transitions run
 // through src/due.ts: bounded per run, the rest left to the next tick.
+import { checkPeriodically } from "./admin/check";
 import { expireDueBets, resolveOracleBets } from "./betting/service";
 import { applyDueDeadlines } from "./contracts/service";
 import { watchChain } from "./chain/watcher";
+import { countUnconfirmedDeposits } from "./chain/unconfirmed";
 import { processWithdrawals } from "./chain/sender";
 import { config } from "./config";
 import { write } from "./db";
@@ -39,8 +41,10 @@ export function registerJobs(): void {
   registerJob("outflow-usage.purge", () => write(() => purgeOldUsage()));
   registerJob("oauth.clients-purge", purgeUnusedClients);
   registerJob("oauth.rotated-tokens-purge", () => write(() => purgeRotatedRefreshTokens()));
+  registerJob("ledger.check", checkPeriodically);
   if (config.chain.configured) {
     registerJob("chain.watch", watchChain);
+    registerJob("chain.unconfirmed", countUnconfirmedDeposits);
     registerJob("chain.withdrawals", processWithdrawals);
     registerJob("x402.resolve", resolvePending);
     registerJob("x402.discovery-expire", expireDueDiscoveries);

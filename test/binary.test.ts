@@ -104,6 +104,26 @@ test("checkpoints the WAL into the database file on its worker thread (an entryp
   }
 });
 
+test("serves /metrics on METRICS_PORT from the binary (prom-client inside, loaded only then)", async () => {
+  const cwd = mkdtempSync(join(workDir, "empty-"));
+  const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = probe.port;
+  probe.stop(true);
+  const { child, url } = await run(cwd, { METRICS_PORT: String(port) });
+  try {
+    expect(url).toBeDefined();
+    await fetch(`${url}/health`);
+    const text = await waitFor(async () => {
+      const body = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      return body.includes('route="/health"') ? body : undefined;
+    });
+    expect(text).toContain("agentbank_sqlite_group_commit_ops_count");
+  } finally {
+    child.kill("SIGTERM");
+    expect(await child.exited).toBe(0);
+  }
+});
+
 test("serves its MCP tools, its OpenAPI document, the /swagger script and /llms.txt from the binary, and `agentbank mcp` speaks stdio", async () => {
   const cwd = mkdtempSync(join(workDir, "empty-"));
   const { child, url } = await run(cwd, {});

@@ -90,6 +90,9 @@ export async function ownerOfAgent(header: string | undefined, agentId: AgentId)
   return owned;
 }
 
+/** Whether `key` is `secret`, in time that does not depend on where they differ (both hashed to one length first). */
+const isSecret = (key: string | null, secret: string) => key !== null && timingSafeEqual(Buffer.from(sha256Hex(key), "hex"), Buffer.from(sha256Hex(secret), "hex"));
+
 const OPERATOR_PREFIX = "pa_";
 
 /**
@@ -101,9 +104,7 @@ const OPERATOR_PREFIX = "pa_";
 export async function operatorFromHeader(header: string | undefined): Promise<Operator> {
   if (!config.adminApiKey) throw notFound("route");
   const key = bearer(header);
-  const given = Buffer.from(sha256Hex(key ?? ""), "hex");
-  const expected = Buffer.from(sha256Hex(config.adminApiKey), "hex");
-  if (key && timingSafeEqual(given, expected)) return BOOTSTRAP_OPERATOR;
+  if (isSecret(key, config.adminApiKey)) return BOOTSTRAP_OPERATOR;
   if (key?.startsWith(OPERATOR_PREFIX)) {
     const operator = await read(operatorByKeyHash(sha256Hex(key)));
     if (!operator) throw unauthorized("invalid operator key: it was rotated, revoked or never issued");
@@ -112,4 +113,11 @@ export async function operatorFromHeader(header: string | undefined): Promise<Op
   }
   const kind = kindOf(key);
   throw unauthorized(kind ? `this is ${kind.what}; this route takes an operator key (pa_…, or ADMIN_API_KEY)` : "missing or invalid operator key");
+}
+
+/** GET /metrics on the main port: 404 without METRICS_TOKEN, 401 unless the request carries it. */
+export function assertMetricsToken(header: string | undefined): void {
+  const token = config.metrics?.token;
+  if (!token) throw notFound("route");
+  if (!isSecret(bearer(header), token)) throw unauthorized("missing or invalid metrics token: send Authorization: Bearer <METRICS_TOKEN>");
 }

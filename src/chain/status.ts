@@ -28,6 +28,31 @@ export async function blockchainWallet(agentId: AgentId) {
   }
 }
 
+/** How long a treasury balance read for the metrics is used again, and how long a scrape waits for a new one. */
+const TREASURY_FRESH_MS = 30_000;
+const TREASURY_WAIT_MS = 2_000;
+let treasuryRead: { usdc: bigint; gas: bigint; at: number } | null = null;
+let treasuryReading: Promise<void> | null = null;
+
+/**
+ * The treasury's USDC and gas (wei) for the metrics: read through the RPC at most every 30 s, a scrape
+ * waiting at most 2 s for it (one read at a time); the last read that succeeded (its time in `at`), or
+ * null before any did.
+ */
+export async function recentTreasuryBalances(): Promise<{ usdc: bigint; gas: bigint; at: number } | null> {
+  if (treasuryRead === null || Date.now() - treasuryRead.at > TREASURY_FRESH_MS) {
+    const treasury = treasuryAccount().address;
+    treasuryReading ??= rpc((client) => Promise.all([usdcBalanceOf(treasury), client.getBalance({ address: treasury })]))
+      .then(([usdc, gas]) => void (treasuryRead = { usdc, gas, at: Date.now() }))
+      .catch(() => {})
+      .finally(() => (treasuryReading = null));
+    let timer: Timer | undefined;
+    await Promise.race([treasuryReading, new Promise((done) => (timer = setTimeout(done, TREASURY_WAIT_MS)))]);
+    clearTimeout(timer);
+  }
+  return treasuryRead;
+}
+
 export async function chainStatus() {
   const treasury = treasuryAccount().address;
   const { chainId, usdcAddress, confirmations } = chainSettings();

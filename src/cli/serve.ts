@@ -28,7 +28,7 @@ const baseUrl = (host: string, port: number) => `http://${address(host, port)}`;
  * holds `listening on http://HOST:PORT` followed by a space, so `grep -o 'listening on http://[^ ]*'`
  * finds the address inside the JSON as it did in plain text.
  */
-function startLog(config: Config, url: string): void {
+function startLog(config: Config, url: string, metricsUrl: string | null): void {
   logAlways({
     level: "info",
     msg: `agentbank ${VERSION} listening on ${url} (API reference: ${url}/swagger, OpenAPI document: /swagger/json, owner console: /console, MCP: /mcp, for models: /llms.txt)`,
@@ -40,6 +40,8 @@ function startLog(config: Config, url: string): void {
       ? { level: "info", msg: "operator routes: on (ADMIN_API_KEY): fund an agent with POST /admin/deposits, Authorization: Bearer <ADMIN_API_KEY>", operatorRoutes: true }
       : { level: "info", msg: "operator routes: off, every /admin route answers 404 (so agents cannot be funded with POST /admin/deposits): set ADMIN_API_KEY to turn them on", operatorRoutes: false },
   );
+  if (metricsUrl) logLine({ level: "info", msg: `metrics on ${metricsUrl} (METRICS_PORT)`, metricsUrl });
+  if (config.metrics?.token) logLine({ level: "info", msg: `metrics on ${url}/metrics with Authorization: Bearer <METRICS_TOKEN>` });
 }
 
 /** Listens on HOST:PORT alone; a taken port stops the start. */
@@ -52,9 +54,24 @@ function listen(app: App, config: Config): void {
   }
 }
 
+/**
+ * The metrics' module, loaded only when they are served (prom-client adds 100-150 ms to a start): its
+ * listener started, its plugins for the app. A METRICS_PORT that cannot be opened stops the start.
+ */
+async function metricsOf(settings: NonNullable<Config["metrics"]>) {
+  const served = await import("../metrics/serve");
+  try {
+    return { listener: served.startMetrics(settings), plugins: { http: served.httpMetrics, route: settings.token ? served.metricsRoute : null } };
+  } catch (error) {
+    if (!(error instanceof served.MetricsPortTaken)) throw error;
+    exitWith(1, `metrics error: ${error.message}`);
+  }
+}
+
 export async function serve(config: Config): Promise<{ app: App; url: string }> {
   registerJobs();
-  const app = createApp();
+  const metrics = config.metrics ? await metricsOf(config.metrics) : null;
+  const app = createApp(metrics?.plugins ?? null);
   let stopping = false;
   async function shutdown(signal: string): Promise<void> {
     if (stopping) return;
@@ -64,6 +81,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
     await drain();
     // Stops listening; resolves once every request still running has been answered.
     await app.stop();
+    metrics?.listener.stop();
     stopDispatcher();
     await Promise.all([stopMailer(), stopOwnerWebhooks()]);
     await closeDatabase();
@@ -81,7 +99,7 @@ export async function serve(config: Config): Promise<{ app: App; url: string }> 
   const url = baseUrl(config.host, app.server!.port!);
   // Links in mail point here unless PUBLIC_URL says where owners reach the service.
   config.publicUrl ??= url;
-  startLog(config, url);
+  startLog(config, url, metrics?.listener.url ?? null);
   // At once: whoever waits for the start-up line should not wait for the next flush.
   flushLog();
   // Catch up on what came due while the service was down, then keep to the schedule (also when the

@@ -4,7 +4,7 @@
 // stopped. PostgreSQL has its own tools (pg_dump, base backups and point-in-time recovery): see
 // docs/operations.md.
 import { Database } from "bun:sqlite";
-import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync } from "node:fs";
+import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 
 export class BackupError extends Error {}
@@ -21,7 +21,31 @@ export function backupSqlite(databasePath: string, file: string): { bytes: numbe
   } finally {
     source.close();
   }
-  return { bytes: statSync(file).size };
+  const bytes = statSync(file).size;
+  recordBackup(databasePath, { at: Date.now(), file, bytes });
+  return { bytes };
+}
+
+/**
+ * Beside the database: when the last backup was taken (the metrics' agentbank_backup_last_success_timestamp_seconds).
+ * A file, not a row: the backup runs in another process while the service is the database's only writer.
+ */
+const stampOf = (databasePath: string) => `${databasePath}.last-backup`;
+
+function recordBackup(databasePath: string, backup: { at: number; file: string; bytes: number }): void {
+  const staging = `${stampOf(databasePath)}.${process.pid}`;
+  writeFileSync(staging, JSON.stringify(backup), { mode: 0o600 });
+  renameSync(staging, stampOf(databasePath));
+}
+
+/** When the last backup of the database at `databasePath` was taken (ms), or null if none was recorded. */
+export async function lastBackupAt(databasePath: string): Promise<number | null> {
+  try {
+    const { at } = (await Bun.file(stampOf(databasePath)).json()) as { at?: unknown };
+    return typeof at === "number" ? at : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Checks that `file` is an intact agentbank database. */

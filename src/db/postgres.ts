@@ -28,6 +28,7 @@ import { applyMigrations } from "./migrate";
 import { toPostgres } from "./pg-dialect";
 import { runAfterCommit, stepAsync, type Op, type Statement } from "./query";
 import type { Engine } from "./engine";
+import { databaseStats } from "./stats";
 
 /** SQLSTATEs after which the whole transaction is run again, and how many attempts each gets. */
 const ATTEMPTS: Record<string, number> = {
@@ -82,6 +83,7 @@ export class PostgresEngine implements Engine {
   private constructor(url: string, poolSize: number) {
     const options = { url, bigint: true, connection: { lock_timeout: LOCK_TIMEOUT } };
     this.sql = new SQL({ ...options, max: poolSize, idleTimeout: 30 });
+    databaseStats.poolSize = poolSize;
     this.lockSession = new SQL({
       ...options,
       max: 1,
@@ -135,7 +137,8 @@ export class PostgresEngine implements Engine {
     for (let attempt = 1; ; attempt++) {
       const after: (() => void)[] = [];
       const cached = this.cache.view();
-      const connection = await this.sql.reserve();
+      databaseStats.connectionsWanted += 1;
+      const connection = await this.sql.reserve().catch((error: unknown) => this.unwanted(Promise.reject(error)));
       let value: T;
       try {
         const transaction = { begun: connection.unsafe("BEGIN").then(), commit: () => connection.unsafe("COMMIT").then() };
@@ -143,23 +146,33 @@ export class PostgresEngine implements Engine {
       } catch (error) {
         await connection.unsafe("ROLLBACK").catch(() => {}); // none open when COMMIT already rolled back
         connection.release();
+        databaseStats.connectionsWanted -= 1;
         const limit = ATTEMPTS[sqlState(error) as string] ?? 0;
         if (attempt >= limit) throw answerable(error);
+        databaseStats.retried += 1;
         await Bun.sleep(Math.random() * Math.min(20, 2 ** attempt));
         continue;
       }
       connection.release();
+      databaseStats.connectionsWanted -= 1;
+      databaseStats.committed += 1;
       cached.commit();
       runAfterCommit(after);
       return value;
     }
   }
 
+  /** Settles with `work` once it ends, counting its pool connection as no longer wanted. */
+  private unwanted<T>(work: Promise<T>): Promise<T> {
+    return work.finally(() => (databaseStats.connectionsWanted -= 1));
+  }
+
   read<T>(query: Op<T>, snapshot = false): Promise<T> {
+    databaseStats.connectionsWanted += 1;
     const reading = snapshot
       ? (this.sql.begin("isolation level repeatable read read only", (tx) => stepAsync(query, this.executor(tx), [], this.cache.readView())) as Promise<T>)
       : stepAsync(query, this.executor(this.sql), [], this.cache.readView());
-    return reading.catch((error: unknown) => Promise.reject(answerable(error)));
+    return this.unwanted(reading).catch((error: unknown) => Promise.reject(answerable(error)));
   }
 
   /**

@@ -21,6 +21,7 @@ import { Cache } from "./cache";
 import { LocalLocks } from "./local-locks";
 import { applyMigrations } from "./migrate";
 import { runAfterCommit, stepSync, type Op, type Statement } from "./query";
+import { databaseStats, groupCommitted } from "./stats";
 import type { Engine } from "./engine";
 
 type Pending = { op: () => Op<unknown>; resolve: (value: unknown) => void; reject: (error: unknown) => void };
@@ -214,6 +215,7 @@ export class SqliteEngine implements Engine {
     const outcomes: { ok: boolean; value: unknown }[] = [];
     const callbacks: (() => void)[] = [];
     const cached = this.cache.view();
+    const began = performance.now();
     try {
       this.connection.exec("BEGIN IMMEDIATE");
       for (const pending of group) {
@@ -241,6 +243,8 @@ export class SqliteEngine implements Engine {
       return;
     }
     this.committed += 1;
+    databaseStats.committed += outcomes.filter((outcome) => outcome.ok).length;
+    groupCommitted(group.length, (performance.now() - began) / 1000);
     this.durableAfter(this.committed, () => {
       group.forEach((pending, index) => {
         const outcome = outcomes[index]!;

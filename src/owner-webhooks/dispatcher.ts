@@ -57,7 +57,7 @@ async function deliver(notice: Notice): Promise<void> {
   let attempt: Attempt | null = null;
   if (hook) {
     const { url, body } = render(hook.format, hook.url, notice);
-    attempt = await postSigned(url, hook.secret, notice.id, body);
+    attempt = await postSigned("owner", url, hook.secret, notice.id, body);
     if (attempt.outcome !== "DELIVERED") {
       logLine({ level: "warn", msg: "owner webhook attempt failed", noticeId: notice.id, ownerId: notice.ownerId, attempts: Number(notice.attempts), outcome: attempt.outcome, error: attempt.error });
     }

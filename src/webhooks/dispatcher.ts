@@ -47,7 +47,7 @@ export function stopDispatcher(): void {
 
 function attempt(url: string, secret: string, event: WebhookEvent): Promise<Attempt> {
   const body = JSON.stringify({ event: event.event, agentId: event.agentId, data: readJson(event.data), timestamp: iso(event.createdAt) });
-  return postSigned(url, secret, event.id, body);
+  return postSigned("agent", url, secret, event.id, body);
 }
 
 async function deliver(event: WebhookEvent): Promise<void> {

@@ -16,8 +16,23 @@ export function sign(secret: string, id: string, timestamp: number, body: string
   return `v1,${createHmac("sha256", key).update(`${id}.${timestamp}.${body}`).digest("base64")}`;
 }
 
+/** Whose receiver a delivery went to: an agent's webhook, or an owner account's. */
+export type Receiver = "agent" | "owner";
+
+/** Attempts made by this process, by receiver and outcome (the metrics' agentbank_webhook_deliveries_total). */
+export const deliveryAttempts: Record<Receiver, Record<DeliveryOutcome, number>> = {
+  agent: { DELIVERED: 0, FAILED: 0, TIMEOUT: 0, REFUSED: 0 },
+  owner: { DELIVERED: 0, FAILED: 0, TIMEOUT: 0, REFUSED: 0 },
+};
+
 /** POSTs `body` (JSON) to `url`, signed with `secret` as message `id`; 2xx is DELIVERED. Never throws. */
-export async function postSigned(url: string, secret: string, id: string, body: string): Promise<Attempt> {
+export async function postSigned(receiver: Receiver, url: string, secret: string, id: string, body: string): Promise<Attempt> {
+  const attempt = await attemptSigned(url, secret, id, body);
+  deliveryAttempts[receiver][attempt.outcome] += 1;
+  return attempt;
+}
+
+async function attemptSigned(url: string, secret: string, id: string, body: string): Promise<Attempt> {
   // Wall-clock time, not the service clock: receivers compare it with their own clock (the test clock
   // would make every delivery "too new" to the Standard Webhooks libraries).
   const timestamp = Math.floor(Date.now() / 1000);

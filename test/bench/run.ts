@@ -4,7 +4,7 @@
 //   history first page and deep pages at 1M rows; agentbank beside the reference servers of
 //   ../shared/reference (references.ts: the ratios to them, measured in the same rounds).
 // `bun run bench <part>` runs one part: sqlite | postgres | history | references | baseline (only the
-// before/after below) | ledger | soak (the last three only on request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3),
+// before/after below) | ledger | soak | metrics (on against off in the same rounds; the last four only on request). BENCH_SECONDS (10), BENCH_CONNECTIONS (50), BENCH_AGENTS (200), BENCH_ROUNDS (3),
 // BENCH_POOL_SIZES (PostgreSQL pool sizes to compare, e.g. 8,16,32); BENCH_QUICK=1 is one 3 s round of
 // each (a smoke run). Asserts nothing
 // but the ledger check after each server. BENCH_BASELINE=<another agentbank executable> adds its SQLite
@@ -286,6 +286,7 @@ const parts: Record<string, () => Promise<void>> = {
   },
   references: () => referencesBench({ rounds: ROUNDS, synchronous: SYNCHRONOUS, startServer, fundedAgents, ledgerCheck, add }),
   ledger: async () => (await import("./ledger")).ledgerBench(),
+  metrics: async () => (await import("./metrics")).metricsBench({ rounds: ROUNDS, synchronous: SYNCHRONOUS, startServer, fundedAgents, ledgerCheck, add, agents: AGENTS }),
   soak: async () => (await import("./soak")).soakBench(startServer, fundedAgents),
 };
 if (part && !parts[part]) throw new Error(`unknown part ${part}: ${Object.keys(parts).join(" | ")}`);

@@ -21,6 +21,14 @@ export const GAS_SHARE_PERCENT: Record<Tier, bigint> = { UNRATED: 10n, BRONZE: 2
 
 const dayGas = (where: string, ...params: unknown[]) => get<{ gas: bigint | null }>(`SELECT CAST(SUM(gas) AS BIGINT) AS gas FROM x402_sales WHERE ${where}`, ...params);
 
+/** The first ms of the current UTC day (service clock). */
+export const gasDayStart = (now = clock.nowMs()) => now - (now % DAY_MS);
+
+/** The gas every seller's settlements took since `dayStart` (reserved while unmined): the day's sales, by their index on created_at. */
+export function* gasSpentSince(dayStart: number): Op<bigint> {
+  return (yield* dayGas("created_at >= ?", dayStart))!.gas ?? 0n;
+}
+
 const capReached = (budget: string) => refuse("facilitator_gas_cap_reached", `the treasury's gas for ${budget} today is spent; retry after 00:00 UTC`);
 
 /**
@@ -28,8 +36,7 @@ const capReached = (budget: string) => refuse("facilitator_gas_cap_reached", `th
  * Whatever the claim reads after it includes every claim committed before.
  */
 export function* lockGasDay(): Op<number> {
-  const now = clock.nowMs();
-  const dayStart = now - (now % DAY_MS);
+  const dayStart = gasDayStart();
   yield* run("INSERT INTO x402_gas_days (day, claims) VALUES (?, 1) ON CONFLICT (day) DO UPDATE SET claims = x402_gas_days.claims + 1", dayStart);
   return dayStart;
 }
@@ -46,7 +53,7 @@ export function* checkGasBudgets(agentId: AgentId, dayStart: number): Op<Refusal
   if (seller + SETTLE_GAS > sellerCap) {
     return capReached(`your settlements (${tier}: ${GAS_SHARE_PERCENT[tier]}% of X402_FACILITATOR_GAS_PER_DAY = ${sellerCap} gas)`);
   }
-  const all = (yield* dayGas("created_at >= ?", dayStart))!.gas ?? 0n;
+  const all = yield* gasSpentSince(dayStart);
   if (all + SETTLE_GAS > BigInt(config.x402FacilitatorGasPerDayTotal)) {
     return capReached(`every seller's settlements (X402_FACILITATOR_GAS_PER_DAY_TOTAL = ${config.x402FacilitatorGasPerDayTotal} gas)`);
   }
