@@ -78,7 +78,7 @@ describe("where /metrics answers", () => {
       const start = startServer({ env: { METRICS_PORT: String(taken.port) } });
       const failure = String(await start.then(() => "started", (error: Error) => error.message));
       expect(failure).toContain("exited with 1");
-      expect(failure).toContain(`agentbank: metrics error: METRICS_PORT ${taken.port} on 127.0.0.1 cannot be opened`);
+      expect(failure).toContain(`"msg":"metrics error: METRICS_PORT ${taken.port} on 127.0.0.1 cannot be opened`);
     } finally {
       taken.stop(true);
     }
