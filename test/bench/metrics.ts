@@ -95,6 +95,8 @@ export async function metricsBench({ rounds, startServer, fundedAgents, ledgerCh
 async function hookCost(rounds: number): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "agentbank-bench-hook-"));
   process.env.DATABASE_PATH = join(dir, "hook.db");
+  // The requests' own log lines (hundreds of thousands) are not the bench's output; both apps write them alike.
+  process.env.LOG_LEVEL = "warn";
   try {
     const config = (await import("../../src/config")).initConfig();
     const { openDatabase, closeDatabase } = await import("../../src/db");
