@@ -7,6 +7,7 @@ import { chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleNotFound } from "./console/not-found";
 import { consoleRoutes } from "./console/routes";
+import { operatorConsoleRoutes } from "./operator-console/routes";
 import { refreshTestClock } from "./clock";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
@@ -74,6 +75,7 @@ export function createApp() {
     .use(healthRoutes)
     .use(llmsRoutes)
     .use(consoleRoutes)
+    .use(operatorConsoleRoutes)
     .use(consentRoutes)
     .use(oauthRoutes)
     .use(registrationRoutes)
