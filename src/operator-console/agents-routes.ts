@@ -12,7 +12,7 @@ import { setFrozen } from "../profile/freeze";
 import { searchAgents } from "../profile/search";
 import { correctBalance } from "../wallets/corrections";
 import { creditDeposit } from "../wallets/deposits";
-import { operatorConsoleDoor } from "./door";
+import { operatorConsoleDoor, type Acting } from "./door";
 import { confirmation, confirmed, inWords, MAX_REASON, moneyOf, reasonOf } from "./forms";
 import { OPERATOR_PATH } from "./sessions";
 import { nextPage, PageField, windowOf } from "./views";
@@ -37,6 +37,16 @@ function agentForms(agent: Found, csrf: string): string {
 <section><h2>Correction</h2><p class="muted">A compensating journal entry against the outside world (never an edit); the agent is told, with the reason.</p>
 <form method="post" action="${agentPath(agent.id)}/correction">${csrfField(csrf)}${moneyFields}<label>Direction<select name="direction"><option value="credit">credit (add)</option><option value="debit">debit (take back)</option></select></label>
 <label>Reason<input name="reason" maxlength="${MAX_REASON}" required></label><button type="submit">Correct…</button></form></section>`;
+}
+
+/** The operator's brake on (`frozen`) or off, once its confirmation page is answered. */
+async function brake({ params, body, render, session, write }: Acting, frozen: boolean) {
+  const reason = reasonOf(body, false);
+  const [verb, what] = frozen ? ["Freeze", "every outflow it starts is refused until the operator unfreezes it"] : ["Unfreeze", "the operator's freeze is lifted (its owner's, if any, stays)"];
+  const action = `${agentPath(params.id)}/${verb.toLowerCase()}`;
+  if (!confirmed(body)) return render(`${verb} the agent?`, OPERATOR_PATH, confirmation(`${verb} agent ${params.id}: ${what}. Reason: ${reason ?? "none given"}.`, action, session.csrfToken, { reason: reason ?? "" }, verb));
+  await write(() => setFrozen(params.id, "operator", frozen, reason), params.id);
+  return redirect(agentPath(params.id));
 }
 
 function agentTable(data: Found[]): string {
@@ -71,26 +81,8 @@ export const agentRoutes = new Elysia({ name: "operator-console-agents" })
     },
     { operatorPage: true, params: AgentIdParam, detail: { hide: true } },
   )
-  .post(
-    "/agents/:id/freeze",
-    async ({ params, body, render, session, write }) => {
-      const reason = reasonOf(body, false);
-      if (!confirmed(body)) return render("Freeze the agent?", OPERATOR_PATH, confirmation(`Freeze agent ${params.id}: every outflow it starts is refused until the operator unfreezes it. Reason: ${reason ?? "none given"}.`, `${agentPath(params.id)}/freeze`, session.csrfToken, { reason: reason ?? "" }, "Freeze"));
-      await write(() => setFrozen(params.id, "operator", true, reason), params.id);
-      return redirect(agentPath(params.id));
-    },
-    { operatorAction: "agent.freeze", params: AgentIdParam, body: Form, detail: { hide: true } },
-  )
-  .post(
-    "/agents/:id/unfreeze",
-    async ({ params, body, render, session, write }) => {
-      const reason = reasonOf(body, false);
-      if (!confirmed(body)) return render("Unfreeze the agent?", OPERATOR_PATH, confirmation(`Lift the operator's freeze of agent ${params.id} (its owner's, if any, stays). Reason: ${reason ?? "none given"}.`, `${agentPath(params.id)}/unfreeze`, session.csrfToken, { reason: reason ?? "" }, "Unfreeze"));
-      await write(() => setFrozen(params.id, "operator", false, reason), params.id);
-      return redirect(agentPath(params.id));
-    },
-    { operatorAction: "agent.unfreeze", params: AgentIdParam, body: Form, detail: { hide: true } },
-  )
+  .post("/agents/:id/freeze", (context) => brake(context, true), { operatorAction: "agent.freeze", params: AgentIdParam, body: Form, detail: { hide: true } })
+  .post("/agents/:id/unfreeze", (context) => brake(context, false), { operatorAction: "agent.unfreeze", params: AgentIdParam, body: Form, detail: { hide: true } })
   .post(
     "/agents/:id/deposit",
     async ({ params, body, render, session, write }) => {

@@ -78,6 +78,9 @@ function actionVerbs(action: AuditAction, session: OperatorSession, { request, b
   };
 }
 
+/** What a form of an `operatorAction` route resolves, for a helper of its handler. */
+export type Acting = ReturnType<typeof signed> & ReturnType<typeof actionVerbs> & { params: { id: AgentId }; body: unknown };
+
 export const operatorConsoleDoor = new Elysia({ name: "operator-console-door" }).decorate({ read }).macro({
   operatorPage: {
     async resolve({ request }) {
