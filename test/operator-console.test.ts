@@ -4,7 +4,7 @@
 // check still ok; a form without its CSRF token or with a reserved field name refused with nothing
 // changed; a revoked or rotated key's session signed out at the next request.
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { formsOf, getPage, postForm, type ConsolePage } from "./helpers/console";
+import { formsOf, getPage, operatorSignIn, postForm, type ConsolePage } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { ADMIN_KEY, startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -32,16 +32,10 @@ const isSignIn = (page: ConsolePage) => page.html.includes('action="/operator/lo
 
 /** Signs in through the sign-in form (with its CSRF cookie); returns the session cookie ("name=value"). */
 async function signIn(key: string): Promise<string> {
-  const loginPage = await getPage(server, "/operator");
-  expect(isSignIn(loginPage)).toBe(true);
-  const csrfCookie = loginPage.headers.get("set-cookie")!;
+  const { cookie, setCookie, csrfCookie } = await operatorSignIn(server, key);
   expect(csrfCookie).toContain("Path=/operator");
-  const form = formsOf(loginPage.html).find((candidate) => candidate.action === "/operator/login")!;
-  const answer = await postForm(server, "/operator/login", form.fields.map(([name, value]) => [name, name === "operatorKey" ? key : value]), csrfCookie.split(";")[0]!);
-  expect(answer.status).toBe(303);
-  const session = answer.headers.get("set-cookie")!;
-  expect(session).toMatch(/HttpOnly; SameSite=Strict; Max-Age=28800/);
-  return session.split(";")[0]!;
+  expect(setCookie).toMatch(/Path=\/operator; HttpOnly; SameSite=Strict; Max-Age=28800$/);
+  return cookie;
 }
 
 /** Posts the agent page's form to `action` with `fields` filled in, then its confirmation's button; answers the last reply. */

@@ -34,7 +34,11 @@ export async function openOperatorSession(key: string): Promise<{ operator: Oper
   const operator = await operatorFromHeader(`Bearer ${key}`);
   const token = secret("os_");
   const now = clock.nowMs();
-  await write(() => insert(operatorSessions, { tokenHash: sha256Hex(token), keyHash: sha256Hex(key), csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS }));
+  await write(function* () {
+    // Expired sessions go as new ones come: the table holds hours of sign-ins, not years.
+    yield* run("DELETE FROM operator_sessions WHERE expires_at <= ?", now);
+    yield* insert(operatorSessions, { tokenHash: sha256Hex(token), keyHash: sha256Hex(key), csrfToken: secret(""), createdAt: now, expiresAt: now + SESSION_TTL_MS });
+  });
   return { operator, token, maxAgeSeconds: SESSION_TTL_MS / 1000 };
 }
 

@@ -45,7 +45,7 @@ export const statusRoutes = new Elysia({ name: "operator-console-status" })
         const more = query.status ? nextPage(path("withdrawals"), query, rows.length) : rows.length ? html`<p><a href="${path("withdrawals")}?status=${state}">All ${state}</a></p>` : "";
         sections.push(html`<section><h2>${state}</h2>${raw(table(["Agent", "Amount", "To", "Transaction", "Waiting", "Error"], rows))}${raw(more)}</section>`);
       }
-      const filter = html`<section><form method="get" class="export"><label>State<select name="status"><option value="">every state, stuck first</option>${raw(WITHDRAWAL_STATES.map((s) => html`<option${raw(s === query.status ? " selected" : "")}>${s}</option>`).join(""))}</select></label><button type="submit">Show</button></form></section>`;
+      const filter = html`<section><form method="get" action="${path("withdrawals")}" class="export"><label>State<select name="status"><option value="">every state, stuck first</option>${raw(WITHDRAWAL_STATES.map((s) => html`<option${raw(s === query.status ? " selected" : "")}>${s}</option>`).join(""))}</select></label><button type="submit">Show</button></form></section>`;
       return render("Withdrawals", path("withdrawals"), filter + sections.join(""));
     },
     { operatorPage: true, query: t.Object({ status: t.Optional(t.Union([...WITHDRAWAL_STATES.map((s) => t.Literal(s)), t.Literal("")])), page: PageField }), detail: { hide: true } },
@@ -83,7 +83,7 @@ export const statusRoutes = new Elysia({ name: "operator-console-status" })
     async ({ render, read, query }) => {
       const entries = await read(auditList({ operator: query.operator || undefined, action: query.action || undefined }, windowOf(query.page)));
       const rows = entries.data.map((e) => [e.at, e.operator, e.action, e.target ?? "", e.requestId ?? "", e.details === null ? "" : JSON.stringify(e.details)]);
-      const filter = html`<form method="get" class="export"><label>Operator<input name="operator" value="${query.operator ?? ""}" maxlength="64"></label><label>Action<input name="action" value="${query.action ?? ""}" maxlength="64"></label><button type="submit">Filter</button></form>`;
+      const filter = html`<form method="get" action="${path("audit")}" class="export"><label>Operator<input name="operator" value="${query.operator ?? ""}" maxlength="64"></label><label>Action<input name="action" value="${query.action ?? ""}" maxlength="64"></label><button type="submit">Filter</button></form>`;
       return render("Audit log", path("audit"), html`<section>${raw(filter)}</section><section>${raw(table(["At", "Operator", "Action", "Target", "Request", "Details"], rows))}${raw(nextPage(path("audit"), query, rows.length))}</section>`);
     },
     { operatorPage: true, query: t.Object({ operator: t.Optional(t.String({ maxLength: 64 })), action: t.Optional(t.String({ maxLength: 64 })), page: PageField }), detail: { hide: true } },
