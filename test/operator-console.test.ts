@@ -100,6 +100,7 @@ describe("the operator console", () => {
     ]);
     expect(entries[0]!.details).toMatchObject({ amount: "20", currency: "USDC", direction: "debit", reason: "wire 42 was 5.50" });
     expect(JSON.stringify(entries)).not.toContain("csrf");
+    expect(entries[0]!.details).not.toHaveProperty("confirm");
 
     const auditPage = await getPage(server, "/operator/audit", cookie);
     expect(auditPage.html).toContain("agent.correct");

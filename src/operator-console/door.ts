@@ -56,10 +56,13 @@ async function checkedForm({ request, body }: Context) {
   return signed(session);
 }
 
-/** What the form asked, for its audit entry: its fields without the CSRF token. */
+/** The console's own fields, not what the operator asked for: the CSRF token and the confirmation's "yes". */
+const FRAME_FIELDS = new Set(["csrf", "confirm"]);
+
+/** What the form asked, for its audit entry: its fields without the console's own. */
 function detailsOf(body: unknown): Record<string, unknown> {
   const details: Record<string, unknown> = Object.create(null);
-  for (const [name, value] of Object.entries(body ?? {})) if (name !== "csrf") details[name] = value;
+  for (const [name, value] of Object.entries(body ?? {})) if (!FRAME_FIELDS.has(name)) details[name] = value;
   return details;
 }
 
