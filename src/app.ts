@@ -7,6 +7,7 @@ import { chainWalletRoutes } from "./chain/routes";
 import { bettingRoutes } from "./betting/routes";
 import { consoleNotFound } from "./console/not-found";
 import { consoleRoutes } from "./console/routes";
+import { operatorConsoleRoutes } from "./operator-console/routes";
 import { refreshTestClock } from "./clock";
 import { config } from "./config";
 import { contractRoutes } from "./contracts/routes";
@@ -48,6 +49,8 @@ const PUBLIC_LIMITED: [string, RegExp][] = [
   ["GET", /^\/agents\/[^/]+\/reputation$/],
   ["GET", /^\/services\/[^/]+$/],
   ["POST", /^\/oauth\/(register|token)$/],
+  // ADMIN_API_KEY may be a phrase a person chose: its guesses through the console's sign-in are counted.
+  ["POST", /^\/operator\/login$/],
 ];
 
 export type App = ReturnType<typeof createApp>;
@@ -81,6 +84,7 @@ export function createApp(metrics: MetricsPlugins | null = null) {
     .use(healthRoutes)
     .use(llmsRoutes)
     .use(consoleRoutes)
+    .use(operatorConsoleRoutes)
     .use(consentRoutes)
     .use(oauthRoutes)
     .use(registrationRoutes)

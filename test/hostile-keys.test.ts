@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { claimByMail, consoleLinksOf, signInByMail, formsOf, getPage, isSignIn, postForm, signIn, type ConsolePage } from "./helpers/console";
+import { claimByMail, consoleLinksOf, signInByMail, formsOf, getPage, isSignIn, operatorSignIn, postForm, signIn, type ConsolePage } from "./helpers/console";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 
@@ -209,11 +209,11 @@ describe("every operation of the OpenAPI document", () => {
 });
 
 /**
- * Crawls the console from `start` signed in (through `signedInPage`, which signs in again when a form
+ * Crawls the console (`under`: /console, or /operator) from `start` signed in (through `signedInPage`, which signs in again when a form
  * ended the session), then posts every form it found once per hostile field name. Records 500s in
  * `problems`; answers the forms found and the posts that were not refused with the form's 400.
  */
-async function walkConsoleForms(on: TestServer, start: string[], signedInPage: (path: string) => Promise<ConsolePage>, cookie: () => string) {
+async function walkConsoleForms(on: TestServer, start: string[], signedInPage: (path: string) => Promise<ConsolePage>, cookie: () => string, under = "/console") {
   /** Form posts that were not refused with the form's 400 page. */
   const notRefused: string[] = [];
   // Discover the forms: every console page reachable from the start, signed in.
@@ -225,7 +225,7 @@ async function walkConsoleForms(on: TestServer, start: string[], signedInPage: (
     const page = await signedInPage(path);
     record(`GET ${path}`, page.status, page.html);
     for (const form of formsOf(page.html)) if (!formPages.has(form.action)) formPages.set(form.action, path);
-    for (const link of consoleLinksOf(page.html)) if (!seen.has(link)) seen.add(link), queue.push(link);
+    for (const link of consoleLinksOf(page.html, under)) if (!seen.has(link)) seen.add(link), queue.push(link);
   }
   for (const [action, pagePath] of formPages) {
     for (const [name] of HOSTILE) {
@@ -308,6 +308,30 @@ describe("every form of the owner console", () => {
     } finally {
       await accounts.close();
     }
+  });
+});
+
+describe("every form of the operator console", () => {
+  test("refuses hostile field names with its error page, never a 500, and nothing is recorded", async () => {
+    problems.length = 0;
+    const { cookie } = await operatorSignIn(server, keys.operator);
+    const signedInPage = (path: string) => getPage(server, path, cookie);
+    const before = (await server.admin("GET", "/admin/audit?limit=1")).body.pagination.total;
+    const { actions, notRefused } = await walkConsoleForms(server, ["/operator", `/operator/agents/${attacker.id}`], signedInPage, () => cookie, "/operator");
+    // The sign-in form, before any session.
+    for (const [name] of HOSTILE) {
+      const page = await getPage(server, "/operator");
+      const form = formsOf(page.html).find((candidate) => candidate.action === "/operator/login")!;
+      const fields = form.fields.map(([field, value]): [string, string] => [field, field === "operatorKey" ? keys.operator : value]);
+      const answer = await postForm(server, "/operator/login", [...fields, [name, "1"]], page.headers.get("set-cookie")!.split(";")[0]!);
+      record(`POST /operator/login field ${name}`, answer.status, answer.html);
+      if (answer.status !== 400) notRefused.push(`POST /operator/login field ${name}: ${answer.status}`);
+    }
+    expect(problems).toEqual([]);
+    expect(notRefused).toEqual([]);
+    for (const action of ["/operator/logout", "/operator/agents/:id/deposit", "/operator/agents/:id/correction"]) expect(actions).toContain(action.replace(":id", attacker.id));
+    expect(actions.some((action) => /^\/operator\/agents\/[^/]+\/(un)?freeze$/.test(action))).toBe(true);
+    expect((await server.admin("GET", "/admin/audit?limit=1")).body.pagination.total).toBe(before);
   });
 });
 

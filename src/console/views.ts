@@ -124,7 +124,8 @@ export function bare(title: string, body: string): string {
   return document(title, html`<span class="who">agentbank console</span>`, body);
 }
 
-function document(title: string, header: string, body: string): string {
+/** A whole page: its header (rendered) above the title and body; the operator console's pages too. */
+export function document(title: string, header: string, body: string): string {
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · agentbank</title><style>${raw(STYLE)}</style></head>

@@ -26,12 +26,15 @@ function entryOf(knock: Knock, target: string | null): AuditEntry {
   return { operator: operatorOf(knock.request), action, target, details: (knock.body as Record<string, unknown> | undefined) ?? null, requestId: typeof requestId === "string" ? requestId : null };
 }
 
-/** An op and the audit entry of the request's action, in one transaction. */
-function* audited<T>(op: () => Op<T>, knock: Knock, target: Target<T>): Op<T> {
+/** An op and its audit entry, in one transaction: the API's routes and the operator console's forms alike. */
+export function* withAudit<T>(op: () => Op<T>, entry: (result: T) => AuditEntry): Op<T> {
   const result = yield* op();
-  yield* recordAudit(entryOf(knock, typeof target === "function" ? target(result) : (target ?? null)));
+  yield* recordAudit(entry(result));
   return result;
 }
+
+/** An op and the audit entry of the request's action, in one transaction. */
+const audited = <T>(op: () => Op<T>, knock: Knock, target: Target<T>) => withAudit(op, (result) => entryOf(knock, typeof target === "function" ? target(result) : (target ?? null)));
 
 /**
  * The verbs of a route declared `action`: `write(op, target?)` runs the op with its audit entry;

@@ -36,7 +36,7 @@ export async function parseBody(request: Request, contentType: string, path: str
   } catch {
     throw invalid("the body is not valid UTF-8");
   }
-  if (contentType === "application/x-www-form-urlencoded" && (path.startsWith("/console") || path === "/oauth/token")) {
+  if (contentType === "application/x-www-form-urlencoded" && (path.startsWith("/console") || path.startsWith("/operator/") || path === "/oauth/token")) {
     const fields = dictionary<string>();
     for (const [name, value] of new URLSearchParams(text)) fields[name] = value;
     return fields;

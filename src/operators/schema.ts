@@ -43,3 +43,20 @@ export const auditLog = table(
   },
   (t) => [index("audit_log_created_idx").on(t.createdAt, t.id), index("audit_log_operator_idx").on(t.operator, t.createdAt)],
 );
+
+/**
+ * A session of the operator console (/operator): its cookie's token as a SHA-256, bound to the key it
+ * was opened with (that key's SHA-256, as operator_keys holds it): every request reads the key's row
+ * again, so a revoked or rotated key ends its sessions at the next request (operator-console/sessions.ts).
+ */
+export const operatorSessions = table(
+  "operator_sessions",
+  {
+    tokenHash: text().primaryKey(),
+    keyHash: text().notNull(),
+    csrfToken: text().notNull(),
+    createdAt: integer().notNull(),
+    expiresAt: integer().notNull(),
+  },
+  (t) => [index("operator_sessions_key_idx").on(t.keyHash)],
+);

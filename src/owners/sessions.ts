@@ -15,9 +15,10 @@ const SESSION_TTL_MS = 12 * HOUR_MS;
 /** `ownerId`: signed in by e-mail, an owner account (every agent it claimed); null: with one agent's owner key. */
 export type Session = { agentId: AgentId; ownerId: string | null; csrfToken: string };
 
-export function cookie(name: string, value: string, request: Request, maxAgeSeconds: number): string {
+/** A console's cookie: HttpOnly, SameSite=Strict, Secure over HTTPS, sent only under `path` (the operator console's is /operator). */
+export function cookie(name: string, value: string, request: Request, maxAgeSeconds: number, path = "/console"): string {
   const https = new URL(request.url).protocol === "https:" || request.headers.get("x-forwarded-proto") === "https";
-  return `${name}=${value}; Path=/console; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${https ? "; Secure" : ""}`;
+  return `${name}=${value}; Path=${path}; HttpOnly; SameSite=Strict; Max-Age=${maxAgeSeconds}${https ? "; Secure" : ""}`;
 }
 
 export function readCookie(request: Request, name: string): string | null {

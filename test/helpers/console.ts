@@ -32,7 +32,8 @@ export async function postForm(server: TestServer, action: string, fields: [stri
  * select's selected option (else its first).
  */
 export function formsOf(html: string): Form[] {
-  return [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].map(([, tag, inner]) => {
+  const posted = [...html.matchAll(/<form\b([^>]*)>([\s\S]*?)<\/form>/g)].filter(([, tag]) => attribute(tag!, "method")?.toLowerCase() === "post");
+  return posted.map(([, tag, inner]) => {
     const sent = (input: string) => !["checkbox", "radio"].includes(attribute(input, "type") ?? "") || /\schecked\b/.test(input);
     const inputs = [...inner!.matchAll(/<input\b[^>]*>/g)].filter(([input]) => sent(input)).map(([input]) => [attribute(input, "name"), attribute(input, "value") ?? ""] as const);
     const selects = [...inner!.matchAll(/<select\b([^>]*)>([\s\S]*?)<\/select>/g)].map(([, selectTag, options]) => {
@@ -45,8 +46,9 @@ export function formsOf(html: string): Form[] {
   });
 }
 
-/** Every link within the console a page shows. */
-export const consoleLinksOf = (html: string) => [...html.matchAll(/href="(\/console[^"]*)"/g)].map(([, href]) => href!.replaceAll("&amp;", "&"));
+/** Every link within the console (`/console`, or the operator's `/operator`) a page shows. */
+export const consoleLinksOf = (html: string, under = "/console") =>
+  [...html.matchAll(/href="([^"]*)"/g)].map(([, href]) => href!.replaceAll("&amp;", "&")).filter((href) => href === under || href.startsWith(`${under}/`) || href.startsWith(`${under}?`));
 
 /** Whether the page is the sign-in page (no session, or it ended). */
 export const isSignIn = (page: ConsolePage) => page.html.includes('action="/console/login"');
@@ -60,6 +62,17 @@ export async function signIn(server: TestServer, ownerKey: string): Promise<stri
   const answer = await postForm(server, "/console/login", fields, csrfCookie);
   if (answer.status !== 303) throw new Error(`console sign-in failed: ${answer.status}`);
   return answer.headers.get("set-cookie")!.split(";")[0]!;
+}
+
+/** Signs in to the operator console (/operator) with an operator key through its form; returns the session cookie to send ("name=value"). */
+export async function operatorSignIn(server: TestServer, key: string): Promise<{ cookie: string; setCookie: string; csrfCookie: string }> {
+  const loginPage = await getPage(server, "/operator");
+  const csrfCookie = loginPage.headers.get("set-cookie")!;
+  const form = formsOf(loginPage.html).find((candidate) => candidate.action === "/operator/login")!;
+  const answer = await postForm(server, "/operator/login", form.fields.map(([name, value]): [string, string] => [name, name === "operatorKey" ? key : value]), csrfCookie.split(";")[0]!);
+  if (answer.status !== 303) throw new Error(`operator console sign-in failed: ${answer.status}`);
+  const setCookie = answer.headers.get("set-cookie")!;
+  return { cookie: setCookie.split(";")[0]!, setCookie, csrfCookie };
 }
 
 /** The path of the first link to `path`/… in a mail to `email` of the outbox folder (a server without SMTP_URL) that `skip` does not name. */
