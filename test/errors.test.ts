@@ -64,7 +64,7 @@ describe("method, balance and key", () => {
     const approve = await server.request("POST", `/negotiations/${crypto.randomUUID()}/human-approve`, { key: "something" });
     expect(approve.body.message).toBe("not an agent (pp_…) or owner (po_…) key; this route takes the owner key (po_…)");
     const admin = await server.request("GET", "/admin/ledger/check", { key: agent.apiKey });
-    expect([admin.status, admin.body.message]).toEqual([401, "this is an agent API key (pp_…); this route takes the operator key (ADMIN_API_KEY)"]);
+    expect([admin.status, admin.body.message]).toEqual([401, "this is an agent API key (pp_…); this route takes an operator key (pa_…, or ADMIN_API_KEY)"]);
   });
 });
 
