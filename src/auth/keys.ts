@@ -90,8 +90,12 @@ export async function ownerOfAgent(header: string | undefined, agentId: AgentId)
   return owned;
 }
 
-/** Whether `key` is `secret`, in time that does not depend on where they differ (both hashed to one length first). */
-const isSecret = (key: string | null, secret: string) => key !== null && timingSafeEqual(Buffer.from(sha256Hex(key), "hex"), Buffer.from(sha256Hex(secret), "hex"));
+/** Whether two SHA-256 digests (hex) are equal, in time that does not depend on where they differ. */
+const sameHash = (a: string, b: string) => timingSafeEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"));
+/** Whether `key` is `secret` (both hashed to one length first). */
+const isSecret = (key: string | null, secret: string) => key !== null && sameHash(sha256Hex(key), sha256Hex(secret));
+/** Whether `hash` is the SHA-256 of ADMIN_API_KEY, the bootstrap operator key (an operator console session keeps only the hash). */
+export const isBootstrapKeyHash = (hash: string) => !!config.adminApiKey && sameHash(hash, sha256Hex(config.adminApiKey));
 
 const OPERATOR_PREFIX = "pa_";
 

@@ -2,8 +2,7 @@
 // naming a random token stored hashed, bound to the operator key it was opened with. Every request reads
 // that key again (ADMIN_API_KEY, or the named key's row by its hash: operatorByKeyHash), so a revoked or
 // rotated key — or a changed ADMIN_API_KEY — ends its sessions at the next request. Eight hours at most.
-import { timingSafeEqual } from "node:crypto";
-import { operatorFromHeader } from "../auth/keys";
+import { isBootstrapKeyHash, operatorFromHeader } from "../auth/keys";
 import { clock } from "../clock";
 import { config } from "../config";
 import { insert, read, run, select, write, type Op } from "../db";
@@ -23,8 +22,6 @@ export type OperatorSession = { operator: Operator; csrfToken: string };
 
 /** Whether the operator console exists: as /admin, not without ADMIN_API_KEY (named keys are off then too). */
 export const consoleOpen = () => !!config.adminApiKey;
-
-const isBootstrapHash = (hash: string) => timingSafeEqual(Buffer.from(hash, "hex"), Buffer.from(sha256Hex(config.adminApiKey!), "hex"));
 
 /**
  * Signs in with an operator key, checked as the operator API checks it (auth/keys.ts): a new session
@@ -48,7 +45,7 @@ export function* operatorSessionOf(request: Request): Op<OperatorSession | null>
   if (!token || !consoleOpen()) return null;
   const [row] = yield* select(operatorSessions, "token_hash = ?", sha256Hex(token));
   if (!row || row.expiresAt <= clock.nowMs()) return null;
-  if (isBootstrapHash(row.keyHash)) return { operator: BOOTSTRAP_OPERATOR, csrfToken: row.csrfToken };
+  if (isBootstrapKeyHash(row.keyHash)) return { operator: BOOTSTRAP_OPERATOR, csrfToken: row.csrfToken };
   const named = yield* operatorByKeyHash(row.keyHash);
   return named ? { operator: { id: named.id, name: named.name }, csrfToken: row.csrfToken } : null;
 }
