@@ -1,0 +1,1 @@
+"""agentbank: the Python client, pytest harness and service for agentbank."""
