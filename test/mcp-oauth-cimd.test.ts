@@ -7,7 +7,7 @@
 // stored; a document is fetched once within its cache time; every authorization response carries iss,
 // the metadata's issuer (RFC 9207).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { getPage, signIn } from "./helpers/console";
+import { formsOf, getPage, postForm, signIn } from "./helpers/console";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { authorizationParams, decide, grantOverHttp, mcpRequest, query, refresh, registerClient, type Host } from "./helpers/oauth";
@@ -126,7 +126,16 @@ describe("with the outbound guard's development switch", () => {
         expect(textOf(page.html)).toContain(reason);
       }
     }
-    // Not followed: the redirect's target was never asked for through it.
+    // The owner's Approve sent anyway for each (a good request's form with the client_id changed) is refused the same way.
+    const good = await getPage(server, `/console/oauth/consent?${query(await authorizationParams(server, { clientId: `${base}/good.json`, redirectUri: REDIRECT_URI }, "v".repeat(50)))}`, cookie);
+    const form = formsOf(good.html).find((candidate) => candidate.action === "/console/oauth/consent")!;
+    for (const [path, redirectUri, reason] of cases.filter(([path]) => path !== "/slow.json")) {
+      const fields = form.fields.map(([name, value]): [string, string] => [name, name === "client_id" ? `${base}${path}` : name === "redirect_uri" ? redirectUri : value]);
+      const answer = await postForm(server, "/console/oauth/consent", [...fields, ["scope_read", "1"], ["decision", "approve"]], cookie);
+      expect({ path, status: answer.status, location: answer.headers.get("location") }).toEqual({ path, status: 400, location: null });
+      expect(textOf(answer.html)).toContain(reason);
+    }
+    // Not followed: the redirect's target was never asked for through it (fetched once, then kept).
     expect(hits.get("/good.json") ?? 0).toBe(1);
     expect(await stored(server)).toEqual({ clients: [], codes: 0 });
   });
@@ -176,8 +185,8 @@ describe("with the outbound guard's development switch", () => {
   });
 });
 
-test("without the switch, a client_id on a loopback or private address is refused before anything is fetched, and http is refused", async () => {
-  const server = await startServer();
+test("without the switch, a client_id on a loopback or private address is refused before anything is fetched, and http is refused; /oauth/authorize with a document counts as a public route", async () => {
+  const server = await startServer({ env: { RATE_LIMIT_PUBLIC: "4" } });
   try {
     const cookie = await signIn(server, (await server.register()).ownerKey);
     const before = hits.get("/good.json") ?? 0;
@@ -193,6 +202,11 @@ test("without the switch, a client_id on a loopback or private address is refuse
     }
     expect(hits.get("/good.json") ?? 0).toBe(before);
     expect(await stored(server)).toEqual({ clients: [], codes: 0 });
+    // Registering the owner counted one of the 4; the fourth fetch asked for is refused before it is made.
+    const authorize = await authorizationParams(server, { clientId: "https://10.1.2.3/client.json", redirectUri: REDIRECT_URI }, "v".repeat(50));
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await getPage(server, `/oauth/authorize?${query(authorize)}`)).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
   } finally {
     server.close();
   }

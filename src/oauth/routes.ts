@@ -5,7 +5,8 @@
 // hidden from the OpenAPI document, which describes JSON bodies only). Their refusals are OAuth's own
 // error codes (`error`, `error_description`), with `message` as on every other route.
 import { Elysia, t } from "elysia";
-import { clientAddressOf } from "../auth/rate-limit";
+import { clientAddressOf, consume } from "../auth/rate-limit";
+import { config } from "../config";
 import { type Op } from "../db";
 import { door, type DueContext } from "../door";
 import { noteError } from "../http/log";
@@ -15,6 +16,7 @@ import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
 import { applyRequestedClientDue, AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
 import { OAuthError, registerClient, registeredClientView, registrantOf } from "./clients";
+import { isDocumentClientId } from "./documents";
 import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
 /** OAuth's refusal (noted for the request's log line: its code is OAuth's `error`). */
@@ -155,7 +157,9 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .get(
     "/oauth/authorize",
-    async ({ request, query }) => {
+    async ({ request, query, server, set }) => {
+      // A metadata document's client_id makes this server fetch a URL anyone chose: counted per address as a public route.
+      if (query.client_id !== undefined && isDocumentClientId(query.client_id)) consume(`ip:${clientAddressOf(request, server)}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
       const checked = await checkAuthorization(query, baseUrlOf(request));
       if ("page" in checked) return page(checked.page);
       // The console's session cookie is scoped to /console: consent is asked there.
