@@ -1,11 +1,11 @@
 // /console/oauth/consent: the owner decides what an MCP host may do as the agent (src/oauth). It shows
-// the client's name (a document client's with its host: the name is the host's own claim), its redirect
-// URI (with a warning when it is on this computer), the agent, the scopes asked for as checkboxes and a total budget
-// per currency; Approve sends the browser back with a code, Deny with error=access_denied: the only
-// answers the redirect URI gets, once the owner has seen it here (a bad request is shown on our own
-// page, oauth/authorize.ts). Signed out, the owner signs in first and comes back here. The form
-// carries the session's CSRF token like every console form, and the request is checked again when it
-// comes back.
+// the client's name (a document client's with its host: the name is the host's own claim), its
+// redirect URI (with a warning when it is on this computer), the agent, the scopes asked for as
+// checkboxes and a total budget per currency; Approve sends the browser back with a code, Deny with
+// error=access_denied: the only answers the redirect URI gets, once the owner has seen it here (a bad
+// request is shown on our own page, oauth/authorize.ts). Signed out, the owner signs in first and
+// comes back here. The form carries the session's CSRF token like every console form, and the request
+// is checked again when it comes back.
 import { Elysia } from "elysia";
 import { clock } from "../clock";
 import { DEFAULT_KEY_LIFETIME_MS } from "../keys/create";

@@ -20,7 +20,7 @@ import { CLIENT_LIMITS, UNUSED_CLIENT_LIFETIME_MS } from "./clients";
  * at least a minute (an authorization reads it three times: /oauth/authorize, the consent page, the
  * owner's decision) and at most an hour (a host that changes its redirect URIs waits no longer).
  */
-export const DOCUMENT_LIMITS = { bytes: 5 * 1024, timeoutMs: 5_000, urlLength: CLIENT_LIMITS.uriLength, keptAtLeastMs: MINUTE_MS, keptAtMostMs: HOUR_MS, kept: 1_000 } as const;
+const DOCUMENT_LIMITS = { bytes: 5 * 1024, timeoutMs: 5_000, urlLength: CLIENT_LIMITS.uriLength, keptAtLeastMs: MINUTE_MS, keptAtMostMs: HOUR_MS, kept: 1_000 } as const;
 
 /** A client as an authorization request names it: registered (documentHost null) or by its metadata document. */
 export type AskingClient = { id: string; name: string; redirectUris: string[]; documentHost: string | null };
@@ -37,7 +37,7 @@ export const isDocumentClientId = (clientId: string) => /^https?:\/\//i.test(cli
  * document's client_id is compared to it without normalizing). http is taken only to a loopback host
  * with WEBHOOK_ALLOW_PRIVATE_NETWORKS=true, the development switch of every outbound call.
  */
-export function clientIdUrlProblem(clientId: string): string | null {
+function clientIdUrlProblem(clientId: string): string | null {
   if (clientId.length > DOCUMENT_LIMITS.urlLength) return `a client_id URL is at most ${DOCUMENT_LIMITS.urlLength} characters`;
   const url = URL.parse(clientId);
   if (!url) return "the client_id is not a URL";
@@ -67,7 +67,7 @@ function keptForMs(cacheControl: string | null): number {
 const ofDocument = (document: Record<string, unknown>, name: string) => Object.hasOwn(document, name) ? document[name] : undefined;
 
 /** The client a fetched document describes, or DocumentRefused saying what in it this server cannot take. */
-export function clientOfDocument(clientId: string, document: unknown): AskingClient {
+function clientOfDocument(clientId: string, document: unknown): AskingClient {
   if (typeof document !== "object" || document === null || Array.isArray(document)) throw new DocumentRefused("it is not a JSON object");
   const field = (name: string) => ofDocument(document as Record<string, unknown>, name);
   if (field("client_id") !== clientId) throw new DocumentRefused("its client_id is not exactly the URL it was fetched from");

@@ -1,7 +1,7 @@
 // OAuth 2.1 for MCP hosts: the protected resource's metadata (RFC 9728), the authorization server's
 // metadata (RFC 8414), dynamic client registration (RFC 7591; deprecated by MCP 2026-07-28 in favour of
-// client ID metadata documents, oauth/documents.ts, and kept for older hosts), the authorization endpoint (which sends
-// the browser to the consent page in the owner console) and the token endpoint (a form, RFC 6749 §3.2;
+// client ID metadata documents, oauth/documents.ts, and kept for older hosts), the authorization
+// endpoint (which sends the browser to the consent page in the owner console) and the token endpoint (a form, RFC 6749 §3.2;
 // hidden from the OpenAPI document, which describes JSON bodies only). Their refusals are OAuth's own
 // error codes (`error`, `error_description`), with `message` as on every other route.
 import { Elysia, t } from "elysia";
