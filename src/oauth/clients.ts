@@ -35,7 +35,7 @@ export const redirectUrisOf = (client: ClientRow): string[] => readJson(client.r
  */
 export const CLIENT_LIMITS = { clients: 10_000, perRegistrantPerDay: 20, redirectUris: 5, uriLength: 500, nameLength: 80 } as const;
 /** A client without a grant this long after registering is deleted. */
-const UNUSED_CLIENT_LIFETIME_MS = DAY_MS;
+export const UNUSED_CLIENT_LIFETIME_MS = DAY_MS;
 const GRANT_TYPES = ["authorization_code", "refresh_token"];
 const RESPONSE_TYPES = ["code"];
 

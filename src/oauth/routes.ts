@@ -1,10 +1,12 @@
 // OAuth 2.1 for MCP hosts: the protected resource's metadata (RFC 9728), the authorization server's
-// metadata (RFC 8414), dynamic client registration (RFC 7591), the authorization endpoint (which sends
-// the browser to the consent page in the owner console) and the token endpoint (a form, RFC 6749 §3.2;
+// metadata (RFC 8414), dynamic client registration (RFC 7591; deprecated by MCP 2026-07-28 in favour of
+// client ID metadata documents, oauth/documents.ts, and kept for older hosts), the authorization
+// endpoint (which sends the browser to the consent page in the owner console) and the token endpoint (a form, RFC 6749 §3.2;
 // hidden from the OpenAPI document, which describes JSON bodies only). Their refusals are OAuth's own
 // error codes (`error`, `error_description`), with `message` as on every other route.
 import { Elysia, t } from "elysia";
-import { clientAddressOf } from "../auth/rate-limit";
+import { clientAddressOf, consume } from "../auth/rate-limit";
+import { config } from "../config";
 import { type Op } from "../db";
 import { door, type DueContext } from "../door";
 import { noteError } from "../http/log";
@@ -14,6 +16,7 @@ import { ownProperty } from "../json";
 import { SCOPES } from "../keys/scopes";
 import { applyRequestedClientDue, AuthorizationQuery, baseUrlOf, checkAuthorization, mcpResourceOf } from "./authorize";
 import { OAuthError, registerClient, registeredClientView, registrantOf } from "./clients";
+import { isDocumentClientId } from "./documents";
 import { exchangeCode, refreshGrant, type Refused, type Tokens } from "./service";
 
 /** OAuth's refusal (noted for the request's log line: its code is OAuth's `error`). */
@@ -64,6 +67,9 @@ const AuthorizationServer = Model(
     grant_types_supported: t.Array(t.String()),
     code_challenge_methods_supported: t.Array(t.String()),
     token_endpoint_auth_methods_supported: t.Array(t.String()),
+    response_modes_supported: t.Array(t.String()),
+    authorization_response_iss_parameter_supported: t.Boolean({ description: "every authorization response carries iss (RFC 9207)" }),
+    client_id_metadata_document_supported: t.Boolean({ description: "a client_id may be the https URL of the client's metadata document (CIMD)" }),
   },
   { description: "OAuth 2.0 authorization server metadata (RFC 8414)" },
 );
@@ -119,9 +125,13 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
         grant_types_supported: ["authorization_code", "refresh_token"],
         code_challenge_methods_supported: ["S256"],
         token_endpoint_auth_methods_supported: ["none"],
+        // Only the query: RFC 8414's default also names fragment, which this server never answers with.
+        response_modes_supported: ["query"],
+        authorization_response_iss_parameter_supported: true,
+        client_id_metadata_document_supported: true,
       };
     },
-    answers(docs("OAuth", "The authorization server's metadata (RFC 8414): its endpoints, PKCE S256, public clients", "public"), { 200: AuthorizationServer }),
+    answers(docs("OAuth", "The authorization server's metadata (RFC 8414): its endpoints, PKCE S256, public clients (registered, or by client ID metadata document), iss in authorization responses (RFC 9207)", "public"), { 200: AuthorizationServer }),
   )
   .post(
     "/oauth/register",
@@ -147,8 +157,10 @@ export const oauthRoutes = new Elysia({ name: "oauth" })
   )
   .get(
     "/oauth/authorize",
-    async ({ request, query, read }) => {
-      const checked = await read(checkAuthorization(query, baseUrlOf(request)));
+    async ({ request, query, server, set }) => {
+      // A metadata document's client_id makes this server fetch a URL anyone chose: counted per address as a public route.
+      if (query.client_id !== undefined && isDocumentClientId(query.client_id)) consume(`ip:${clientAddressOf(request, server)}`, config.rateLimitPublic, set.headers as Record<string, string | number>);
+      const checked = await checkAuthorization(query, baseUrlOf(request));
       if ("page" in checked) return page(checked.page);
       // The console's session cookie is scoped to /console: consent is asked there.
       return new Response(null, { status: 303, headers: { location: `/console/oauth/consent${new URL(request.url).search}`, "cache-control": "no-store" } });

@@ -5,8 +5,10 @@ import { agents } from "../agents/schema";
 import { agentKeys } from "../keys/schema";
 
 /**
- * An MCP host registered by dynamic client registration (RFC 7591): a public client, PKCE only, no
- * secret. One that has no grant a day after registering is deleted (oauth/clients.ts).
+ * An MCP host registered by dynamic client registration (RFC 7591), or one named by a client ID
+ * metadata document when the owner approved it (its id is the document's URL, oauth/documents.ts): a
+ * public client, PKCE only, no secret. One that has no grant a day after it was made is deleted
+ * (oauth/clients.ts).
  */
 export const oauthClients = table(
   "oauth_clients",

@@ -13,15 +13,16 @@ import { SCOPES, type Scope } from "../keys/scopes";
 import { inForce, keyView, revokeKey, scopesOf, type KeyRow } from "../keys/service";
 import { toMajor, type Currency } from "../money";
 import { HOUR_MS, MINUTE_MS } from "../time";
-import { OAuthError, type ClientRow } from "./clients";
+import { OAuthError } from "./clients";
+import { keepDocumentClient, type AskingClient } from "./documents";
 import { oauthClients, oauthCodes, oauthGrants, oauthRotatedRefreshTokens } from "./schema";
 import { jsonText, readJson } from "../json";
 
 export const ACCESS_TOKEN_LIFETIME_MS = HOUR_MS;
 const CODE_LIFETIME_MS = 2 * MINUTE_MS;
 
-/** An authorization request, checked: what the consent page shows and the code is bound to. */
-export type AuthorizationRequest = { client: ClientRow; redirectUri: string; codeChallenge: string; state: string | null; resource: string; scopes: Scope[] };
+/** An authorization request, checked: what the consent page shows and the code is bound to; `issuer` is this server's (RFC 8414, RFC 9207). */
+export type AuthorizationRequest = { client: AskingClient; redirectUri: string; codeChallenge: string; state: string | null; resource: string; scopes: Scope[]; issuer: string };
 
 /** What the owner approved: scopes, and a total budget per currency in major units. */
 export type Consent = { scopes: Scope[]; budgets: Partial<Record<Currency, number>> };
@@ -30,6 +31,7 @@ export type Consent = { scopes: Scope[]; budgets: Partial<Record<Currency, numbe
 export function* issueCode(agentId: AgentId, request: AuthorizationRequest, consent: Consent): Op<string> {
   const code = secret("oc_");
   const agent = (yield* findAgent(agentId))!;
+  if (request.client.documentHost) yield* keepDocumentClient(request.client);
   yield* insert(oauthCodes, {
     codeHash: sha256Hex(code),
     clientId: request.client.id,
