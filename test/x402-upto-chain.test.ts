@@ -7,10 +7,11 @@ import { BaseError, ContractFunctionRevertedError, createWalletClient, http, par
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner, x402UptoPermit2ProxyABI } from "@x402/evm";
 import { testActor } from "./chain/anvil";
 import { signedUptoPayment } from "./x402/upto";
-import { recordingPaymentFetch, startOfficialX402, UPTO_MAX_UNITS, type OfficialX402 } from "./x402/official";
+import { PRICE_UNITS, recordingPaymentFetch, startOfficialX402, UPTO_MAX_UNITS, type OfficialX402 } from "./x402/official";
 
 let x402: OfficialX402;
 const payer = privateKeyToAccount(generatePrivateKey());
@@ -150,5 +151,31 @@ describe("the upto proxy (stand-in) on the real Permit2: x402's checks, named as
     expect(receipt.logs.some((log) => log.address.toLowerCase() === x402.uptoProxy.toLowerCase())).toBe(true);
     expect(await x402.permit2NonceUsed(signer.address, payment.settleArgs(0n)[0].nonce)).toBe(true);
     expect(await outcome(payment.settleArgs(1n))).toBe("InvalidNonce");
+  });
+});
+
+describe("exact over Permit2: the official exact client pays /paid-permit2 through the exact proxy (stand-in)", () => {
+  test("one Transfer of the price to payTo, Permit2's nonce spent; the same header again moves nothing", async () => {
+    const buyer = privateKeyToAccount(generatePrivateKey());
+    await x402.mint(buyer.address, "1");
+    await x402.approvePermit2(buyer.address);
+    const payExact = wrapFetchWithPayment(recordingFetch, new x402Client().register(x402.network.v2, new ExactEvmScheme(toClientEvmSigner(buyer)))) as typeof fetch;
+    const before = await x402.transfersTo(x402.payTo);
+    const response = await payExact(`${x402.v2Url}/paid-permit2`);
+    expect(response.status).toBe(200);
+    const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+    expect(settlement).toMatchObject({ success: true, payer: buyer.address });
+    const payment = JSON.parse(Buffer.from(sent.at(-1)!, "base64").toString("utf8")) as {
+      payload: { permit2Authorization: { spender: string; nonce: string; witness: { to: string } } };
+    };
+    expect(payment.payload.permit2Authorization.spender).toBe(x402.exactProxy);
+    expect(payment.payload.permit2Authorization.witness.to).toBe(x402.payTo);
+    const after = await x402.transfersTo(x402.payTo);
+    expect(after.slice(before.length)).toEqual([{ from: buyer.address, to: x402.payTo, value: PRICE_UNITS, transactionHash: settlement.transaction as `0x${string}` }]);
+    expect(await x402.permit2NonceUsed(buyer.address, payment.payload.permit2Authorization.nonce)).toBe(true);
+
+    const replay = await fetch(`${x402.v2Url}/paid-permit2`, { headers: { "PAYMENT-SIGNATURE": sent.at(-1)! } });
+    expect(replay.status).toBe(402);
+    expect(await x402.transfersTo(x402.payTo)).toHaveLength(after.length);
   });
 });

@@ -48,6 +48,10 @@
 //                  middleware, holds successful answers back.
 //   GET /id-required (v2 only) like /paid but declares the payment-identifier extension with required: true;
 //                  a resource-server onBeforeVerify hook enforces it with @x402/extensions' own validators.
+//   GET /paid-permit2 (v2 only) like /paid, but the requirement's extra says assetTransferMethod: "permit2":
+//                  @x402/evm's exact client then signs a Permit2 witness transfer (spender the exact proxy,
+//                  witness { to, validAfter }) instead of an EIP-3009 authorization, and the facilitator
+//                  settles through the exact proxy. The payer needs a Permit2 allowance (approvePermit2).
 //
 // The v2 payment-identifier extension (@x402/extensions/payment-identifier) is declared on every v2 route:
 //   PAYMENT-REQUIRED  extensions: { "payment-identifier": { info: { required: false }, schema: {...JSON schema} } }
@@ -285,6 +289,9 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
       app.get("/id-required", (_req, res) => {
         res.json({ data: `v${version} paid content` });
       });
+      app.get("/paid-permit2", (_req, res) => {
+        res.json({ data: `v${version} paid content` });
+      });
     }
     app.get("/fail", (_req, res) => {
       res.status(500).json({ error: "the handler failed" });
@@ -365,6 +372,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     "GET /upfront": { accepts: accepts({ paymentFlow: "upfront" }), description: "settled before the handler", mimeType: "application/json", extensions: optionalId },
     "GET /fail": { accepts: accepts(), description: "the handler fails", mimeType: "application/json", extensions: optionalId },
     "GET /slow": { accepts: accepts(), description: "a slow answer", mimeType: "application/json", extensions: optionalId },
+    "GET /paid-permit2": { accepts: accepts({ assetTransferMethod: "permit2" }), description: "paid content, exact over Permit2", mimeType: "application/json", extensions: optionalId },
   };
   const v2App = express();
   v2App.use(holdSlowAnswer);
