@@ -73,6 +73,37 @@ describe("official upto seller, paid by the official upto client through the off
     expect(await x402.transfersTo(x402.uptoPayTo)).toHaveLength(1);
     expect(payerBefore - (await x402.balanceOf(payer.address))).toBe(charge);
   });
+
+  test("charge=0: 200, success with no transaction, nothing moves, and the permit stays unspent (valid until its deadline)", async () => {
+    const transfersBefore = (await x402.transfersTo(x402.uptoPayTo)).length;
+    const response = await pay(`${x402.uptoUrl}/metered?charge=0`);
+    expect(response.status).toBe(200);
+    const settlement = decodePaymentResponseHeader(response.headers.get("payment-response")!);
+    expect(settlement).toMatchObject({ success: true, transaction: "", amount: "0" });
+    expect(await x402.transfersTo(x402.uptoPayTo)).toHaveLength(transfersBefore);
+    expect(await x402.permit2NonceUsed(payer.address, decode(sent.at(-1)!).payload.permit2Authorization.nonce)).toBe(false);
+  });
+
+  test("a payer without a Permit2 allowance: 412 permit2_allowance_required at verify, the handler not reached, nothing moves", async () => {
+    const stranger = privateKeyToAccount(generatePrivateKey());
+    await x402.mint(stranger.address, "1");
+    const payStranger = wrapFetchWithPayment(fetch, new x402Client().register(x402.network.v2, new UptoEvmScheme(toClientEvmSigner(stranger)))) as typeof fetch;
+    const response = await payStranger(`${x402.uptoUrl}/metered?charge=5`);
+    expect(response.status).toBe(412);
+    const required = JSON.parse(Buffer.from(response.headers.get("payment-required")!, "base64").toString("utf8"));
+    expect(required.error).toBe("permit2_allowance_required");
+    expect(await x402.balanceOf(stranger.address)).toBe(1_000_000n);
+  });
+
+  test("a handler charging over the maximum: the settlement fails, nothing moves, the permit stays unspent", async () => {
+    const transfersBefore = (await x402.transfersTo(x402.uptoPayTo)).length;
+    const payerBefore = await x402.balanceOf(payer.address);
+    const response = await pay(`${x402.uptoUrl}/metered?charge=${UPTO_MAX_UNITS + 1n}`);
+    expect(response.status).toBe(402);
+    expect(await x402.transfersTo(x402.uptoPayTo)).toHaveLength(transfersBefore);
+    expect(await x402.balanceOf(payer.address)).toBe(payerBefore);
+    expect(await x402.permit2NonceUsed(payer.address, decode(sent.at(-1)!).payload.permit2Authorization.nonce)).toBe(false);
+  });
 });
 
 /**

@@ -459,8 +459,9 @@ export function recordingPaymentFetch(sent: string[]): typeof fetch {
  *                middleware settles that amount (@x402/core passes requirements with amount = the override to
  *                the facilitator's /settle). No `charge`: the maximum. charge=0: settles nothing on chain
  *                (@x402/evm's facilitator answers success with no transaction). Answers { charged: "<units>" }.
- * The middleware fetches the facilitator's /supported on the first paid request (and again after a failure),
- * so the facilitator need not be up when the seller starts, only before it is first paid.
+ * The middleware asks the facilitator's /supported as the seller starts (its upto kind must carry
+ * extra.facilitatorAddress, or no client can pay): start the facilitator first. Should that ask fail, the first
+ * paid request answers an error (502/500) and the next one asks again.
  */
 export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address }) {
   const payTo = options.payTo ?? privateKeyToAccount(generatePrivateKey()).address;
