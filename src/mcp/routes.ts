@@ -25,6 +25,8 @@ type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response
 
 /** At most this many messages in one JSON-RPC batch: bounds the work, and the answer, of one request. */
 const MAX_BATCH_MESSAGES = 20;
+/** At most this many 2026-07-28 subscriptions/listen streams open at once, for every caller together. */
+const MAX_LISTEN_STREAMS = 64;
 
 /**
  * The API as one agent, called in-process through the whole request pipeline (auth, limits, logs).
@@ -97,7 +99,9 @@ async function legacyJson(server: ReturnType<typeof createMcpServer>, request: R
 
 export function mcpRoutes(app: App) {
   let tools: Tool[] | null = null;
-  const modern = createMcpHandler(serverOf, { legacy: "reject" });
+  // A subscriptions/listen stream here never carries an event (the server declares no listChanged and
+  // no subscribe: its lists are fixed, its resources are per caller): bound how many sit open at once.
+  const modern = createMcpHandler(serverOf, { legacy: "reject", maxSubscriptions: MAX_LISTEN_STREAMS });
   // Streams its answer and closes the server when the stream ends (and answers GET and DELETE, the 2025 session operations, 405).
   const legacyStreaming = legacyStatelessFallback(serverOf);
   const handle = async ({ request, body, set, server }: Context) => {
