@@ -99,6 +99,21 @@ describe("each client lists the tools and pays once", () => {
   }
 });
 
+test("a 2025-06-18 client's initialize is answered at 2025-06-18, and its requests after it", async () => {
+  const agent = await funded(0);
+  const post = async (message: object) => {
+    const response = await fetch(url(), {
+      method: "POST",
+      headers: { authorization: `Bearer ${agent.apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }),
+    });
+    return response.json();
+  };
+  const initialized = await post({ method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agentbank-test-2025-06", version: "1.0.0" } } });
+  expect(initialized.result.protocolVersion).toBe("2025-06-18");
+  expect((await post({ method: "tools/list" })).result.tools.length).toBeGreaterThan(40);
+});
+
 describe("prompts and completions show only what the key may read", () => {
   test("the agent's key: the three prompts, pay_invoice with its arguments, currencies and the agents it dealt with (only those)", async () => {
     const agent = await funded(10);
