@@ -194,9 +194,6 @@ test("/llms.txt describes the service and every tool the MCP server lists", asyn
   for (const tool of tools) expect(text).toContain(`- ${tool.name} (`);
 });
 
-// Each test starts `agentbank mcp` processes (a bun start each, seconds on a loaded machine).
-const STDIO_TIMEOUT = 30_000;
-
 describe("stdio: agentbank mcp", () => {
   test("against a running agentbank by URL: tools, a replayed retry, and a wrong key refused at start", async () => {
     const payer = await funded(10);
@@ -209,7 +206,7 @@ describe("stdio: agentbank mcp", () => {
     expect(await server.balance(payer)).toEqual({ available: 8, held: 0 });
     await expect(overStdio(["--url", server.url, "--key", "pp_wrong"])).rejects.toThrow();
     await expectLedgerOk(server);
-  }, STDIO_TIMEOUT);
+  });
 
   test("on the local database, with no service running on it", async () => {
     const local = await startServer({ postgres: undefined });
@@ -224,5 +221,5 @@ describe("stdio: agentbank mcp", () => {
     } finally {
       await local.close();
     }
-  }, STDIO_TIMEOUT);
+  });
 });
