@@ -107,7 +107,7 @@ test("a 2025-06-18 client's initialize is answered at 2025-06-18, and its reques
       headers: { authorization: `Bearer ${agent.apiKey}`, "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-06-18" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, ...message }),
     });
-    return response.json();
+    return (await response.json()) as { result: any };
   };
   const initialized = await post({ method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "agentbank-test-2025-06", version: "1.0.0" } } });
   expect(initialized.result.protocolVersion).toBe("2025-06-18");
