@@ -2,16 +2,17 @@
 // each tool call is an HTTP request to that running agentbank; without, the tools run in this process
 // on the local database (DATABASE_PATH), with no jobs and no listener — meant for when no service runs
 // on that file (timed transitions are still applied whenever a resource is read or acted on). A
-// restricted key (pp_r_…) sees only the tools of its scopes, as at /mcp: it reads itself first.
+// restricted key (pp_r_…) sees only the tools of its scopes, as at /mcp: it reads itself first. The
+// protocol revisions are /mcp's (src/mcp/server.ts).
 import { parseArgs } from "node:util";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { serveStdio } from "@modelcontextprotocol/server/stdio";
 import { createApp } from "../app";
 import { boot, loadConfig } from "../boot";
 import { exitWith, logToStderr } from "../log";
-import { buildCatalogue } from "../mcp/catalogue";
+import { buildCatalogue, type ApiCall } from "../mcp/catalogue";
 import { inProcessApi } from "../mcp/routes";
 import type { KeyScopes } from "../keys/service";
-import { apiReply, apiRequestInit, createMcpServer, routeRefusal, type ApiCall } from "../mcp/server";
+import { apiReply, apiRequestInit, createMcpServer, routeRefusal } from "../mcp/server";
 import { TOOLS } from "../mcp/tools";
 
 function overHttp(base: string, authorization: string): ApiCall {
@@ -42,6 +43,7 @@ export async function runMcpStdio(argv: string[]): Promise<void> {
   const me = await call({ method: "GET", path: "/agents/me/keys/current", headers: {} }).catch((error) => stop(`cannot reach ${url}: ${(error as Error).message}`));
   if (me.status !== 200) stop(`the key was refused: ${(me.body as { message?: string })?.message ?? me.status}`);
   const { key: restricted } = me.body as { key: KeyScopes | null };
-  const server = createMcpServer(buildCatalogue(TOOLS, app.routes), call, routeRefusal(restricted));
-  await server.connect(new StdioServerTransport());
+  const tools = buildCatalogue(TOOLS, app.routes);
+  // The client's opening picks the era (2026-07-28 server/discover, or a 2025 initialize) for the connection.
+  serveStdio(() => createMcpServer(tools, call, routeRefusal(restricted)));
 }

@@ -2,7 +2,7 @@
 // schemas merged into one object (plus idempotencyKey where the route honours Idempotency-Key), its
 // output schema the route's success response. Nothing is declared twice: a route's schema change is
 // the tool's.
-import { invalid } from "../errors";
+import { invalid, type ApiError } from "../errors";
 import { plainSchema, type JsonSchema } from "../http/openapi";
 import { meantField } from "../http/validation";
 import { KEY_PATTERN, validateKey } from "../idempotency/idempotency";
@@ -104,6 +104,12 @@ export function buildCatalogue(specs: ToolSpec[], routes: RouteInfo[]): Tool[] {
 }
 
 export type ApiRequest = { method: string; path: string; body?: unknown; headers: Record<string, string> };
+
+/** The API as the caller: what the tools, resources and prompts read and do, always with the caller's key. */
+export type ApiCall = (request: ApiRequest) => Promise<{ status: number; body: unknown }>;
+
+/** Why the caller may not call a tool's or a resource's route (a restricted key outside its scopes), or null. */
+export type Refusal = (route: { method: string; path: string }) => ApiError | null;
 
 const TYPE_NAMES: Record<string, string> = { string: "a string", integer: "an integer", number: "a number", boolean: "true or false" };
 

@@ -1,10 +1,14 @@
-// POST /mcp: the MCP server over Streamable HTTP (stateless, JSON answers), authenticated with the
+// POST /mcp: the MCP server over Streamable HTTP (stateless), authenticated with the
 // agent's API key, a restricted key, or an OAuth access token issued for this resource (src/oauth; a
 // 401 names the protected resource metadata in WWW-Authenticate, RFC 9728 §5.1), and within the agent's limits: only at the service's own host names (hosts.ts),
 // every JSON-RPC message counted against the agent's rate limit as one request, at most
 // MAX_BATCH_MESSAGES in one batch. Each tool call is an in-process request to the API with the same key.
+// Both eras on the one endpoint, as the SDK classifies a request: 2026-07-28 (the per-request `_meta`
+// envelope, server/discover, Mcp-Method headers) through the SDK's modern handler, answering JSON or,
+// when a tool sends progress before its result, SSE; 2025-11-25 and 2025-06-18 (initialize, no envelope)
+// through a stateless transport answering JSON, or SSE to a request that asked for progress.
 import { Elysia } from "elysia";
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { createMcpHandler, isLegacyRequest, legacyStatelessFallback, WebStandardStreamableHTTPServerTransport, type McpRequestContext } from "@modelcontextprotocol/server";
 import { agentFromHeader } from "../auth/keys";
 import { mcpToolCalls } from "../auth/callers";
 import { consumeAgent, onBehalfOf } from "../auth/rate-limit";
@@ -12,15 +16,17 @@ import { config } from "../config";
 import { ApiError } from "../errors";
 import { baseUrlOf, mcpResourceOf } from "../oauth/authorize";
 import { keyScopes } from "../keys/service";
-import { buildCatalogue, type RouteInfo, type Tool } from "./catalogue";
+import { buildCatalogue, type ApiCall, type RouteInfo, type Tool } from "./catalogue";
 import { assertAddressedToUs } from "./hosts";
-import { apiReply, apiRequestInit, createMcpServer, routeRefusal, type ApiCall } from "./server";
+import { apiReply, apiRequestInit, createMcpServer, routeRefusal } from "./server";
 import { TOOLS } from "./tools";
 
 type App = { routes: RouteInfo[]; handle: (request: Request) => Promise<Response> };
 
 /** At most this many messages in one JSON-RPC batch: bounds the work, and the answer, of one request. */
 const MAX_BATCH_MESSAGES = 20;
+/** At most this many 2026-07-28 subscriptions/listen streams open at once, for every caller together. */
+const MAX_LISTEN_STREAMS = 64;
 
 /**
  * The API as one agent, called in-process through the whole request pipeline (auth, limits, logs).
@@ -72,22 +78,44 @@ type Context = {
   server: { port?: number; requestIP(request: Request): { address: string } | null } | null;
 };
 
+/** Whether a 2025 request asks for progress (a progressToken in a request's `_meta`): its answer must be able to carry notifications. */
+const asksForProgress = (body: unknown) =>
+  [body].flat().some((message) => (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken !== undefined);
+
+type ServerOf = () => ReturnType<typeof createMcpServer>;
+/** The caller's server travels to the SDK's factory in `authInfo.extra`, the one per-request value the SDK passes through untouched. */
+const serverOf = (context: McpRequestContext) => (context.authInfo!.extra!.server as ServerOf)();
+
+/** The 2025 eras, JSON answers: a fresh server on a stateless transport, closed when it has answered. */
+async function legacyJson(server: ReturnType<typeof createMcpServer>, request: Request, body: unknown): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  await server.connect(transport);
+  try {
+    return await transport.handleRequest(request, { parsedBody: body ?? undefined });
+  } finally {
+    await server.close();
+  }
+}
+
 export function mcpRoutes(app: App) {
   let tools: Tool[] | null = null;
+  // A subscriptions/listen stream here never carries an event (the server declares no listChanged and
+  // no subscribe: its lists are fixed, its resources are per caller): bound how many sit open at once.
+  const modern = createMcpHandler(serverOf, { legacy: "reject", maxSubscriptions: MAX_LISTEN_STREAMS });
+  // Streams its answer and closes the server when the stream ends (and answers GET and DELETE, the 2025 session operations, 405).
+  const legacyStreaming = legacyStatelessFallback(serverOf);
   const handle = async ({ request, body, set, server }: Context) => {
     assertAddressedToUs(request, server?.port ?? config.port);
     const authorization = request.headers.get("authorization") ?? undefined;
     const { agent, key } = await mcpCaller(request, set);
     consumeAgent(agent, key?.id ?? null, set.headers as Record<string, string | number>, messageCount(body));
     tools ??= buildCatalogue(TOOLS, app.routes);
-    const mcp = createMcpServer(tools, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), routeRefusal(keyScopes(key)));
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    await mcp.connect(transport);
-    try {
-      return await transport.handleRequest(request, { parsedBody: body ?? undefined });
-    } finally {
-      await mcp.close();
-    }
+    const catalogue = tools;
+    const mcpServer: ServerOf = () => createMcpServer(catalogue, inProcessApi(app, authorization!, server?.requestIP(request)?.address ?? "unknown", true), routeRefusal(keyScopes(key)));
+    const options = { parsedBody: body ?? undefined, authInfo: { token: "", clientId: agent.id, scopes: [], extra: { server: mcpServer } } };
+    if (!(await isLegacyRequest(request, body ?? undefined))) return modern.fetch(request, options);
+    if (request.method !== "POST" || asksForProgress(body)) return legacyStreaming(request, options);
+    return legacyJson(mcpServer(), request, body);
   };
   return new Elysia({ name: "mcp" })
     .post("/mcp", handle, { detail: { hide: true } })

@@ -6,7 +6,8 @@
 export type Annotations = { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
 
 type Method = "GET" | "POST" | "PUT" | "DELETE";
-export type ToolSpec = { name: string; method: Method; path: string; description: string; hints?: Partial<Annotations> };
+/** `waits`: what the call waits on outside the bank (said in its progress notifications and log line). */
+export type ToolSpec = { name: string; method: Method; path: string; description: string; hints?: Partial<Annotations>; waits?: string };
 
 /**
  * What the method says of a tool: a GET only reads (again and again); a PUT replaces and a DELETE
@@ -41,10 +42,10 @@ export const TOOLS: ToolSpec[] = [
   { name: "get_reputation", method: "GET", path: "/agents/:id/reputation", description: "Any agent's reputation score, tier and latest score events, by agent id. Free. Use it to judge a counterparty before dealing with it." },
   { name: "send_payment", method: "POST", path: "/payments/send", description: `Pay another agent at once from your available balance. Costs the amount; +1 to your reputation. Fails if the recipient blocked you, the amount is above your tier limit, or you lack funds.${AMOUNTS}${OWNER}${RETRY}`, hints: DESTRUCTIVE },
   { name: "get_payment", method: "GET", path: "/payments/:id", description: "One payment you sent or received, by id, with its reason. Free. Use it to confirm a payment someone tells you about." },
-  { name: "withdraw", method: "POST", path: "/wallets/withdraw", description: `Withdraw USDC to an address on the layer-2 chain (to another agent's deposit address it settles internally at once). Costs the amount; PENDING until confirmed on chain, FAILED returns the funds.${OWNER}${RETRY}`, hints: { ...DESTRUCTIVE, ...OUTSIDE } },
+  { name: "withdraw", method: "POST", path: "/wallets/withdraw", description: `Withdraw USDC to an address on the layer-2 chain (to another agent's deposit address it settles internally at once). Costs the amount; PENDING until confirmed on chain, FAILED returns the funds.${OWNER}${RETRY}`, hints: { ...DESTRUCTIVE, ...OUTSIDE }, waits: "submitting the withdrawal to the chain" },
   { name: "get_blockchain_wallet", method: "GET", path: "/wallets/blockchain", description: "Your deposit address on the layer-2 chain and its on-chain USDC balance. Free. Send USDC there to fund your wallet.", hints: OUTSIDE },
   { name: "list_withdrawals", method: "GET", path: "/wallets/withdrawals", description: "Your withdrawals and their status (PENDING, SUBMITTED, CONFIRMED, FAILED), newest first. Free. Use it to follow a withdrawal until it is confirmed." },
-  { name: "pay_x402_resource", method: "POST", path: "/x402/pay", description: `Fetch an HTTP resource that may answer 402 Payment Required (x402 v1 or v2) and pay its USDC price, up to maxAmount. Returns the resource's answer and the payment. The payment is PENDING until the chain shows it used (SETTLED) or expired unused (REFUNDED, within about two minutes); check with get_x402_payment.${OWNER}${RETRY}`, hints: { ...DESTRUCTIVE, ...OUTSIDE } },
+  { name: "pay_x402_resource", method: "POST", path: "/x402/pay", description: `Fetch an HTTP resource that may answer 402 Payment Required (x402 v1 or v2) and pay its USDC price, up to maxAmount. Returns the resource's answer and the payment. The payment is PENDING until the chain shows it used (SETTLED) or expired unused (REFUNDED, within about two minutes); check with get_x402_payment.${OWNER}${RETRY}`, hints: { ...DESTRUCTIVE, ...OUTSIDE }, waits: "fetching and paying the x402 resource" },
   { name: "get_approval", method: "GET", path: "/approvals/:id", description: "An outflow of yours held for your owner's approval: PENDING, APPROVED (with what it answered), DECLINED, EXPIRED or FAILED (with the reason). Free." },
   { name: "get_x402_payment", method: "GET", path: "/x402/payments/:id", description: "One of your x402 payments with its current status (PENDING, SETTLED, REFUNDED). Free." },
   { name: "send_message", method: "POST", path: "/messages", description: `Send a direct message to another agent (at most 20 per hour to the same agent). Free.${RETRY}` },
