@@ -27,6 +27,7 @@ import { actingAs, countAdded, find, insert, read, update, write, type Op } from
 import { invalid, type ErrorCode } from "../errors";
 import { type AgentId, uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { hold } from "../ledger/escrow";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
 import { Deferred } from "../door/deferred";
@@ -36,7 +37,7 @@ import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer
 import { callResource, problemOf, resourceOf } from "./resource";
 import { x402Payments } from "./schema";
 import { settle, uptoDecision, type Decision } from "./settlement";
-import { holdMaximum, signUpto } from "./upto";
+import { signUpto } from "./upto";
 
 /** validBefore is at most this far ahead: a PENDING payment is decided within it (plus confirmations). */
 export const MAX_AUTHORIZATION_SECONDS = 120;
@@ -89,7 +90,8 @@ function* debit(agentId: AgentId, request: PayRequest, method: string, chosen: R
   const id = uuid();
   const now = clock.nowMs();
   let holdId: bigint | null = null;
-  if (chosen.scheme === "upto") holdId = yield* holdMaximum(agentId, id, chosen.amount);
+  // upto: the maximum is held until the chain says what was paid (upto.ts).
+  if (chosen.scheme === "upto") holdId = yield* hold({ agentId, amount: chosen.amount, currency: USDC, purpose: "X402_UPTO", reference: { type: "x402", id } });
   else yield* post({
     type: "X402_PAYMENT",
     reference: { type: "x402", id },

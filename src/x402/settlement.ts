@@ -129,7 +129,8 @@ async function resolve(row: Payment, ask: boolean): Promise<void> {
   if (nonce === null || validBefore === null) return;
   // The transaction the resource named, if any, is what it claimed (kept until the payment settles).
   const claim = row.transaction === null ? null : { success: true, transaction: row.transaction, reason: null, amount: null };
-  const decision = row.scheme === "upto" ? await uptoDecision(row, claim) : await exactDecision(row, ask);
+  // An upto payment is read from the chain's latest block: an RPC that does not answer leaves it PENDING.
+  const decision = row.scheme === "upto" ? await uptoDecision(row, claim).catch(() => null) : await exactDecision(row, ask);
   if (!decision) return;
   await write(function* () {
     const current = yield* find(x402Payments, row.id, true);

@@ -12,9 +12,7 @@ import { internalSignerAccount, treasuryAccount } from "../chain/keys";
 import { approvePermit2, permit2NonceUsed, signUptoPermit, uptoSettlementIn, type UptoSettlement } from "../chain/permit2";
 import { treasuryTransfers } from "../chain/schema";
 import { watchCursor } from "../chain/watcher";
-import { read, select, type Op } from "../db";
-import { type AgentId } from "../ids";
-import { hold } from "../ledger/escrow";
+import { read, select } from "../db";
 import { logLine } from "../log";
 import { toMajor } from "../money";
 import type { Payment } from "./payments";
@@ -24,11 +22,6 @@ type Signer = ReturnType<typeof treasuryAccount>;
 
 /** How many of the treasury's confirmed transfers to payTo are looked through for the permit's use when the resource named none. */
 const CANDIDATE_TRANSFERS = 20;
-
-/** A write op in the debit: the maximum moves from the agent's available balance into a hold of payment `paymentId`. */
-export function holdMaximum(agentId: AgentId, paymentId: string, maximum: bigint): Op<bigint> {
-  return hold({ agentId, amount: maximum, currency: "USDC", purpose: "X402_UPTO", reference: { type: "x402", id: paymentId } });
-}
 
 /** The signed permit for `chosen` (an upto requirement), the treasury's Permit2 approval made first if it signs. */
 export async function signUpto(signer: Signer, chosen: Requirement, validForSeconds: number) {
