@@ -108,9 +108,11 @@ export type Decision = (current: Payment) => Op<Payment>;
 export async function uptoDecision(row: Payment, claim: SettlementClaim | null): Promise<Decision | null> {
   const verdict = await uptoVerdict(row, claim);
   if (!verdict) return null;
-  const { settled, flag } = verdict;
+  const { decided, settled, flag } = verdict;
   return function* (current) {
-    const flagged = flag ? yield* update(x402Payments, current.id, { error: flag }) : current;
+    // A contradiction is added to what the payment already says (an earlier one, the resource's failure).
+    const flagged = flag && !current.error?.includes(flag) ? yield* update(x402Payments, current.id, { error: current.error ? `${current.error}; ${flag}` : flag }) : current;
+    if (!decided) return flagged;
     if (!settled) return yield* refund(flagged, "the permit passed its deadline unused");
     return yield* settle(flagged, settled.transaction, null, settled.amount < flagged.amount ? settled.amount : flagged.amount);
   };

@@ -30,16 +30,20 @@ export async function signUpto(signer: Signer, chosen: Requirement, validForSeco
   return { nonce: permit.nonce, validBefore: permit.deadline, payload: permit.payload };
 }
 
-/** What the chain decides of a PENDING upto payment, with what the resource said that it contradicts (null: nothing). */
-export type UptoVerdict = { settled: UptoSettlement | null; flag: string | null };
+/**
+ * What the chain says of a PENDING upto payment: decided (settled, or expired: settled null) or not yet,
+ * with what the resource said that it contradicts (null: nothing).
+ */
+export type UptoVerdict = { decided: boolean; settled: UptoSettlement | null; flag: string | null };
 
 const usdc = (minor: bigint) => `${toMajor(minor, "USDC")} USDC`;
 
 /** Where the resource's payment response and the chain's settlement disagree. */
-function contradiction(claim: SettlementClaim | null, maximum: bigint, settled: UptoSettlement | null): string | null {
+function contradiction(claim: SettlementClaim | null, maximum: bigint, settled: UptoSettlement | null, decided: boolean): string | null {
   if (!claim?.success) return null;
-  const said = `the resource's payment response says it settled ${claim.amount === null ? "" : usdc(claim.amount)}${claim.transaction ? ` in ${claim.transaction}` : ""}`;
+  const said = `the resource's payment response says it settled${claim.amount === null ? "" : ` ${usdc(claim.amount)}`}${claim.transaction ? ` in ${claim.transaction}` : ""}`;
   if (claim.amount !== null && claim.amount > maximum) return `${said}, above the maximum ${usdc(maximum)}; the chain shows ${settled ? usdc(settled.amount) : "the permit unused"}`;
+  if (!decided) return null;
   if (!settled) return claim.transaction || (claim.amount ?? 0n) > 0n ? `${said}; the chain shows the permit never used` : null;
   if ((claim.amount !== null && claim.amount !== settled.amount) || (claim.transaction !== null && claim.transaction.toLowerCase() !== settled.transaction.toLowerCase())) {
     return `${said}; the chain shows ${usdc(settled.amount)} in ${settled.transaction}`;
@@ -54,26 +58,26 @@ async function candidates(row: Payment, claimed: string | null): Promise<Hex[]> 
 }
 
 /**
- * What the chain says of PENDING upto payment `row` now, or null when it cannot say yet: settled (the
- * permit's nonce used, in a transaction found and read), or expired (a confirmed block past the
- * deadline, the nonce unused there: no later block can use it). `claim`: the resource's payment
- * response, compared with what the chain shows.
+ * What the chain says of PENDING upto payment `row` now (null: nothing yet, and nothing to flag):
+ * settled (the permit's nonce used, in a transaction found and read), or expired (a confirmed block
+ * past the deadline, the nonce unused there: no later block can use it). `claim`: the resource's
+ * payment response, compared with what the chain shows (a claim above the maximum is flagged at once).
  */
 export async function uptoVerdict(row: Payment, claim: SettlementClaim | null): Promise<UptoVerdict | null> {
   const owner: Address = row.internalAgentId ? internalSignerAccount().address : treasuryAccount().address;
   const nonce = row.authorizationNonce as Hex;
-  const flagged = (settled: UptoSettlement | null): UptoVerdict => {
-    const flag = contradiction(claim, row.amount, settled);
+  const verdict = (decided: boolean, settled: UptoSettlement | null): UptoVerdict | null => {
+    const flag = contradiction(claim, row.amount, settled, decided);
     if (flag) logLine({ level: "warn", msg: "x402 upto: the resource's payment response contradicts the chain", x402PaymentId: row.id, flag });
-    return { settled, flag };
+    return decided || flag ? { decided, settled, flag } : null;
   };
   const cursor = await read(watchCursor());
-  if (cursor?.timestamp != null && cursor.timestamp > row.validBefore! && !(await permit2NonceUsed(owner, nonce, cursor.block))) return flagged(null);
+  if (cursor?.timestamp != null && cursor.timestamp > row.validBefore! && !(await permit2NonceUsed(owner, nonce, cursor.block))) return verdict(true, null);
   // The internal settlement signer holds no USDC: its permit cannot move any on chain.
-  if (row.internalAgentId || !(await permit2NonceUsed(owner, nonce))) return null;
+  if (row.internalAgentId || !(await permit2NonceUsed(owner, nonce))) return verdict(false, null);
   for (const hash of await candidates(row, claim?.transaction ?? null)) {
     const settled = await uptoSettlementIn(hash, { owner, nonce, payTo: getAddress(row.payTo) });
-    if (settled) return flagged(settled);
+    if (settled) return verdict(true, settled);
   }
-  return null;
+  return verdict(false, null);
 }
