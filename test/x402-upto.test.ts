@@ -177,6 +177,29 @@ describe("the official upto seller, paid by POST /x402/pay", () => {
     await expectLedgerOk(server);
   });
 
+  test("a restricted key's budget and a freeze apply to the maximum: refused before any permit leaves", async () => {
+    const agent = await funded();
+    const made = async (total: number) => (await server.request("POST", "/agents/me/keys", { key: agent.apiKey, body: { name: "metered", scopes: ["x402", "read"], budgets: { USDC: { total } } } })).body;
+    const payWith = (apiKey: string) => server.request("POST", "/x402/pay", { key: apiKey, body: { url: `${proxyUrl}/metered?charge=1000`, maxAmount: 1 } });
+    const headers = sent.length;
+    const small = await made(0.04);
+    const refused = await payWith(small.apiKey);
+    expect([refused.status, refused.body.error]).toEqual([403, "KEY_BUDGET_EXCEEDED"]);
+    // Within the budget, the key is charged the maximum it authorized; the agent what settled.
+    const large = await made(0.1);
+    const paid = await payWith(large.apiKey);
+    expect(paid.body.payment).toMatchObject({ status: "SETTLED", settledAmount: 0.001 });
+    const keys = (await server.request("GET", "/agents/me/keys", { key: agent.apiKey })).body.data as { id: string; budgets: Record<string, { spent: number }> }[];
+    expect(keys.find((key) => key.id === large.id)!.budgets.USDC!.spent).toBe(MAXIMUM);
+    expect(sent.length).toBe(headers + 1);
+    await server.request("POST", `/owner/agents/${agent.id}/freeze`, { key: agent.ownerKey, body: { reason: "upto" } });
+    const frozen = await pay(agent, 1_000n);
+    expect([frozen.status, frozen.body.error]).toEqual([403, "AGENT_FROZEN"]);
+    expect(sent.length).toBe(headers + 1);
+    expect(await server.balance(agent)).toEqual({ available: left(10, 1_000n), held: 0 });
+    await expectLedgerOk(server);
+  });
+
   test("above the maximum: the facilitator refuses to settle it; a seller claiming it is flagged; both refunded once the permits expire", async () => {
     const agent = await funded();
     const count = (await transfers()).length;
