@@ -194,7 +194,7 @@ describe("borrowing is an outflow to the lender of principal + interest", () => 
 const MONEY_FUNCTIONS: Record<string, string[]> = {
   "src/ledger/ledger.ts": ["post"],
   "src/ledger/transfers.ts": ["transfer", "deposit", "correct"],
-  "src/ledger/escrow.ts": ["hold", "postHold", "voidHold", "expireHold"],
+  "src/ledger/escrow.ts": ["hold", "postHold", "postHoldInPart", "voidHold", "expireHold"],
   "src/chain/ledger.ts": ["debitWithdrawal", "settleWithdrawal", "returnWithdrawal"],
 };
 
@@ -203,7 +203,7 @@ type Site = [site: string, moves: string, check: string];
 const INVENTORY: Site[] = [
   // Outflows an agent starts: checked as they begin.
   ["src/payments/service.ts › pay", "transfer", "authorizeOutflow (kind from the caller: PAYMENT; SUBSCRIPTION, later charges with `standing`, which skips only the approval amount; BOOKING)"],
-  ["src/x402/pay.ts › debit", "post", "authorizeOutflow(X402): the agent's USDC into x402 in flight"],
+  ["src/x402/pay.ts › debit", "hold, post", "authorizeOutflow(X402): the agent's USDC into x402 in flight (exact), or its maximum into the agent's escrow (upto)"],
   ["src/chain/withdrawals.ts › requestWithdrawal", "debitWithdrawal", "authorizeOutflow(WITHDRAWAL): the agent's USDC into withdrawals in flight"],
   ["src/chain/withdrawals.ts › settleInternally", "transfer", "authorizeOutflow(WITHDRAWAL) in requestWithdrawal, its only caller (to another agent's deposit address)"],
   ["src/betting/service.ts › createBet", "hold", "authorizeOutflow(BET): the stake into the creator's escrow"],
@@ -212,7 +212,7 @@ const INVENTORY: Site[] = [
   ["src/lending/service.ts › borrow", "hold, postHold", "authorizeOutflow(LOAN_BORROW) on principal + interest: the collateral into the borrower's escrow; the principal out of the lender's escrow (checked as LOAN_OFFER)"],
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
-  ["src/x402/settlement.ts › settle", "post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource"],
+  ["src/x402/settlement.ts › settle", "postHoldInPart, post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource; upto: what the chain shows moved, out of the held maximum, the rest back to the agent"],
   ["src/chain/sender.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
   // Settled by a request of the agent (a release, src/outflows/release.ts: refused while it is frozen
   // unless the release pays a debt), or by time, the operator or an oracle (never refused).
@@ -221,7 +221,7 @@ const INVENTORY: Site[] = [
   ["src/lending/service.ts › repay", "transfer, voidHold", "authorizeRelease(LOAN_REPAYMENT): settles the borrow checked at borrow (LOAN_BORROW on the whole amount due); the collateral back to the borrower"],
   ["src/lending/service.ts › defaultLoanIfDue", "postHold", "settles the borrow checked at borrow (LOAN_BORROW): the collateral to the lender"],
   // Money going back to the agent it came from.
-  ["src/x402/settlement.ts › refund", "post", "returns an x402 payment to the agent"],
+  ["src/x402/settlement.ts › refund", "voidHold, post", "returns an x402 payment to the agent (upto: its held maximum)"],
   ["src/betting/service.ts › expire", "expireHold", "returns the creator's stake"],
   ["src/betting/service.ts › cancelBet", "voidHold", "returns the creator's stake (withdrawn untaken, by the agent or its owner)"],
   ["src/lending/offers.ts › expireOfferIfDue", "expireHold", "returns the lender's escrow"],

@@ -8848,7 +8848,9 @@ export interface operations {
                          *       "agentId": "0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01",
                          *       "url": "https://api.example.com/weather/paris",
                          *       "method": "GET",
+                         *       "scheme": "exact",
                          *       "amount": 0.01,
+                         *       "settledAmount": 0.01,
                          *       "currency": "USDC",
                          *       "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
                          *       "internalAgentId": null,
@@ -8878,8 +8880,15 @@ export interface operations {
                             url: string;
                             /** @description the HTTP method used */
                             method: string;
-                            /** @description in USDC */
+                            /**
+                             * @description exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used
+                             * @enum {string}
+                             */
+                            scheme: "exact" | "upto";
+                            /** @description in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto) */
                             amount: number;
+                            /** @description in USDC */
+                            settledAmount: number | null;
                             /** @enum {string} */
                             currency: "USDC";
                             /** @description the address the resource asked to be paid (0x...) */
@@ -8894,13 +8903,13 @@ export interface operations {
                             /** @description the x402 protocol version the resource spoke */
                             x402Version: number;
                             /**
-                             * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)
+                             * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile
                              * @enum {string}
                              */
                             status: "PENDING" | "SETTLED" | "REFUNDED";
                             /**
                              * Format: date-time
-                             * @description the signed authorization's validBefore: after it, an unused authorization can no longer be used
+                             * @description the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used
                              */
                             authorizationExpiresAt: string;
                             /** @description the settlement transaction's hash, once known */
@@ -9094,8 +9103,15 @@ export interface operations {
                             url: string;
                             /** @description the HTTP method used */
                             method: string;
-                            /** @description in USDC */
+                            /**
+                             * @description exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used
+                             * @enum {string}
+                             */
+                            scheme: "exact" | "upto";
+                            /** @description in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto) */
                             amount: number;
+                            /** @description in USDC */
+                            settledAmount: number | null;
                             /** @enum {string} */
                             currency: "USDC";
                             /** @description the address the resource asked to be paid (0x...) */
@@ -9110,13 +9126,13 @@ export interface operations {
                             /** @description the x402 protocol version the resource spoke */
                             x402Version: number;
                             /**
-                             * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)
+                             * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile
                              * @enum {string}
                              */
                             status: "PENDING" | "SETTLED" | "REFUNDED";
                             /**
                              * Format: date-time
-                             * @description the signed authorization's validBefore: after it, an unused authorization can no longer be used
+                             * @description the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used
                              */
                             authorizationExpiresAt: string;
                             /** @description the settlement transaction's hash, once known */
@@ -9257,8 +9273,15 @@ export interface operations {
                         url: string;
                         /** @description the HTTP method used */
                         method: string;
-                        /** @description in USDC */
+                        /**
+                         * @description exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used
+                         * @enum {string}
+                         */
+                        scheme: "exact" | "upto";
+                        /** @description in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto) */
                         amount: number;
+                        /** @description in USDC */
+                        settledAmount: number | null;
                         /** @enum {string} */
                         currency: "USDC";
                         /** @description the address the resource asked to be paid (0x...) */
@@ -9273,13 +9296,13 @@ export interface operations {
                         /** @description the x402 protocol version the resource spoke */
                         x402Version: number;
                         /**
-                         * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)
+                         * @description PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile
                          * @enum {string}
                          */
                         status: "PENDING" | "SETTLED" | "REFUNDED";
                         /**
                          * Format: date-time
-                         * @description the signed authorization's validBefore: after it, an unused authorization can no longer be used
+                         * @description the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used
                          */
                         authorizationExpiresAt: string;
                         /** @description the settlement transaction's hash, once known */

@@ -3,16 +3,16 @@
 // then ends once, whole, by postHold (paid to another agent), voidHold (returned to the holder) or
 // expireHold (returned at its feature's deadline). Each movement is one balanced entry, written in
 // the same op as the hold's state, so the held balance is always the sum of the PENDING holds.
-// No feature releases part of a hold (a loan's collateral comes back only with full repayment, a
-// contract pays its escrow whole, each bet stake goes whole to the winner), so a hold has no
-// remaining amount: a feature that one day pays out in parts holds each part separately.
+// A hold has no remaining amount: it ends whole (a loan's collateral comes back only with full
+// repayment, a contract pays its escrow whole, each bet stake goes whole to the winner), or, for an
+// x402 upto payment, by postHoldInPart: part paid out and the rest returned in the same entry.
 import { clock } from "../clock";
 import { get, insertId, type Op } from "../db";
 import type { Currency } from "../money";
-import { post, type HistoryType, type Reference } from "./ledger";
+import { post, type AccountRef, type HistoryType, type Posting, type Reference } from "./ledger";
 import { type AgentId } from "../ids";
 
-export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL";
+export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL" | "X402_UPTO";
 
 /** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
 export function* hold(args: { agentId: AgentId; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
@@ -80,6 +80,20 @@ export function* postHold(holdId: bigint, to: AgentId, options: { reference?: Re
       { account: { agentId: to, kind: "available", currency: held.currency }, amount: held.amount, historyType: options.historyType ?? "ESCROW_PAYOUT", counterpartyId: held.agentId },
     ],
   });
+}
+
+/**
+ * Pays `amount` (at most the hold) of the hold to `to` (an agent's available balance, or a system
+ * account) and returns the rest to its holder, in one entry under the hold's reference.
+ */
+export function* postHoldInPart(holdId: bigint, amount: bigint, to: AccountRef, historyType: HistoryType): Op<void> {
+  const held = yield* close(holdId, "POSTED");
+  if (amount < 0n || amount > held.amount) throw new Error(`ledger: hold ${holdId} of ${held.amount} cannot pay ${amount}`);
+  const postings: Posting[] = [{ account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -held.amount, historyType: "ESCROW_PAYOUT", counterpartyId: to.agentId }];
+  if (amount > 0n) postings.push({ account: to, amount, historyType, counterpartyId: held.agentId });
+  const rest = held.amount - amount;
+  if (rest > 0n) postings.push({ account: { agentId: held.agentId, kind: "available", currency: held.currency }, amount: rest, historyType: "ESCROW_RELEASE" });
+  yield* post({ type: "ESCROW_PAYOUT", reference: { type: held.referenceType, id: held.referenceId }, postings });
 }
 
 /** Returns the whole hold to its holder (cancelled, declined, a bet winner's own stake, a repaid loan's collateral). */

@@ -2,7 +2,8 @@
 // ledger check, it reads the raw tables (an audit must not trust the code that wrote them).
 //
 // In flight: the system accounts that hold money on its way out must equal the records still open
-// (x402 payments PENDING, withdrawals PENDING or SUBMITTED) — a refund of money never debited, or a
+// (exact x402 payments PENDING, withdrawals PENDING or SUBMITTED; an upto payment's maximum is a
+// ledger hold instead, which the ledger check matches) — a refund of money never debited, or a
 // debit never recorded, shows here.
 //
 // Chain: at the block the chain watcher has scanned up to (B), the treasury's USDC on chain must be
@@ -32,7 +33,7 @@ function* sumOf(sql: string, ...params: unknown[]): Op<bigint> {
 
 export function* checkInFlight() {
   const system = (kind: string) => sumOf("SELECT CAST(SUM(balance) AS BIGINT) AS n FROM accounts WHERE agent_id IS NULL AND kind = ? AND currency = 'USDC'", kind);
-  const x402 = { ledger: yield* system("x402_in_flight"), records: yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM x402_payments WHERE status = 'PENDING'") };
+  const x402 = { ledger: yield* system("x402_in_flight"), records: yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM x402_payments WHERE status = 'PENDING' AND scheme = 'exact'") };
   const withdrawals = {
     ledger: yield* system("withdrawals_in_flight"),
     records: yield* sumOf("SELECT CAST(SUM(amount) AS BIGINT) AS n FROM withdrawals WHERE status IN ('PENDING', 'SUBMITTED')"),
@@ -80,12 +81,19 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: Se
       from,
       to,
     )),
+    // upto: what the chain showed the permit moved, in the transaction it was read from.
+    ...(yield* all<Movement>(
+      `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", settled_amount AS amount FROM x402_payments
+       WHERE scheme = 'upto' AND status = 'SETTLED' AND "transaction" IN (SELECT tx_hash FROM treasury_transfers WHERE direction = 'out' AND block_number > ? AND block_number <= ?)`,
+      from,
+      to,
+    )),
   ];
   // SETTLED, but the chain never used the authorization and no longer can (unless agentbank's facilitator
   // settled it in the ledger: a sale between two agents, no transaction, paid by one of the service's signers).
   const neverUsed = yield* all<Movement>(
     `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", amount FROM x402_payments
-     WHERE status = 'SETTLED' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)
+     WHERE status = 'SETTLED' AND scheme = 'exact' AND valid_before <= ? AND authorization_nonce NOT IN (SELECT nonce FROM treasury_authorizations)
        AND authorization_nonce NOT IN (SELECT nonce FROM x402_sales WHERE payer IN (?, ?) AND status = 'SETTLED' AND tx_hash IS NULL)`,
     cursorTime,
     signers.treasury,

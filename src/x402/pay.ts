@@ -1,8 +1,9 @@
 // POST /x402/pay: requests a resource for the agent; on 402 it validates the requirements (a positive
 // whole amount of the configured USDC on the configured network, within maxAmount and the tier limit,
 // not toward an agent that blocked the caller, not for a frozen caller), signs an EIP-3009
-// authorization valid for at most MAX_AUTHORIZATION_SECONDS, debits the agent (PENDING) and retries
-// with it.
+// authorization (exact) or a Permit2 permit for the maximum (upto: upto.ts) valid for at most
+// MAX_AUTHORIZATION_SECONDS, debits the agent (exact) or holds the maximum (upto) (PENDING) and
+// retries with it.
 //
 // Who signs: the treasury when payTo is outside agentbank; the internal settlement signer (chain/keys.ts)
 // when payTo is another agent's deposit address. That signer holds no USDC, so the authorization cannot
@@ -26,6 +27,7 @@ import { actingAs, countAdded, find, insert, read, update, write, type Op } from
 import { invalid, type ErrorCode } from "../errors";
 import { type AgentId, uuid } from "../ids";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../idempotency/idempotency";
+import { hold } from "../ledger/escrow";
 import { post } from "../ledger/ledger";
 import { toMajor, toMinor } from "../money";
 import { Deferred } from "../door/deferred";
@@ -34,15 +36,23 @@ import { paymentView, type Payment } from "./payments";
 import { paymentHeader, parseOffer, readRequirement, settlementClaim, type Offer, type Requirement } from "./protocol";
 import { callResource, problemOf, resourceOf } from "./resource";
 import { x402Payments } from "./schema";
-import { settle } from "./settlement";
+import { settle, uptoDecision, type Decision } from "./settlement";
+import { signUpto } from "./upto";
 
 /** validBefore is at most this far ahead: a PENDING payment is decided within it (plus confirmations). */
 export const MAX_AUTHORIZATION_SECONDS = 120;
 const USDC = "USDC" as const;
 
 export type PayRequest = { url: string; method?: string; headers?: Record<string, string>; body?: unknown; maxAmount: number };
+type Signer = ReturnType<typeof treasuryAccount>;
 type KeyedScope = IdempotencyScope & { key: string };
-type Signed = Awaited<ReturnType<typeof signTransferAuthorization>>;
+/** What was signed: its nonce and end (validBefore, or upto's deadline), and the header's payload. */
+type Signed = { nonce: `0x${string}`; validBefore: bigint; payload: Record<string, unknown> };
+
+async function signExact(signer: Signer, chosen: Requirement, validForSeconds: number): Promise<Signed> {
+  const signed = await signTransferAuthorization({ signer, to: chosen.payTo, value: chosen.amount, validForSeconds });
+  return { nonce: signed.nonce, validBefore: signed.validBefore, payload: { signature: signed.signature, authorization: signed.authorization } };
+}
 
 /** The cheapest requirement the service can pay within maxAmount; 400 with every reason otherwise. */
 function choose(offer: Offer, maxAmount: bigint): Requirement {
@@ -79,7 +89,10 @@ function* debit(agentId: AgentId, request: PayRequest, method: string, chosen: R
   yield* authorizeOutflow({ agentId, kind: "X402", amount: chosen.amount, currency: USDC, counterpartyId: internalAgentId, terms }, sanction);
   const id = uuid();
   const now = clock.nowMs();
-  yield* post({
+  let holdId: bigint | null = null;
+  // upto: the maximum is held until the chain says what was paid (upto.ts).
+  if (chosen.scheme === "upto") holdId = yield* hold({ agentId, amount: chosen.amount, currency: USDC, purpose: "X402_UPTO", reference: { type: "x402", id } });
+  else yield* post({
     type: "X402_PAYMENT",
     reference: { type: "x402", id },
     postings: [
@@ -99,6 +112,8 @@ function* debit(agentId: AgentId, request: PayRequest, method: string, chosen: R
     network: chosen.network,
     x402Version: chosen.version,
     status: "PENDING",
+    scheme: chosen.scheme,
+    holdId,
     authorizationNonce: signed.nonce.toLowerCase(),
     validBefore: signed.validBefore,
     keyId: yield* committingKeyId(),
@@ -150,7 +165,8 @@ export async function payResource(agentId: AgentId, request: PayRequest, idempot
   assertNotFrozen((await read(findAgent(agentId)))!);
   const payee = await read(agentIdAtAddress(chosen.payTo));
   const signer = payee ? internalSignerAccount() : treasuryAccount();
-  const signed = await signTransferAuthorization({ signer, to: chosen.payTo, value: chosen.amount, validForSeconds: Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS) });
+  const validForSeconds = Math.min(chosen.maxTimeoutSeconds, MAX_AUTHORIZATION_SECONDS);
+  const signed = await (chosen.scheme === "upto" ? signUpto : signExact)(signer, chosen, validForSeconds);
   let debited: Payment | Outcome;
   try {
     debited = await write(() => actingAs(keyId, debit(agentId, request, method, chosen, signed, payee, keyed, sanction)));
@@ -163,13 +179,14 @@ export async function payResource(agentId: AgentId, request: PayRequest, idempot
   if ("replayed" in debited) return debited;
 
   // From here on the authorization is out: whatever happens, the payment stays PENDING until the chain decides.
-  headers.set(...paymentHeader(offer, chosen, signed.signature, signed.authorization, debited.id));
+  headers.set(...paymentHeader(offer, chosen, signed.payload, debited.id));
   const paid = await callResource(request.url, { method, headers, body });
   const claim = "response" in paid ? settlementClaim(paid.response.headers) : null;
-  let used = false;
+  let decision: Decision | null = null;
   try {
     // An internal payee's authorization is settled by agentbank's facilitator, never by the chain.
-    used = payee === null && (await authorizationUsed(signed.nonce));
+    if (chosen.scheme === "upto") decision = await uptoDecision(debited, claim);
+    else if (payee === null && (await authorizationUsed(signed.nonce))) decision = (current) => settle(current, claim?.transaction ?? null);
   } catch {
     // The chain did not answer: the job decides later.
   }
@@ -184,7 +201,7 @@ export async function payResource(agentId: AgentId, request: PayRequest, idempot
       transaction: current.transaction ?? claim?.transaction ?? null,
       updatedAt: clock.nowMs(),
     });
-    const now = current.status === "PENDING" && used ? yield* settle(answered, claim?.transaction ?? null) : answered;
+    const now = current.status === "PENDING" && decision ? yield* decision(answered) : answered;
     if (keyed) yield* replaceOutcome(keyed, 200, { payment: paymentView(now), resource });
     return now;
   });

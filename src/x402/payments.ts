@@ -15,7 +15,10 @@ export function paymentView(row: Payment) {
     agentId: row.agentId,
     url: row.url,
     method: row.method,
+    scheme: row.scheme,
     amount: toMajor(row.amount, row.currency),
+    // Rows settled before settledAmount was recorded were exact: they charged amount.
+    settledAmount: row.status === "SETTLED" ? toMajor(row.settledAmount ?? row.amount, row.currency) : null,
     currency: row.currency,
     payTo: row.payTo,
     internalAgentId: row.internalAgentId,

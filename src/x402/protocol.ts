@@ -6,13 +6,16 @@ import { parseJson } from "../json";
 
 export type Requirement = {
   version: 1 | 2;
-  scheme: "exact";
+  /** exact: EIP-3009 for amount; upto: a Permit2 permit for at most amount (x402/upto.ts). */
+  scheme: "exact" | "upto";
   network: string;
   amount: bigint;
   asset: `0x${string}`;
   payTo: `0x${string}`;
   maxTimeoutSeconds: number;
   extra: { name?: string; version?: string };
+  /** upto: the facilitator the permit's witness names (extra.facilitatorAddress), the only one that may settle it. */
+  facilitator: `0x${string}` | null;
   /** The requirement exactly as the server sent it (v2 echoes it back as `accepted`). */
   raw: Record<string, unknown>;
 };
@@ -64,7 +67,7 @@ export function parseOffer(headers: Headers, bodyText: string): Offer | null {
 export function readRequirement(version: 1 | 2, raw: Record<string, unknown>, expected: Expected): Requirement | string {
   const amountText = version === 1 ? raw.maxAmountRequired : raw.amount;
   const field = version === 1 ? "maxAmountRequired" : "amount";
-  if (raw.scheme !== "exact") return `scheme ${JSON.stringify(raw.scheme)} is not "exact"`;
+  if (raw.scheme !== "exact" && raw.scheme !== "upto") return `scheme ${JSON.stringify(raw.scheme)} is neither "exact" nor "upto"`;
   if (typeof raw.network !== "string" || !expected.networks.has(raw.network)) return `network ${JSON.stringify(raw.network)} is not ${[...expected.networks].join(" or ")}`;
   if (typeof raw.asset !== "string" || !isAddress(raw.asset, { strict: false }) || getAddress(raw.asset) !== getAddress(expected.usdc)) {
     return `asset ${JSON.stringify(raw.asset)} is not the configured USDC ${expected.usdc}`;
@@ -74,9 +77,14 @@ export function readRequirement(version: 1 | 2, raw: Record<string, unknown>, ex
   }
   if (typeof raw.payTo !== "string" || !isAddress(raw.payTo, { strict: false }) || getAddress(raw.payTo) === zeroAddress) return `payTo ${JSON.stringify(raw.payTo)} is not an address`;
   const extra = raw.extra !== null && typeof raw.extra === "object" ? (raw.extra as Record<string, unknown>) : {};
+  const facilitator = extra.facilitatorAddress;
+  const upto = raw.scheme === "upto";
+  if (upto && (typeof facilitator !== "string" || !isAddress(facilitator, { strict: false }) || getAddress(facilitator) === zeroAddress)) {
+    return `upto's extra.facilitatorAddress ${JSON.stringify(facilitator)} is not an address`;
+  }
   return {
     version,
-    scheme: "exact",
+    scheme: raw.scheme,
     network: raw.network,
     amount: BigInt(amountText),
     asset: getAddress(raw.asset),
@@ -86,11 +94,10 @@ export function readRequirement(version: 1 | 2, raw: Record<string, unknown>, ex
       name: typeof extra.name === "string" ? extra.name : undefined,
       version: typeof extra.version === "string" ? extra.version : undefined,
     },
+    facilitator: upto ? getAddress(facilitator as string) : null,
     raw,
   };
 }
-
-export type Authorization = { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string };
 
 /**
  * The v2 extensions of the payment: each one the server advertised, echoed as it was advertised
@@ -106,9 +113,8 @@ function echoExtensions(advertised: Record<string, unknown>, paymentId: string):
   return echoed;
 }
 
-/** The request header carrying the signed EIP-3009 authorization. */
-export function paymentHeader(offer: Offer, chosen: Requirement, signature: string, authorization: Authorization, paymentId: string): [string, string] {
-  const payload = { signature, authorization };
+/** The request header carrying the signed payload (exact: { signature, authorization }; upto: { signature, permit2Authorization }). */
+export function paymentHeader(offer: Offer, chosen: Requirement, payload: Record<string, unknown>, paymentId: string): [string, string] {
   if (chosen.version === 1) {
     return ["X-PAYMENT", encode({ x402Version: 1, scheme: chosen.scheme, network: chosen.network, payload })];
   }
@@ -119,15 +125,18 @@ export function paymentHeader(offer: Offer, chosen: Requirement, signature: stri
   ];
 }
 
-/** What the server says of settlement (X-PAYMENT-RESPONSE in v1, PAYMENT-RESPONSE in v2), on any status. */
-export function settlementClaim(headers: Headers): { success: boolean; transaction: string | null; reason: string | null } | null {
+export type SettlementClaim = { success: boolean; transaction: string | null; reason: string | null; amount: bigint | null };
+
+/** What the server says of settlement (X-PAYMENT-RESPONSE in v1, PAYMENT-RESPONSE in v2), on any status; `amount`: what upto settled. */
+export function settlementClaim(headers: Headers): SettlementClaim | null {
   const header = headers.get("payment-response") ?? headers.get("x-payment-response");
   if (!header) return null;
   try {
     const claim = decode(header) as Record<string, unknown>;
     const transaction = typeof claim.transaction === "string" && /^0x[0-9a-fA-F]{64}$/.test(claim.transaction) ? claim.transaction : null;
     const reason = typeof claim.errorReason === "string" ? claim.errorReason.slice(0, 500) : null;
-    return { success: claim.success === true, transaction, reason };
+    const amount = typeof claim.amount === "string" && /^[0-9]{1,18}$/.test(claim.amount) ? BigInt(claim.amount) : null;
+    return { success: claim.success === true, transaction, reason, amount };
   } catch {
     return null;
   }

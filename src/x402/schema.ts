@@ -2,6 +2,7 @@ import { index, integer, table, text, uniqueIndex } from "../db/tables";
 import { agents } from "../agents/schema";
 
 export type PaymentStatus = "PENDING" | "SETTLED" | "REFUNDED";
+export type PaymentScheme = "exact" | "upto";
 
 /**
  * One payment for an HTTP 402 resource. PENDING from the debit (agent's USDC → x402 in flight) until
@@ -9,6 +10,10 @@ export type PaymentStatus = "PENDING" | "SETTLED" | "REFUNDED";
  * on chain, REFUNDED once it provably never can be (validBefore passed in a confirmed block where it
  * was not used). What the resource answers never decides it. internalAgentId is set when payTo is
  * another agent's deposit address: settling credits that agent in the ledger.
+ * An `upto` payment (x402/upto.ts) authorizes a maximum (amount) through a Permit2 permit: the
+ * maximum is held (holdId) while PENDING; SETTLED with the amount the chain shows moved
+ * (settledAmount), the rest released; REFUNDED (the hold released) once the permit is past its
+ * deadline unused.
  */
 export const x402Payments = table(
   "x402_payments",
@@ -24,9 +29,15 @@ export const x402Payments = table(
     network: text().notNull(),
     x402Version: integer().notNull(),
     status: text<PaymentStatus>().notNull(),
+    scheme: text<PaymentScheme>().notNull().default("'exact'"),
+    /** What the payment charged, once SETTLED (exact: amount; upto: what the chain shows moved, at most amount). */
+    settledAmount: integer(),
+    /** upto: the ledger hold of the maximum (holds.id), closed when the payment is decided. */
+    holdId: integer(),
     /**
-     * The EIP-3009 nonce (0x…, lowercase) of the treasury's authorization, and its validBefore (s).
-     * Null only on payments from before they were recorded (sqlite 0001).
+     * The EIP-3009 nonce (0x…, lowercase) of the treasury's authorization, and its validBefore (s);
+     * for upto, the Permit2 nonce (as 32 bytes, 0x…) and the permit's deadline (usable up to and
+     * including it). Null only on payments from before they were recorded (sqlite 0001).
      */
     authorizationNonce: text(),
     validBefore: integer(),

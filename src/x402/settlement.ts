@@ -12,12 +12,15 @@ import { clock } from "../clock";
 import { config } from "../config";
 import { find, read, select, update, write, type Op } from "../db";
 import { notFound } from "../errors";
-import { post } from "../ledger/ledger";
+import { postHoldInPart, voidHold } from "../ledger/escrow";
+import { post, type AccountRef } from "../ledger/ledger";
 import { toMajor } from "../money";
 import { adjustScore } from "../agents/score";
 import { notifyFinancial } from "../webhooks/outbox";
 import { paymentOfAuthorization, paymentView, type Payment } from "./payments";
+import type { SettlementClaim } from "./protocol";
 import { x402Payments } from "./schema";
+import { uptoVerdict } from "./upto";
 import { type AgentId } from "../ids";
 
 type Sale = { id: string; resource: string | null };
@@ -26,22 +29,26 @@ type Sale = { id: string; resource: string | null };
  * A write op: the authorization was used on chain, or (`sale`) agentbank's facilitator settled it in the
  * ledger for the payee agent that sold the resource; the money leaves x402 in flight. `row` is locked.
  */
-export function* settle(row: Payment, transaction: string | null, sale: Sale | null = null): Op<Payment> {
+export function* settle(row: Payment, transaction: string | null, sale: Sale | null = null, paid: bigint = row.amount): Op<Payment> {
   const { currency } = row;
   const reference = { type: "x402", id: row.id };
-  const amount = toMajor(row.amount, currency);
-  yield* post({
-    type: "X402_SETTLED",
-    reference,
-    postings: [
-      { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
-      row.internalAgentId
-        ? { account: { agentId: row.internalAgentId, kind: "available", currency }, amount: row.amount, historyType: sale ? "X402_SALE" : "PAYMENT_RECEIVED", counterpartyId: row.agentId }
-        : { account: { agentId: null, kind: "external", currency }, amount: row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
-    ],
-  });
+  const amount = toMajor(paid, currency);
+  const payee: AccountRef = row.internalAgentId ? { agentId: row.internalAgentId, kind: "available", currency } : { agentId: null, kind: "external", currency };
+  const historyType = row.internalAgentId ? (sale ? "X402_SALE" : "PAYMENT_RECEIVED") : "SYSTEM";
+  // upto: what was paid out of the held maximum, the rest back to the agent.
+  if (row.holdId !== null) yield* postHoldInPart(row.holdId, paid, payee, historyType);
+  else {
+    yield* post({
+      type: "X402_SETTLED",
+      reference,
+      postings: [
+        { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -paid, historyType: "SYSTEM", counterpartyId: row.agentId },
+        { account: payee, amount: paid, historyType, counterpartyId: row.agentId },
+      ],
+    });
+  }
   yield* adjustScore(row.agentId, "PAYMENT_COMPLETED", reference);
-  const settled = yield* update(x402Payments, row.id, { status: "SETTLED", transaction: transaction ?? undefined, updatedAt: clock.nowMs() });
+  const settled = yield* update(x402Payments, row.id, { status: "SETTLED", settledAmount: paid, transaction: transaction ?? undefined, updatedAt: clock.nowMs() });
   yield* notifyFinancial(row.agentId, "x402.settled", { x402PaymentId: row.id, amount, currency, url: row.url, transaction: settled.transaction }, `x402 payment settled: ${amount} USDC`);
   if (row.internalAgentId && sale) {
     // As for a sale settled on chain (creditSale): the seller's reputation and x402.sale, with no transaction.
@@ -65,25 +72,50 @@ export function* settle(row: Payment, transaction: string | null, sale: Sale | n
  */
 export function* settleAsSale(nonce: string, sellerId: string, sale: Sale): Op<boolean> {
   const row = yield* paymentOfAuthorization(nonce, true);
-  if (!row || row.status !== "PENDING" || row.internalAgentId !== sellerId) return false;
+  if (!row || row.status !== "PENDING" || row.scheme !== "exact" || row.internalAgentId !== sellerId) return false;
   yield* settle(row, null, sale);
   return true;
 }
 
 /** A write op: the authorization can never be used; the money goes back to the agent. `row` is locked. */
-function* refund(row: Payment, reason: string): Op<void> {
+function* refund(row: Payment, reason: string): Op<Payment> {
   const { currency } = row;
   const amount = toMajor(row.amount, currency);
-  yield* post({
-    type: "X402_REFUNDED",
-    reference: { type: "x402", id: row.id },
-    postings: [
-      { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
-      { account: { agentId: row.agentId, kind: "available", currency }, amount: row.amount, historyType: "X402_REFUND" },
-    ],
-  });
-  yield* update(x402Payments, row.id, { status: "REFUNDED", error: row.error ?? reason, updatedAt: clock.nowMs() });
+  if (row.holdId !== null) yield* voidHold(row.holdId);
+  else {
+    yield* post({
+      type: "X402_REFUNDED",
+      reference: { type: "x402", id: row.id },
+      postings: [
+        { account: { agentId: null, kind: "x402_in_flight", currency }, amount: -row.amount, historyType: "SYSTEM", counterpartyId: row.agentId },
+        { account: { agentId: row.agentId, kind: "available", currency }, amount: row.amount, historyType: "X402_REFUND" },
+      ],
+    });
+  }
+  const refunded = yield* update(x402Payments, row.id, { status: "REFUNDED", error: row.error ?? reason, updatedAt: clock.nowMs() });
   yield* notifyFinancial(row.agentId, "x402.refunded", { x402PaymentId: row.id, amount, currency, url: row.url, reason }, `x402 payment refunded: ${amount} USDC`);
+  return refunded;
+}
+
+/** A decision on a PENDING payment, run on the locked row if it is still PENDING. */
+export type Decision = (current: Payment) => Op<Payment>;
+
+/**
+ * The chain's decision on PENDING upto payment `row` (null: not yet). `claim`: the resource's payment
+ * response; what the chain contradicts of it is kept as the payment's error. The charge never exceeds
+ * the maximum held.
+ */
+export async function uptoDecision(row: Payment, claim: SettlementClaim | null): Promise<Decision | null> {
+  const verdict = await uptoVerdict(row, claim);
+  if (!verdict) return null;
+  const { decided, settled, flag } = verdict;
+  return function* (current) {
+    // A contradiction is added to what the payment already says (an earlier one, the resource's failure).
+    const flagged = flag && !current.error?.includes(flag) ? yield* update(x402Payments, current.id, { error: current.error ? `${current.error}; ${flag}` : flag }) : current;
+    if (!decided) return flagged;
+    if (!settled) return yield* refund(flagged, "the permit passed its deadline unused");
+    return yield* settle(flagged, settled.transaction, null, settled.amount < flagged.amount ? settled.amount : flagged.amount);
+  };
 }
 
 /**
@@ -97,21 +129,29 @@ async function resolve(row: Payment, ask: boolean): Promise<void> {
   const { authorizationNonce: nonce, validBefore } = row;
   // A payment from before authorizations were recorded names none: the chain cannot decide it.
   if (nonce === null || validBefore === null) return;
+  // The transaction the resource named, if any, is what it claimed (kept until the payment settles).
+  const claim = row.transaction === null ? null : { success: true, transaction: row.transaction, reason: null, amount: null };
+  // An upto payment is read from the chain's latest block: an RPC that does not answer leaves it PENDING.
+  const decision = row.scheme === "upto" ? await uptoDecision(row, claim).catch(() => null) : await exactDecision(row, ask);
+  if (!decision) return;
+  await write(function* () {
+    const current = yield* find(x402Payments, row.id, true);
+    if (current?.status === "PENDING") yield* decision(current);
+  });
+}
+
+async function exactDecision(row: Payment, ask: boolean): Promise<Decision | null> {
+  const { authorizationNonce: nonce, validBefore } = row as Payment & { authorizationNonce: string; validBefore: bigint };
   const use = await read(authorizationUse(nonce));
   const cursor = await read(watchCursor());
-  let decision: ((current: Payment) => Op<unknown>) | null = null;
+  let decision: Decision | null = null;
   if (use) decision = (current) => settle(current, use.txHash);
   else if (cursor?.timestamp != null && cursor.timestamp >= validBefore) {
     decision = (current) => refund(current, "the authorization expired without being used");
   } else if (ask && row.internalAgentId === null && (await authorizationUsed(nonce as `0x${string}`))) {
     decision = (current) => settle(current, null);
   }
-  if (!decision) return;
-  const decide = decision;
-  await write(function* () {
-    const current = yield* find(x402Payments, row.id, true);
-    if (current?.status === "PENDING") yield* decide(current);
-  });
+  return decision;
 }
 
 /** The job: every PENDING payment, oldest first. */
