@@ -40,12 +40,16 @@ PYTHON_TYPES = {"string": "str", "integer": "int", "number": "Decimal", "boolean
 
 
 def current_document() -> dict[str, Any]:
+    """GET /swagger/json as the service builds it (test/openapi-client/generate.ts), through a file: a
+    process that exits at once may not have flushed a large stdout into the pipe."""
     script = (
         'import { currentDocument } from "./test/openapi-client/generate.ts";'
-        "process.stdout.write(JSON.stringify(await currentDocument())); process.exit(0);"
+        "await Bun.write(process.argv.at(-1), JSON.stringify(await currentDocument())); process.exit(0);"
     )
-    out = subprocess.run(["bun", "-e", script], cwd=ROOT, check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)  # type: ignore[no-any-return]
+    with tempfile.TemporaryDirectory() as tmp:
+        target = Path(tmp) / "document.json"
+        subprocess.run(["bun", "-e", script, str(target)], cwd=ROOT, check=True)
+        return json.loads(target.read_text())  # type: ignore[no-any-return]
 
 
 def snake(name: str) -> str:

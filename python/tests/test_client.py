@@ -159,3 +159,12 @@ def test_the_environment_names_the_service_and_the_key(service: Service, registe
     monkeypatch.delenv("AGENTBANK_URL")
     with pytest.raises(AgentbankError, match="AGENTBANK_URL"):
         Agentbank()
+
+
+def test_a_post_without_an_idempotency_key_is_not_sent_again_after_a_cut_answer(service: Service) -> None:
+    with start_proxy(service.url) as proxy, Agentbank(proxy.url, "") as client:
+        proxy.cut_next_answer("/agents/register")
+        with pytest.raises(AgentbankError) as caught:
+            client.agents.register(name="once", owner_name="Owner", owner_email=f"{uuid.uuid4().hex[:12]}@example.com")
+        assert caught.value.code == "CONNECTION_ERROR"
+        assert len(proxy.requests_to("/agents/register")) == 1

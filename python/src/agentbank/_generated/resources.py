@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, cast
 from urllib.parse import quote
 
