@@ -242,6 +242,13 @@ def generate_models(document: dict[str, Any], schemas: dict[str, Any], out: Path
         "paths": {},
         "components": {"schemas": with_decimals(schemas)},
     }
+    try:
+        import datamodel_code_generator  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            f"{sys.executable} has no datamodel-code-generator: run this with the Python of an environment made by "
+            "`pip install -e python[dev]` (e.g. PATH=/path/to/venv/bin:$PATH bun run clients:generate)"
+        ) from None
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "document.json"
         source.write_text(json.dumps(hoisted))

@@ -183,6 +183,27 @@ def attempt_headers(spec: OperationSpec, body: bytes | None, idempotency_key: st
     return headers
 
 
+def build_request(
+    http: httpx.Client | httpx.AsyncClient,
+    spec: OperationSpec,
+    path: str,
+    query: Mapping[str, Any] | None,
+    body: Mapping[str, Any] | None,
+    idempotency_key: str | None,
+    timeout: float | None,
+) -> httpx.Request:
+    """The one request of a call, sent as it is on every attempt."""
+    content = request_body(spec, body or {})
+    return http.build_request(
+        spec.method,
+        path,
+        params=query_params(query),
+        content=content,
+        headers=attempt_headers(spec, content, idempotency_key),
+        timeout=timeout if timeout is not None else http.timeout,
+    )
+
+
 def connection_error(spec: OperationSpec, error: httpx.TransportError) -> AgentbankError:
     return AgentbankConnectionError(
         f"{spec.method} {spec.path}: no answer from the service ({type(error).__name__}: {error})",
