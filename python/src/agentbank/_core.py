@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from .errors import AgentbankConnectionError, AgentbankError, error_from_answer
 
 #: An amount in major units, as the caller has it: never a float (binary fractions are not money).
-Amount: TypeAlias = "Decimal | str | int"
+Amount: TypeAlias = Decimal | str | int
 
 
 class NotGiven:
