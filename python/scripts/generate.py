@@ -91,31 +91,22 @@ class Operation:
         return camel(self.group) + camel(self.name)
 
 
-def strip_segment(segment: str) -> str:
-    return segment.replace("-", "_")
-
-
 def name_operations(document: dict[str, Any]) -> list[Operation]:
-    """The naming rule of python/README.md's reference section."""
+    """The naming rule of python/README.md's reference section; fails on two operations with one name."""
     operations: list[Operation] = []
     for path, methods in document["paths"].items():
         segments = [s for s in path.strip("/").split("/") if s]
         group = snake(segments[0]) if segments else "root"
-        rest = segments[1:] if segments else []
-        named = [strip_segment(s) for s in rest if not s.startswith("{")]
+        bare = "_".join(snake(s) for s in segments[1:] if not s.startswith("{"))
         for method, spec in methods.items():
-            operations.append(Operation(method, path, group, "_".join(snake(s) for s in named), spec))
+            operations.append(Operation(method, path, group, bare, spec))
+    lists = {(op.group, op.name) for op in operations if op.method == "get" and not op.path.endswith("}")}
     for op in operations:
         prefix = VERB_PREFIX.get(op.method)
-        if op.method == "get" and op.path.endswith("}"):
+        if op.method == "get" and (op.path.endswith("}") or op.name == ""):
             prefix = "get"
-        if op.method == "post" and (
-            op.name == ""
-            or any(o.group == op.group and o.name == op.name and o.method == "get" and not o.path.endswith("}") for o in operations)
-        ):
+        if op.method == "post" and (op.name == "" or (op.group, op.name) in lists):
             prefix = "create"
-        if op.name == "" and prefix is None:
-            prefix = "get"
         if prefix:
             op.name = f"{prefix}_{op.name}" if op.name else prefix
     seen: dict[tuple[str, str], Operation] = {}
@@ -127,14 +118,14 @@ def name_operations(document: dict[str, Any]) -> list[Operation]:
     return operations
 
 
-def annotation_of(schema: dict[str, Any], document: dict[str, Any]) -> tuple[str, bool]:
+def annotation_of(schema: dict[str, Any]) -> tuple[str, bool]:
     """A Python annotation for a parameter or body field (the model validates the details), and whether null is allowed."""
     if "$ref" in schema:
         return "Any", False
     types = schema.get("type")
     options = schema.get("anyOf") or schema.get("oneOf")
     if options:
-        parts = [annotation_of(option, document) for option in options]
+        parts = [annotation_of(option) for option in options]
         nullable = any(p[1] for p in parts) or any(o.get("type") == "null" for o in options)
         consts = [o["const"] for o in options if "const" in o]
         if consts and len(consts) == len([o for o in options if o.get("type") != "null"]):
@@ -143,7 +134,7 @@ def annotation_of(schema: dict[str, Any], document: dict[str, Any]) -> tuple[str
         return (" | ".join(names) if names else "Any"), nullable
     if isinstance(types, list):
         nullable = "null" in types
-        names = [annotation_of({**schema, "type": t}, document)[0] for t in types if t != "null"]
+        names = [annotation_of({**schema, "type": t})[0] for t in types if t != "null"]
         return (" | ".join(names) if names else "None"), nullable
     if types == "null":
         return "None", True
@@ -154,7 +145,7 @@ def annotation_of(schema: dict[str, Any], document: dict[str, Any]) -> tuple[str
     if types == "number":
         return "Amount", False
     if types == "array":
-        return f"Sequence[{annotation_of(schema.get('items', {}), document)[0]}]", False
+        return f"Sequence[{annotation_of(schema.get('items', {}))[0]}]", False
     if types == "object":
         return "Mapping[str, Any]", False
     return PYTHON_TYPES.get(str(types), "Any"), False
@@ -197,7 +188,7 @@ def describe(document: dict[str, Any]) -> tuple[list[Operation], dict[str, Any]]
             if parameter["in"] == "header" and parameter["name"].lower() == "idempotency-key":
                 op.idempotent = True
                 continue
-            annotation, nullable = annotation_of(parameter.get("schema", {}), document)
+            annotation, nullable = annotation_of(parameter.get("schema", {}))
             entry = Param(parameter["name"], snake(parameter["name"]), annotation, parameter.get("required", False), nullable)
             (op.path_params if parameter["in"] == "path" else op.query).append(entry)
         body = spec.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema")
@@ -206,7 +197,7 @@ def describe(document: dict[str, Any]) -> tuple[list[Operation], dict[str, Any]]
             schemas[op.body_model] = body
             required = set(body.get("required", []))
             for key, prop in body.get("properties", {}).items():
-                annotation, nullable = annotation_of(prop, document)
+                annotation, nullable = annotation_of(prop)
                 op.body.append(Param(key, snake(key), annotation, key in required, nullable, annotation == "Amount"))
         successes = {int(s): r for s, r in spec["responses"].items() if s.startswith("2")}
         plain = [s for s, r in successes.items() if not is_held(r.get("content", {}).get("application/json", {}).get("schema", {}))]
@@ -242,6 +233,13 @@ def generate_models(document: dict[str, Any], schemas: dict[str, Any], out: Path
         "paths": {},
         "components": {"schemas": with_decimals(schemas)},
     }
+    try:
+        import datamodel_code_generator  # noqa: F401
+    except ImportError:
+        raise SystemExit(
+            f"{sys.executable} has no datamodel-code-generator: run this with the Python of an environment made by "
+            "`pip install -e python[dev]` (e.g. PATH=/path/to/venv/bin:$PATH bun run clients:generate)"
+        ) from None
     with tempfile.TemporaryDirectory() as tmp:
         source = Path(tmp) / "document.json"
         source.write_text(json.dumps(hoisted))
@@ -269,7 +267,7 @@ def generate_models(document: dict[str, Any], schemas: dict[str, Any], out: Path
 def signature(op: Operation) -> list[str]:
     args = ["self"] + [f"{p.name}: str" for p in op.path_params]
     keywords: list[str] = []
-    for p in op.body + [q for q in op.query if not (op.item_model and q.wire in ("after", "offset"))] + ([q for q in op.query if op.item_model and q.wire in ("after", "offset")]):
+    for p in op.body + op.query:
         annotation = p.annotation + (" | None" if p.nullable and "None" not in p.annotation else "")
         if p.required:
             keywords.append(f"{p.name}: {annotation}")
@@ -371,7 +369,7 @@ def render(operations: list[Operation]) -> str:
     for op in operations:
         out.append(f'    "{op.group}.{op.name}": _{op.group}_{op.name},')
     out.append("}")
-    return "\n".join(out).replace("bytes | ", "bytes | ") + "\n"
+    return "\n".join(out) + "\n"
 
 
 def generate(out: Path, document: dict[str, Any]) -> None:

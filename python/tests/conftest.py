@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -45,11 +48,28 @@ class Agent:
         return AsyncAgentbank(self.url, self.api_key)
 
 
+@contextmanager
+def engine() -> Iterator[dict[str, str]]:
+    """SQLite in the harness's folder; with TEST_DATABASE_URL (as the TypeScript suite takes it), a fresh
+    PostgreSQL database on that server, dropped afterwards."""
+    server = os.environ.get("TEST_DATABASE_URL")
+    if not server:
+        yield {}
+        return
+    name = f"agentbank_py_{uuid.uuid4().hex}"
+    subprocess.run(["psql", server, "-qc", f'CREATE DATABASE "{name}"'], check=True)
+    try:
+        # The well-known test mnemonic (test/chain/anvil.ts): PostgreSQL keeps no generated one.
+        yield {"DATABASE_URL": server.rsplit("/", 1)[0] + "/" + name, "MASTER_MNEMONIC": " ".join(["test"] * 11 + ["junk"])}
+    finally:
+        subprocess.run(["psql", server, "-qc", f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'], check=True)
+
+
 @pytest.fixture(scope="session")
 def service() -> Iterator[Service]:
     from_checkout = not os.environ.get("AGENTBANK_BIN") and shutil.which("bun") and (ROOT / "src/main.ts").is_file()
     command = ["bun", "run", str(ROOT / "src/main.ts")] if from_checkout else None
-    with start_agentbank(env={"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true"}, command=command, start_timeout=30) as harness:
+    with engine() as database, start_agentbank(env={"WEBHOOK_ALLOW_PRIVATE_NETWORKS": "true", **database}, command=command, start_timeout=30) as harness:
         yield Service(harness.url.rstrip("/"), harness.admin_key, harness)
 
 

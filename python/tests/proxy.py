@@ -1,7 +1,7 @@
 """A small HTTP proxy in front of the real service, for the failures a network makes: it forwards every
 request and records it, and can, for the next request to a path, either cut the connection in the
-middle of the service's answer (after the service acted on it) or answer 429 with a Retry-After
-itself (before the service sees it)."""
+middle of the service's answer (after the service acted on it), hold it for a while before passing it
+on, or answer 429 with a Retry-After itself (before the service sees it)."""
 
 from __future__ import annotations
 
@@ -28,11 +28,14 @@ class Seen:
 class Proxy:
     url: str
     seen: list[Seen] = field(default_factory=list)
-    #: path -> what to do with its next request: "cut" or ("429", seconds)
+    #: path -> what to do with its next requests: "cut", ("stall", seconds) or ("429", retry-after)
     faults: dict[str, list[object]] = field(default_factory=dict)
 
     def cut_next_answer(self, path: str) -> None:
         self.faults.setdefault(path, []).append("cut")
+
+    def stall_next(self, path: str, seconds: float) -> None:
+        self.faults.setdefault(path, []).append(("stall", seconds))
 
     def refuse_next(self, path: str, retry_after: str) -> None:
         self.faults.setdefault(path, []).append(("429", retry_after))
@@ -58,6 +61,9 @@ def start_proxy(upstream: str) -> Iterator[Proxy]:
             path = self.path.split("?")[0]
             proxy.seen.append(Seen(self.command, path, {k.lower(): v for k, v in self.headers.items()}, time.monotonic()))
             fault = proxy.faults.get(path, []).pop(0) if proxy.faults.get(path) else None
+            if isinstance(fault, tuple) and fault[0] == "stall":
+                time.sleep(float(str(fault[1])))
+                fault = None
             if isinstance(fault, tuple):
                 payload = b'{"error":"RATE_LIMIT_EXCEEDED","message":"slow down (from the test proxy)"}'
                 self.send_response(429)

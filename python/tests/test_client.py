@@ -168,3 +168,16 @@ def test_a_post_without_an_idempotency_key_is_not_sent_again_after_a_cut_answer(
             client.agents.register(name="once", owner_name="Owner", owner_email=f"{uuid.uuid4().hex[:12]}@example.com")
         assert caught.value.code == "CONNECTION_ERROR"
         assert len(proxy.requests_to("/agents/register")) == 1
+
+
+def test_a_read_that_timed_out_is_sent_again_and_a_registration_is_not(service: Service, register: Register) -> None:
+    alice = register("alice", funds=1)
+    with start_proxy(service.url) as proxy, Agentbank(proxy.url, alice.api_key, timeout=0.5) as client:
+        proxy.stall_next("/wallets/balance", 1.5)
+        assert client.wallets.balance().balances
+        assert len(proxy.requests_to("/wallets/balance")) == 2
+        proxy.stall_next("/agents/register", 1.5)
+        with pytest.raises(AgentbankError) as caught:
+            client.agents.register(name="slow", owner_name="Owner", owner_email=f"{uuid.uuid4().hex[:12]}@example.com")
+        assert caught.value.code == "CONNECTION_ERROR" and "ReadTimeout" in caught.value.message
+        assert len(proxy.requests_to("/agents/register")) == 1

@@ -13,12 +13,10 @@ from pydantic import BaseModel
 
 from ._core import (
     OperationSpec,
-    attempt_headers,
+    build_request,
     configure,
     connection_error,
     parse_answer,
-    query_params,
-    request_body,
 )
 from ._generated.resources import SyncResources
 from ._retry import Attempts, RetryPolicy
@@ -41,15 +39,7 @@ class ClientCore:
         idempotency_key: str | None,
         timeout: float | None,
     ) -> BaseModel | bytes:
-        content = request_body(spec, body or {})
-        request = self.http.build_request(
-            spec.method,
-            path,
-            params=query_params(query),
-            content=content,
-            headers=attempt_headers(spec, content, idempotency_key),
-            timeout=timeout if timeout is not None else self.http.timeout,
-        )
+        request = build_request(self.http, spec, path, query, body, idempotency_key, timeout)
         attempts = Attempts(self.retry, spec)
         while True:
             try:

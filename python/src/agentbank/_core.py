@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, datetime
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any, Final, TypeAlias
 
 import httpx
@@ -19,7 +19,7 @@ from pydantic import BaseModel
 from .errors import AgentbankConnectionError, AgentbankError, error_from_answer
 
 #: An amount in major units, as the caller has it: never a float (binary fractions are not money).
-Amount: TypeAlias = "Decimal | str | int"
+Amount: TypeAlias = Decimal | str | int
 
 
 class NotGiven:
@@ -61,7 +61,10 @@ def to_decimal(value: object) -> Decimal:
     """An amount as Decimal; a float or a bool is refused (12.1 as a float is not 12.1)."""
     if isinstance(value, bool) or not isinstance(value, (Decimal, str, int)):
         raise TypeError(f"an amount is a Decimal, a str or an int, not {type(value).__name__}: {value!r}")
-    amount = Decimal(value)
+    try:
+        amount = Decimal(value)
+    except InvalidOperation:
+        raise ValueError(f"not an amount: {value!r}") from None
     if not amount.is_finite():
         raise ValueError(f"an amount is a finite number, not {value!r}")
     return amount
@@ -91,7 +94,12 @@ def query_params(query: Mapping[str, Any] | None) -> dict[str, str]:
     for key, value in (query or {}).items():
         if value is None:
             continue
-        params[key] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        if isinstance(value, bool):
+            params[key] = "true" if value else "false"
+        elif isinstance(value, Decimal):
+            params[key] = format(to_decimal(value), "f")
+        else:
+            params[key] = str(value)
     return params
 
 
@@ -181,6 +189,27 @@ def attempt_headers(spec: OperationSpec, body: bytes | None, idempotency_key: st
     if spec.idempotent:
         headers["idempotency-key"] = idempotency_key or new_idempotency_key()
     return headers
+
+
+def build_request(
+    http: httpx.Client | httpx.AsyncClient,
+    spec: OperationSpec,
+    path: str,
+    query: Mapping[str, Any] | None,
+    body: Mapping[str, Any] | None,
+    idempotency_key: str | None,
+    timeout: float | None,
+) -> httpx.Request:
+    """The one request of a call, sent as it is on every attempt."""
+    content = request_body(spec, body or {})
+    return http.build_request(
+        spec.method,
+        path,
+        params=query_params(query),
+        content=content,
+        headers=attempt_headers(spec, content, idempotency_key),
+        timeout=timeout if timeout is not None else http.timeout,
+    )
 
 
 def connection_error(spec: OperationSpec, error: httpx.TransportError) -> AgentbankError:

@@ -304,7 +304,7 @@ class MessagesInboxList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, unread_only: bool | None = None, type: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.MessagesInboxPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, unread_only: bool | None = None, type: str | None = None, timeout: float | None = None) -> models.MessagesInboxPage:
         """GET /messages/inbox: Messages and event notices the caller received, newest first"""
         answer = self._client.call(_messages_inbox, "/messages/inbox", query={"limit": limit, "offset": offset, "after": after, "unreadOnly": unread_only, "type": type}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.MessagesInboxPage, answer)
@@ -351,7 +351,7 @@ class NegotiationsMineList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, status: Literal["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.NegotiationsMinePage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] | None = None, timeout: float | None = None) -> models.NegotiationsMinePage:
         """GET /negotiations/mine: Negotiations the caller takes part in, newest first"""
         answer = self._client.call(_negotiations_mine, "/negotiations/mine", query={"limit": limit, "offset": offset, "after": after, "status": status}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.NegotiationsMinePage, answer)
@@ -643,7 +643,7 @@ class LendingOffersList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.LendingOffersPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, timeout: float | None = None) -> models.LendingOffersPage:
         """GET /lending/offers: Open loan offers, newest first"""
         answer = self._client.call(_lending_offers, "/lending/offers", query={"limit": limit, "offset": offset, "after": after, "currency": currency}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.LendingOffersPage, answer)
@@ -662,7 +662,7 @@ class LendingMyLoansList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, role: Literal["lender", "borrower"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.LendingMyLoansPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["lender", "borrower"] | None = None, timeout: float | None = None) -> models.LendingMyLoansPage:
         """GET /lending/my-loans: Loans the caller made or took, newest first"""
         answer = self._client.call(_lending_my_loans, "/lending/my-loans", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.LendingMyLoansPage, answer)
@@ -715,7 +715,7 @@ class BettingOpenList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.BettingOpenPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, timeout: float | None = None) -> models.BettingOpenPage:
         """GET /betting/open: OPEN bets of other agents, newest first"""
         answer = self._client.call(_betting_open, "/betting/open", query={"limit": limit, "offset": offset, "after": after, "currency": currency}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.BettingOpenPage, answer)
@@ -839,7 +839,7 @@ class SubscriptionsMineList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, role: Literal["payer", "recipient"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.SubscriptionsMinePage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["payer", "recipient"] | None = None, timeout: float | None = None) -> models.SubscriptionsMinePage:
         """GET /subscriptions/mine: Subscriptions the caller pays or receives, newest first"""
         answer = self._client.call(_subscriptions_mine, "/subscriptions/mine", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.SubscriptionsMinePage, answer)
@@ -881,7 +881,7 @@ class ServicesDiscoverList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, category: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, min_price: Amount | None = None, max_price: Amount | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.ServicesDiscoverPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, category: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, min_price: Amount | None = None, max_price: Amount | None = None, timeout: float | None = None) -> models.ServicesDiscoverPage:
         """GET /services/discover: Active listings, newest first; price bounds are in each listing's currency"""
         answer = self._client.call(_services_discover, "/services/discover", query={"limit": limit, "offset": offset, "after": after, "category": category, "currency": currency, "minPrice": min_price, "maxPrice": max_price}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.ServicesDiscoverPage, answer)
@@ -940,7 +940,7 @@ class BookingsMineList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, role: Literal["buyer", "provider"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.BookingsMinePage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["buyer", "provider"] | None = None, timeout: float | None = None) -> models.BookingsMinePage:
         """GET /bookings/mine: Bookings the caller made or received, newest first"""
         answer = self._client.call(_bookings_mine, "/bookings/mine", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.BookingsMinePage, answer)
@@ -977,7 +977,7 @@ class AdminWithdrawalsList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, status: Literal["PENDING", "SUBMITTED", "CONFIRMED", "FAILED"] | None = None, agent_id: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminWithdrawalsPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["PENDING", "SUBMITTED", "CONFIRMED", "FAILED"] | None = None, agent_id: str | None = None, timeout: float | None = None) -> models.AdminWithdrawalsPage:
         """GET /admin/withdrawals: Withdrawals across agents, oldest first, each with its age: with status=SUBMITTED, those waiting on the chain longest come first"""
         answer = self._client.call(_admin_withdrawals, "/admin/withdrawals", query={"limit": limit, "offset": offset, "after": after, "status": status, "agentId": agent_id}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminWithdrawalsPage, answer)
@@ -996,7 +996,7 @@ class AdminAgentsList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, q: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminAgentsPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, q: str | None = None, timeout: float | None = None) -> models.AdminAgentsPage:
         """GET /admin/agents: Agents, newest first, found by id, name or owner's address: each with its owner, balances and brakes"""
         answer = self._client.call(_admin_agents, "/admin/agents", query={"limit": limit, "offset": offset, "after": after, "q": q}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminAgentsPage, answer)
@@ -1015,7 +1015,7 @@ class AdminMailList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, status: Literal["QUEUED", "SENT", "FAILED"] | None = None, to: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminMailPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["QUEUED", "SENT", "FAILED"] | None = None, to: str | None = None, timeout: float | None = None) -> models.AdminMailPage:
         """GET /admin/mail: Every message of the mail outbox, newest first: its status, attempts, last error and where it went (smtp, or its file in the outbox folder)"""
         answer = self._client.call(_admin_mail, "/admin/mail", query={"limit": limit, "offset": offset, "after": after, "status": status, "to": to}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminMailPage, answer)
@@ -1034,7 +1034,7 @@ class AdminWebhooksFailingList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, agent_id: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminWebhooksFailingPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, agent_id: str | None = None, timeout: float | None = None) -> models.AdminWebhooksFailingPage:
         """GET /admin/webhooks/failing: Webhook delivery attempts that failed (an error status, a timeout, a refused address), across agents, newest first"""
         answer = self._client.call(_admin_webhooks_failing, "/admin/webhooks/failing", query={"limit": limit, "offset": offset, "after": after, "agentId": agent_id}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminWebhooksFailingPage, answer)
@@ -1053,7 +1053,7 @@ class AdminOperatorsList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, q: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminOperatorsPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, q: str | None = None, timeout: float | None = None) -> models.AdminOperatorsPage:
         """GET /admin/operators: Every named operator key, revoked ones too, newest first (never the keys themselves)"""
         answer = self._client.call(_admin_operators, "/admin/operators", query={"limit": limit, "offset": offset, "after": after, "q": q}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminOperatorsPage, answer)
@@ -1072,7 +1072,7 @@ class AdminAuditList:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
 
-    def __call__(self, *, limit: int | None = None, operator: str | None = None, action: Literal["deposit.credit", "agent.correct", "agent.rate-limit", "agent.freeze", "agent.unfreeze", "bet.resolve", "chain.acknowledge", "clock.advance", "mail.test", "backup.take", "operator.create", "operator.rotate", "operator.revoke", "service.start"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminAuditPage:
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, operator: str | None = None, action: Literal["deposit.credit", "agent.correct", "agent.rate-limit", "agent.freeze", "agent.unfreeze", "bet.resolve", "chain.acknowledge", "clock.advance", "mail.test", "backup.take", "operator.create", "operator.rotate", "operator.revoke", "service.start"] | None = None, timeout: float | None = None) -> models.AdminAuditPage:
         """GET /admin/audit: What operators did, newest first: who, what, on what, when and in answer to which request. Append-only: no route changes or removes an entry"""
         answer = self._client.call(_admin_audit, "/admin/audit", query={"limit": limit, "offset": offset, "after": after, "operator": operator, "action": action}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminAuditPage, answer)
@@ -1372,7 +1372,7 @@ class AsyncMessagesInboxList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, unread_only: bool | None = None, type: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.MessagesInboxPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, unread_only: bool | None = None, type: str | None = None, timeout: float | None = None) -> models.MessagesInboxPage:
         """GET /messages/inbox: Messages and event notices the caller received, newest first"""
         answer = await self._client.call(_messages_inbox, "/messages/inbox", query={"limit": limit, "offset": offset, "after": after, "unreadOnly": unread_only, "type": type}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.MessagesInboxPage, answer)
@@ -1419,7 +1419,7 @@ class AsyncNegotiationsMineList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, status: Literal["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.NegotiationsMinePage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["OPEN", "AWAITING_HUMAN_APPROVAL", "ACCEPTED", "REJECTED", "EXPIRED"] | None = None, timeout: float | None = None) -> models.NegotiationsMinePage:
         """GET /negotiations/mine: Negotiations the caller takes part in, newest first"""
         answer = await self._client.call(_negotiations_mine, "/negotiations/mine", query={"limit": limit, "offset": offset, "after": after, "status": status}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.NegotiationsMinePage, answer)
@@ -1711,7 +1711,7 @@ class AsyncLendingOffersList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.LendingOffersPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, timeout: float | None = None) -> models.LendingOffersPage:
         """GET /lending/offers: Open loan offers, newest first"""
         answer = await self._client.call(_lending_offers, "/lending/offers", query={"limit": limit, "offset": offset, "after": after, "currency": currency}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.LendingOffersPage, answer)
@@ -1730,7 +1730,7 @@ class AsyncLendingMyLoansList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, role: Literal["lender", "borrower"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.LendingMyLoansPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["lender", "borrower"] | None = None, timeout: float | None = None) -> models.LendingMyLoansPage:
         """GET /lending/my-loans: Loans the caller made or took, newest first"""
         answer = await self._client.call(_lending_my_loans, "/lending/my-loans", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.LendingMyLoansPage, answer)
@@ -1783,7 +1783,7 @@ class AsyncBettingOpenList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.BettingOpenPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, timeout: float | None = None) -> models.BettingOpenPage:
         """GET /betting/open: OPEN bets of other agents, newest first"""
         answer = await self._client.call(_betting_open, "/betting/open", query={"limit": limit, "offset": offset, "after": after, "currency": currency}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.BettingOpenPage, answer)
@@ -1907,7 +1907,7 @@ class AsyncSubscriptionsMineList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, role: Literal["payer", "recipient"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.SubscriptionsMinePage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["payer", "recipient"] | None = None, timeout: float | None = None) -> models.SubscriptionsMinePage:
         """GET /subscriptions/mine: Subscriptions the caller pays or receives, newest first"""
         answer = await self._client.call(_subscriptions_mine, "/subscriptions/mine", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.SubscriptionsMinePage, answer)
@@ -1949,7 +1949,7 @@ class AsyncServicesDiscoverList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, category: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, min_price: Amount | None = None, max_price: Amount | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.ServicesDiscoverPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, category: str | None = None, currency: Literal["USDC", "USDT", "USD", "EUR", "BTC"] | None = None, min_price: Amount | None = None, max_price: Amount | None = None, timeout: float | None = None) -> models.ServicesDiscoverPage:
         """GET /services/discover: Active listings, newest first; price bounds are in each listing's currency"""
         answer = await self._client.call(_services_discover, "/services/discover", query={"limit": limit, "offset": offset, "after": after, "category": category, "currency": currency, "minPrice": min_price, "maxPrice": max_price}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.ServicesDiscoverPage, answer)
@@ -2008,7 +2008,7 @@ class AsyncBookingsMineList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, role: Literal["buyer", "provider"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.BookingsMinePage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, role: Literal["buyer", "provider"] | None = None, timeout: float | None = None) -> models.BookingsMinePage:
         """GET /bookings/mine: Bookings the caller made or received, newest first"""
         answer = await self._client.call(_bookings_mine, "/bookings/mine", query={"limit": limit, "offset": offset, "after": after, "role": role}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.BookingsMinePage, answer)
@@ -2045,7 +2045,7 @@ class AsyncAdminWithdrawalsList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, status: Literal["PENDING", "SUBMITTED", "CONFIRMED", "FAILED"] | None = None, agent_id: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminWithdrawalsPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["PENDING", "SUBMITTED", "CONFIRMED", "FAILED"] | None = None, agent_id: str | None = None, timeout: float | None = None) -> models.AdminWithdrawalsPage:
         """GET /admin/withdrawals: Withdrawals across agents, oldest first, each with its age: with status=SUBMITTED, those waiting on the chain longest come first"""
         answer = await self._client.call(_admin_withdrawals, "/admin/withdrawals", query={"limit": limit, "offset": offset, "after": after, "status": status, "agentId": agent_id}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminWithdrawalsPage, answer)
@@ -2064,7 +2064,7 @@ class AsyncAdminAgentsList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, q: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminAgentsPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, q: str | None = None, timeout: float | None = None) -> models.AdminAgentsPage:
         """GET /admin/agents: Agents, newest first, found by id, name or owner's address: each with its owner, balances and brakes"""
         answer = await self._client.call(_admin_agents, "/admin/agents", query={"limit": limit, "offset": offset, "after": after, "q": q}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminAgentsPage, answer)
@@ -2083,7 +2083,7 @@ class AsyncAdminMailList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, status: Literal["QUEUED", "SENT", "FAILED"] | None = None, to: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminMailPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, status: Literal["QUEUED", "SENT", "FAILED"] | None = None, to: str | None = None, timeout: float | None = None) -> models.AdminMailPage:
         """GET /admin/mail: Every message of the mail outbox, newest first: its status, attempts, last error and where it went (smtp, or its file in the outbox folder)"""
         answer = await self._client.call(_admin_mail, "/admin/mail", query={"limit": limit, "offset": offset, "after": after, "status": status, "to": to}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminMailPage, answer)
@@ -2102,7 +2102,7 @@ class AsyncAdminWebhooksFailingList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, agent_id: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminWebhooksFailingPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, agent_id: str | None = None, timeout: float | None = None) -> models.AdminWebhooksFailingPage:
         """GET /admin/webhooks/failing: Webhook delivery attempts that failed (an error status, a timeout, a refused address), across agents, newest first"""
         answer = await self._client.call(_admin_webhooks_failing, "/admin/webhooks/failing", query={"limit": limit, "offset": offset, "after": after, "agentId": agent_id}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminWebhooksFailingPage, answer)
@@ -2121,7 +2121,7 @@ class AsyncAdminOperatorsList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, q: str | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminOperatorsPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, q: str | None = None, timeout: float | None = None) -> models.AdminOperatorsPage:
         """GET /admin/operators: Every named operator key, revoked ones too, newest first (never the keys themselves)"""
         answer = await self._client.call(_admin_operators, "/admin/operators", query={"limit": limit, "offset": offset, "after": after, "q": q}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminOperatorsPage, answer)
@@ -2140,7 +2140,7 @@ class AsyncAdminAuditList:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
 
-    async def __call__(self, *, limit: int | None = None, operator: str | None = None, action: Literal["deposit.credit", "agent.correct", "agent.rate-limit", "agent.freeze", "agent.unfreeze", "bet.resolve", "chain.acknowledge", "clock.advance", "mail.test", "backup.take", "operator.create", "operator.rotate", "operator.revoke", "service.start"] | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.AdminAuditPage:
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, operator: str | None = None, action: Literal["deposit.credit", "agent.correct", "agent.rate-limit", "agent.freeze", "agent.unfreeze", "bet.resolve", "chain.acknowledge", "clock.advance", "mail.test", "backup.take", "operator.create", "operator.rotate", "operator.revoke", "service.start"] | None = None, timeout: float | None = None) -> models.AdminAuditPage:
         """GET /admin/audit: What operators did, newest first: who, what, on what, when and in answer to which request. Append-only: no route changes or removes an entry"""
         answer = await self._client.call(_admin_audit, "/admin/audit", query={"limit": limit, "offset": offset, "after": after, "operator": operator, "action": action}, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.AdminAuditPage, answer)
