@@ -62,3 +62,4 @@ def test_the_session_service_is_shared(agentbank_session):
     agentbank_session.fund(agent.id, 1)
     assert agentbank_session.url.startswith("http://127.0.0.1:")
     assert agentbank_session.ledger_check()["ok"] is True
+

@@ -96,7 +96,7 @@ class Harness:
         self._readers: list[threading.Thread] = []
         self._lock = threading.Lock()
         self._listening = threading.Event()
-        self._agent_count = 0
+        self._agents: list[RegisteredAgent] = []
         #: Everything the service printed (one JSON object per line), complete once stop() returned.
         self.logs: list[str] = []
         self.url = ""
@@ -194,9 +194,12 @@ class Harness:
         self._boot()
 
     def close(self) -> None:
-        """Stops it and deletes its folder."""
+        """Stops it, closes the agents' clients and deletes its folder."""
         self.stop()
         self._http.close()
+        for agent in self._agents:
+            if "client" in agent.__dict__:  # made (cached_property) only when a test used it
+                agent.client.close()
         shutil.rmtree(self._dir, ignore_errors=True)
 
     def __enter__(self) -> Harness:
@@ -239,15 +242,12 @@ class Harness:
 
     def register(self, name: str | None = None, **fields: Any) -> RegisteredAgent:
         """Registers an agent (owner name and e-mail made up unless given); returns its id and keys."""
-        self._agent_count += 1
-        body = {
-            "name": name or f"agent-{self._agent_count}",
-            "ownerName": "Owner",
-            "ownerEmail": f"owner{self._agent_count}@example.com",
-            **fields,
-        }
+        number = len(self._agents) + 1
+        body = {"name": name or f"agent-{number}", "ownerName": "Owner", "ownerEmail": f"owner{number}@example.com", **fields}
         registration = self._expect(self.request("POST", "/agents/register", json=body), 201, "register")
-        return RegisteredAgent(self, registration)
+        agent = RegisteredAgent(self, registration)
+        self._agents.append(agent)
+        return agent
 
     def fund(self, agent_id: str, amount: Amount, currency: str = "USDC") -> None:
         """Credits an agent as the operator (POST /admin/deposits); `amount` in major units."""
