@@ -88,10 +88,12 @@ afterAll(async () => {
 });
 
 describe("agentbank as the x402 facilitator of its agents' own endpoints", () => {
-  test("GET /supported names exact on the configured network", async () => {
+  test("GET /supported names exact, and upto with the facilitator's address, on the configured network", async () => {
     const answer = await server.request("GET", "/x402/facilitator/supported", { key: seller.apiKey });
     expect(answer.status).toBe(200);
-    expect(answer.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK_V2 }]);
+    expect(answer.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK_V2 }, { x402Version: 2, scheme: "upto", network: NETWORK_V2, extra: { facilitatorAddress: TREASURY } }]);
+    expect(answer.body.signers).toEqual({ "eip155:*": [TREASURY] });
+    expect(answer.body.extensions).toEqual(["bazaar", "payment-identifier"]);
   });
 
   test("the official client pays the seller's server: the buyer's USDC falls once, the seller's balance rises once (X402_SALE, +1 score)", async () => {
