@@ -4,7 +4,7 @@
 // agentbank agent through /x402/pay (settled in the ledger, no transaction).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { getAddress, type Address } from "viem";
+import { getAddress, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -16,6 +16,7 @@ import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
+import { waitFor } from "./helpers/wait";
 import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
 import { startSeller, type Seller } from "./x402/seller";
 
@@ -193,7 +194,7 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(chainBefore.treasuryNonce);
     expect([await x.balanceOf(TREASURY), await x.balanceOf(sellerAddress)]).toEqual([chainBefore.treasury, chainBefore.seller]);
     expect(await server.balance(agent)).toEqual({ available: 0.99, held: 0 });
-    expect(await usdcBalance(seller)).toBe(sellerBefore + 0.01);
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
     const history = (await server.request("GET", "/wallets/history", { key: seller.apiKey })).body.data;
     expect(history[0]).toMatchObject({ type: "X402_SALE", amount: 0.01 });
     expect(history.filter((entry: { type: string }) => entry.type === "X402_SALE")).toHaveLength(3);
@@ -278,4 +279,119 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     await confirm();
     await expectLedgerOk(server);
   }, 30_000);
+});
+
+describe("the facilitator's order of checks, payment-identifier, parallel settles and restart recovery", () => {
+  const garbage = { nothing: "here" };
+  const withScheme = async (scheme: string, network: string, payload: unknown = garbage) => {
+    const body = await payment(buyer);
+    const requirements = { ...body.paymentRequirements, scheme, network };
+    return { ...body, paymentPayload: { ...body.paymentPayload, accepted: requirements, payload }, paymentRequirements: requirements };
+  };
+  const cases: [string, () => Promise<unknown>, string][] = [
+    ["an unknown scheme, with a payload no scheme reads", () => withScheme("bogus", NETWORK_V2), "unsupported_scheme"],
+    ["another network, with a payload no scheme reads", () => withScheme("exact", "eip155:1"), "invalid_network"],
+    ["upto with a payload that is no Permit2 authorization", () => withScheme("upto", NETWORK_V2), "unsupported_payload_type"],
+    ["exact with a payload that is no EIP-3009 authorization", () => withScheme("exact", NETWORK_V2), "invalid_exact_evm_payload"],
+  ];
+  for (const [name, make, reason] of cases) {
+    test(`${name}: verify and settle answer 200 with ${reason}, nothing moves`, async () => {
+      const body = await make();
+      const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+      const verified = await facilitator(seller, "verify", body);
+      expect([verified.status, verified.body.isValid, verified.body.invalidReason]).toEqual([200, false, reason]);
+      const settled = await facilitator(seller, "settle", body);
+      expect([settled.status, settled.body.success, settled.body.errorReason, settled.body.transaction]).toEqual([200, false, reason, ""]);
+      expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(treasuryNonce);
+      await expectLedgerOk(server);
+    });
+  }
+
+  test("a request without the envelope's scheme is a 400 VALIDATION_ERROR: nothing could route it", async () => {
+    const body = await payment(buyer);
+    const { scheme: _, ...requirements } = body.paymentRequirements;
+    const answer = await facilitator(seller, "verify", { ...body, paymentRequirements: requirements });
+    expect([answer.status, answer.body.error]).toEqual([400, "VALIDATION_ERROR"]);
+  });
+
+  test("payment-identifier: the same id and payment answers the first result; the same id with another payment is refused, nothing moves", async () => {
+    const extensions = { "payment-identifier": { info: { required: false, id: "pay_facilitator_test_0001" } } };
+    const first = await payment(buyer, {});
+    const named = { ...first, paymentPayload: { ...first.paymentPayload, extensions } };
+    const settled = await facilitator(seller, "settle", named);
+    expect(settled.body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
+    expect((await facilitator(seller, "settle", named)).body).toEqual(settled.body);
+    const second = await payment(buyer, {});
+    const reused = { ...second, paymentPayload: { ...second.paymentPayload, extensions } };
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    const refused = await facilitator(seller, "settle", reused);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "payment_identifier_conflict", transaction: "" });
+    await confirm();
+    await confirm();
+    expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(treasuryNonce);
+    expect(await x.balanceOf(buyer.address)).toBe(buyerBefore);
+    expect(await execute(`SELECT id FROM x402_sales WHERE nonce = '${authorizationOf(second).nonce.toLowerCase()}'`)).toEqual([]);
+    await expectLedgerOk(server);
+  });
+
+  test("three times the database pool of settles of one payment at once send one transaction", async () => {
+    const body = await payment(buyer);
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const sellerBefore = await usdcBalance(seller);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const settles = Array.from({ length: 3 * 16 }, () => barrier.then(() => facilitator(seller, "settle", body)));
+    release();
+    const answers = await Promise.all(settles);
+    expect(answers[0]!.body).toMatchObject({ success: true });
+    for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body);
+    expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonce).toBe(1);
+    expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
+    await confirm();
+    await confirm();
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
+    await expectLedgerOk(server);
+  }, 60_000);
+
+  test("a settlement broadcast but never mined, the node losing it and the service killed: at restart the same transaction is sent again, the seller credited once", async () => {
+    const rpc = (method: string, params: unknown[]) => x.anvil.client.request({ method: method as never, params: params as never });
+    const body = await payment(buyer);
+    const { nonce } = authorizationOf(body);
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const sellerBefore = await usdcBalance(seller);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    await rpc("evm_setAutomine", [false]);
+    try {
+      const inFlight = facilitator(seller, "settle", body).catch(() => null);
+      let hash = "";
+      await waitFor(async () => {
+        const [row] = await execute(`SELECT status, tx_hash FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`);
+        hash = String(row?.tx_hash ?? "");
+        return row?.status === "SUBMITTED" ? true : undefined;
+      });
+      expect(await x.anvil.client.getTransaction({ hash: hash as Hex })).toMatchObject({ hash });
+      // The node loses the transaction, and the service dies before any settle saw its outcome.
+      await rpc("anvil_dropTransaction", [hash]);
+      disconnect();
+      await server.restart("SIGKILL");
+      ({ execute, close: disconnect } = directDatabase(server));
+      await inFlight;
+      // Start-up's recovery found it by its hash and sent it again: the same transaction, in the pool.
+      await waitFor(async () => (await x.anvil.client.getTransaction({ hash: hash as Hex }).catch(() => undefined)) ?? undefined);
+      await x.anvil.mine(1);
+    } finally {
+      await rpc("evm_setAutomine", [true]);
+    }
+    const settled = await facilitator(seller, "settle", body);
+    expect(settled.body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
+    expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonce).toBe(1);
+    expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
+    await confirm();
+    await confirm();
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
+    expect(await execute(`SELECT status FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`)).toEqual([{ status: "SETTLED" }]);
+    await expectLedgerOk(server);
+  }, 60_000);
 });
