@@ -17,7 +17,7 @@ import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 import { waitFor } from "./helpers/wait";
-import { NETWORK_V2, PRICE_UNITS, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
+import { NETWORK_V2, PRICE_UNITS, recordingPaymentFetch, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
 import { startSeller, type Seller } from "./x402/seller";
 
 let x: OfficialX402;
@@ -36,12 +36,7 @@ const TREASURY = getAddress("0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266");
 let execute: (sql: string) => Promise<Record<string, unknown>[]>;
 let disconnect: () => void = () => {};
 
-const recordingFetch = (async (input: Request | string | URL, init?: RequestInit) => {
-  const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
-  const header = request.headers.get("payment-signature");
-  if (header) sent.push(header);
-  return fetch(request);
-}) as typeof fetch;
+const recordingFetch = recordingPaymentFetch(sent);
 const payingFetch = (account: PrivateKeyAccount) => wrapFetchWithPayment(recordingFetch, new x402Client().register(NETWORK_V2, new ExactEvmScheme(toClientEvmSigner(account)))) as typeof fetch;
 
 async function addressOf(agent: Agent): Promise<Address> {

@@ -6,13 +6,23 @@
 //                named "USDC" (the EIP-712 domain every official package assumes: name "USDC", version "2");
 //                a Multicall3 (tryAggregate, aggregate, aggregate3) at 0xcA11bde05977b3631167028862bE2a173976CA11,
 //                which @x402/evm's facilitator calls (tryAggregate) when a verify simulation fails.
+//                Permit2 at 0x000000000022D473030F116dDEE9F6B43aC78BA3: Uniswap's build, from @uniswap/uniswapx-sdk,
+//                deployed through the CREATE2 deployer and asserted to land at the canonical address.
+//                x402's Permit2 proxies at @x402/evm's addresses (upto 0x4020A4f3…0002, exact 0x402085c2…0001):
+//                STAND-INS of our own (test/chain/X402Permit2Proxies.sol) with x402's ABI and checks, since
+//                x402 publishes its contracts in no package registry and this project commits no code taken
+//                from a public repository. test/chain/permit2.ts says more.
 //   facilitator  one local HTTP facilitator (/supported, /verify, /settle) that routes by x402Version:
 //                v1 -> `verify` / `settle` of `x402/facilitator` (the body parsed with x402's own zod schemas,
 //                as x402's example facilitator does); v2 -> `x402Facilitator` of @x402/core/facilitator with
-//                @x402/evm's exact EVM scheme. Its signer is test actor 1 (it pays the gas).
+//                @x402/evm's exact EVM scheme (EIP-3009, and Permit2 through the exact proxy) and upto scheme
+//                (Permit2 through the upto proxy; /supported's upto kind carries extra.facilitatorAddress).
+//                Its signer is test actor 1 (it pays the gas, and is the facilitator upto payers name).
 //   v1 server    express + `paymentMiddleware` of x402-express, pointed at the facilitator URL.
 //   v2 server    express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` (@x402/core) with
 //                `HTTPFacilitatorClient` to the facilitator and @x402/evm's exact server scheme.
+//   upto server  startUptoSeller (exported; started here against this facilitator as `uptoUrl`): GET /metered,
+//                @x402/express with @x402/evm's upto server scheme, pointed at any facilitator URL.
 //
 // Routes on both servers (0.01 USDC = 10_000 units on base-sepolia, payTo = a random merchant address):
 //   GET /paid      verify, handler (200 JSON), settle, the settlement header (v1 X-PAYMENT-RESPONSE,
@@ -38,6 +48,10 @@
 //                  middleware, holds successful answers back.
 //   GET /id-required (v2 only) like /paid but declares the payment-identifier extension with required: true;
 //                  a resource-server onBeforeVerify hook enforces it with @x402/extensions' own validators.
+//   GET /paid-permit2 (v2 only) like /paid, but the requirement's extra says assetTransferMethod: "permit2":
+//                  @x402/evm's exact client then signs a Permit2 witness transfer (spender the exact proxy,
+//                  witness { to, validAfter }) instead of an EIP-3009 authorization, and the facilitator
+//                  settles through the exact proxy. The payer needs a Permit2 allowance (approvePermit2).
 //
 // The v2 payment-identifier extension (@x402/extensions/payment-identifier) is declared on every v2 route:
 //   PAYMENT-REQUIRED  extensions: { "payment-identifier": { info: { required: false }, schema: {...JSON schema} } }
@@ -65,13 +79,15 @@ import { exact } from "x402/schemes";
 import { processPriceToAtomicAmount } from "x402/shared";
 import { PaymentPayloadSchema, PaymentRequirementsSchema, settleResponseHeader, type PaymentRequirements as PaymentRequirementsV1 } from "x402/types";
 // protocol v2
-import { paymentMiddleware as paymentMiddlewareV2, x402ResourceServer } from "@x402/express";
+import { paymentMiddleware as paymentMiddlewareV2, setSettlementOverrides, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import { toFacilitatorEvmSigner } from "@x402/evm";
 import { ExactEvmScheme as ExactEvmFacilitatorScheme } from "@x402/evm/exact/facilitator";
 import { ExactEvmScheme as ExactEvmServerScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme as UptoEvmFacilitatorScheme } from "@x402/evm/upto/facilitator";
+import { UptoEvmScheme as UptoEvmServerScheme } from "@x402/evm/upto/server";
 import {
   declarePaymentIdentifierExtension,
   extractPaymentIdentifier,
@@ -84,6 +100,7 @@ import {
 import contracts from "../chain/contracts.json";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../src/chain/eip3009";
 import { startAnvil, testActor, type Anvil } from "../chain/anvil";
+import { approvePermit2, deployPermit2, PERMIT2, permit2NonceUsed, placeX402Permit2Proxies, X402_EXACT_PROXY, X402_UPTO_PROXY } from "../chain/permit2";
 
 export const BASE_SEPOLIA_CHAIN_ID = 84532;
 /** base-sepolia's USDC, where the official packages look for it. */
@@ -94,14 +111,17 @@ export const NETWORK_V2 = `eip155:${BASE_SEPOLIA_CHAIN_ID}` as const;
 /** The price of every route, "$0.01", in USDC units. */
 export const PRICE_UNITS = 10_000n;
 const PRICE = "$0.01";
+/** The most GET /metered (upto) may charge, "$0.05", in USDC units. */
+export const UPTO_MAX_UNITS = 50_000n;
+const UPTO_MAX_PRICE = "$0.05";
 
 const usdcAbi = contracts.TestUSDC.abi as Abi;
 
 export type FacilitatorCall = {
   version: 1 | 2;
   kind: "verify" | "settle";
-  /** The authorization nonce of the payment. */
-  nonce: Hex | undefined;
+  /** The payment's nonce: its EIP-3009 authorization's (hex), or its Permit2 authorization's (decimal). */
+  nonce: string | undefined;
   result: Record<string, unknown>;
 };
 
@@ -146,6 +166,8 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   await place(USDC, anvil.usdc);
   await anvil.send("initialize", ["USDC"], USDC);
   await place(MULTICALL3, await anvil.deploy("Multicall3"));
+  await deployPermit2(anvil);
+  await placeX402Permit2Proxies(anvil);
 
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   const facilitatorAccount = testActor(1);
@@ -180,24 +202,26 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   };
 
   // --- the facilitator ---
-  const v2Facilitator = new x402Facilitator().register(
-    NETWORK_V2,
-    new ExactEvmFacilitatorScheme(
-      toFacilitatorEvmSigner({
-        address: facilitatorAccount.address,
-        getCode: (args) => facilitatorWallet.getCode(args),
-        readContract: (args) => facilitatorWallet.readContract({ ...args, args: args.args ?? [] } as never),
-        verifyTypedData: (args) => facilitatorWallet.verifyTypedData(args as never),
-        writeContract: (args) => facilitatorWallet.writeContract({ ...args, args: args.args ?? [] } as never),
-        sendTransaction: (args) => facilitatorWallet.sendTransaction(args),
-        waitForTransactionReceipt: (args) => facilitatorWallet.waitForTransactionReceipt(args),
-      }),
-    ),
-  );
+  // readContract calls from the facilitator's account: the upto proxy's settle, which @x402/evm simulates
+  // with an eth_call, accepts only the facilitator named in the payer's witness as caller.
+  const facilitatorSigner = toFacilitatorEvmSigner({
+    address: facilitatorAccount.address,
+    getCode: (args) => facilitatorWallet.getCode(args),
+    readContract: (args) => facilitatorWallet.readContract({ ...args, args: args.args ?? [] } as never),
+    verifyTypedData: (args) => facilitatorWallet.verifyTypedData(args as never),
+    writeContract: (args) => facilitatorWallet.writeContract({ ...args, args: args.args ?? [] } as never),
+    sendTransaction: (args) => facilitatorWallet.sendTransaction(args),
+    waitForTransactionReceipt: (args) => facilitatorWallet.waitForTransactionReceipt(args),
+  });
+  const v2Facilitator = new x402Facilitator()
+    .register(NETWORK_V2, new ExactEvmFacilitatorScheme(facilitatorSigner))
+    .register(NETWORK_V2, new UptoEvmFacilitatorScheme(facilitatorSigner));
   const serial = serialQueue();
   const facilitatorCalls: FacilitatorCall[] = [];
-  const nonceOf = (payload: unknown): Hex | undefined =>
-    ((payload as { payload?: { authorization?: { nonce?: Hex } } } | undefined)?.payload?.authorization?.nonce);
+  const nonceOf = (payload: unknown): string | undefined => {
+    const inner = (payload as { payload?: { authorization?: { nonce?: string }; permit2Authorization?: { nonce?: string } } } | undefined)?.payload;
+    return inner?.authorization?.nonce ?? inner?.permit2Authorization?.nonce;
+  };
 
   async function facilitate(kind: "verify" | "settle", body: { x402Version?: number; paymentPayload?: unknown; paymentRequirements?: unknown }) {
     const version = Number((body.paymentPayload as { x402Version?: number } | undefined)?.x402Version ?? body.x402Version);
@@ -263,6 +287,9 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     });
     if (version === 2) {
       app.get("/id-required", (_req, res) => {
+        res.json({ data: `v${version} paid content` });
+      });
+      app.get("/paid-permit2", (_req, res) => {
         res.json({ data: `v${version} paid content` });
       });
     }
@@ -345,6 +372,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     "GET /upfront": { accepts: accepts({ paymentFlow: "upfront" }), description: "settled before the handler", mimeType: "application/json", extensions: optionalId },
     "GET /fail": { accepts: accepts(), description: "the handler fails", mimeType: "application/json", extensions: optionalId },
     "GET /slow": { accepts: accepts(), description: "a slow answer", mimeType: "application/json", extensions: optionalId },
+    "GET /paid-permit2": { accepts: accepts({ assetTransferMethod: "permit2" }), description: "paid content, exact over Permit2", mimeType: "application/json", extensions: optionalId },
   };
   const v2App = express();
   v2App.use(holdSlowAnswer);
@@ -354,6 +382,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   });
   handlers(2, v2App);
   const v2 = await listen(v2App);
+  const upto = await startUptoSeller({ facilitatorUrl });
 
   return {
     anvil,
@@ -367,6 +396,12 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     /** Base URLs (no trailing slash) of the x402-express and @x402/express servers. */
     v1Url: v1.url,
     v2Url: v2.url,
+    /** Base URL of the official upto seller (GET /metered), paid through this facilitator, and its payTo (its own). */
+    uptoUrl: upto.url,
+    uptoPayTo: upto.payTo,
+    permit2: PERMIT2,
+    uptoProxy: X402_UPTO_PROXY,
+    exactProxy: X402_EXACT_PROXY,
     /** Every /verify and /settle the facilitator answered, in order. */
     facilitatorCalls,
     /** payment-identifier ids the v2 server accepted (after the echo check), in order. */
@@ -374,13 +409,22 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
     /** Mints test USDC at the base-sepolia address: bigint = units, string = USDC ("1.5"). */
     mint,
     balanceOf,
+    /** USDC Transfer events (base-sepolia address) to `to`, from the first block. */
+    transfersTo: async (to: Address) => {
+      const logs = await anvil.client.getContractEvents({ address: USDC, abi: usdcAbi, eventName: "Transfer", args: { to }, fromBlock: 0n });
+      return logs.map((log) => ({ ...(log.args as { from: Address; to: Address; value: bigint }), transactionHash: log.transactionHash }));
+    },
     authorizationState,
     submitAuthorization,
+    /** `owner` approves Permit2 for USDC (max by default), as a Permit2 payer must once; see test/chain/permit2.ts. */
+    approvePermit2: (owner: Address, amount?: bigint) => approvePermit2(anvil, owner, USDC, amount),
+    /** Whether Permit2 has used `owner`'s nonce (a Permit2 authorization's `nonce`, decimal string or bigint). */
+    permit2NonceUsed: (owner: Address, nonce: bigint | string) => permit2NonceUsed(anvil, owner, nonce),
     setSlowMs: (ms: number) => {
       slowMs = ms;
     },
     stop: async () => {
-      await Promise.all([closeServer(v1.server), closeServer(v2.server)]);
+      await Promise.all([closeServer(v1.server), closeServer(v2.server), upto.stop()]);
       facilitator.stop(true);
       anvil.stop();
     },
@@ -388,6 +432,58 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
 }
 
 export type OfficialX402 = Awaited<ReturnType<typeof startOfficialX402>>;
+
+/** fetch that appends each request's PAYMENT-SIGNATURE header (x402 v2), as sent, to `sent`. */
+export function recordingPaymentFetch(sent: string[]): typeof fetch {
+  return (async (input: Request | string | URL, init?: RequestInit) => {
+    const request = input instanceof Request ? new Request(input, init) : new Request(String(input), init);
+    const header = request.headers.get("payment-signature");
+    if (header) sent.push(header);
+    return fetch(request);
+  }) as typeof fetch;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// An official upto seller, paid through any facilitator.
+
+/**
+ * express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` with `HTTPFacilitatorClient` to
+ * `facilitatorUrl` (the official facilitator of startOfficialX402, or agentbank's `<server>/x402/facilitator`)
+ * and @x402/evm's upto server scheme. One route:
+ *   GET /metered?charge=<units>  upto UPTO_MAX_UNITS ("$0.05") of base-sepolia USDC to `payTo`. The client
+ *                signs a Permit2 authorization for the maximum, naming the facilitator that /supported
+ *                advertises in the upto kind's `extra.facilitatorAddress` (the upto server scheme copies it
+ *                into the requirements' extra; without it the official client refuses to pay). After verify,
+ *                the handler sets the amount actually charged with @x402/express's setSettlementOverrides
+ *                ({ amount: "<charge>" }: atomic units; @x402/core also reads "$0.01" or "50%"), and the
+ *                middleware settles that amount (@x402/core passes requirements with amount = the override to
+ *                the facilitator's /settle). No `charge`: the maximum. charge=0: settles nothing on chain
+ *                (@x402/evm's facilitator answers success with no transaction). Answers { charged: "<units>" }.
+ * The middleware fetches the facilitator's /supported on the first paid request (and again after a failure),
+ * so the facilitator need not be up when the seller starts, only before it is first paid.
+ */
+export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address }) {
+  const payTo = options.payTo ?? privateKeyToAccount(generatePrivateKey()).address;
+  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitatorUrl })).register(NETWORK_V2, new UptoEvmServerScheme());
+  const routes = {
+    "GET /metered": {
+      accepts: { scheme: "upto", price: UPTO_MAX_PRICE, network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 },
+      description: "metered content: charged up to $0.05",
+      mimeType: "application/json",
+    },
+  };
+  const app = express();
+  app.use(paymentMiddlewareV2(routes, resourceServer));
+  app.get("/metered", (req, res) => {
+    const charge = typeof req.query.charge === "string" ? req.query.charge : String(UPTO_MAX_UNITS);
+    setSettlementOverrides(res, { amount: charge });
+    res.json({ charged: charge });
+  });
+  const { url, server } = await listen(app);
+  return { url, payTo, maxUnits: UPTO_MAX_UNITS, stop: () => closeServer(server) };
+}
+
+export type UptoSeller = Awaited<ReturnType<typeof startUptoSeller>>;
 
 // ---------------------------------------------------------------------------------------------------
 // A raw attacker: 402s with crafted requirements, no official package involved.
