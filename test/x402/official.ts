@@ -462,9 +462,12 @@ export function recordingPaymentFetch(sent: string[]): typeof fetch {
  * The middleware fetches the facilitator's /supported on the first paid request (and again after a failure),
  * so the facilitator need not be up when the seller starts, only before it is first paid.
  */
-export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address }) {
+export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address; facilitatorKey?: string }) {
   const payTo = options.payTo ?? privateKeyToAccount(generatePrivateKey()).address;
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitatorUrl })).register(NETWORK_V2, new UptoEvmServerScheme());
+  // agentbank's facilitator takes the seller agent's key on every call.
+  const auth: Record<string, string> = options.facilitatorKey ? { authorization: `Bearer ${options.facilitatorKey}` } : {};
+  const facilitator = new HTTPFacilitatorClient({ url: options.facilitatorUrl, createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }) });
+  const resourceServer = new x402ResourceServer(facilitator).register(NETWORK_V2, new UptoEvmServerScheme());
   const routes = {
     "GET /metered": {
       accepts: { scheme: "upto", price: UPTO_MAX_PRICE, network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 },
