@@ -9,11 +9,11 @@ import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { toClientEvmSigner } from "@x402/evm";
-import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, recordingPaymentFetch, startOfficialX402, startUptoSeller, UPTO_MAX_UNITS, type OfficialX402, type UptoSeller } from "./x402/official";
+import { facilitatorChainEnv } from "./x402/seller";
 import { signedUptoPayment } from "./x402/upto";
 
 let x: OfficialX402;
@@ -44,12 +44,7 @@ async function uptoPayment(changes: { deadline?: bigint; settle?: bigint } = {})
 
 beforeAll(async () => {
   x = await startOfficialX402();
-  server = await startServer({
-    env: {
-      ...{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
-      X402_FACILITATOR_GAS_PER_DAY: "30000000",
-    },
-  });
+  server = await startServer({ env: facilitatorChainEnv(x) });
   seller = await server.register();
   sellerAddress = (await server.request("GET", "/wallets/blockchain", { key: seller.apiKey })).body.address;
   await x.mint(buyer.address, "1");

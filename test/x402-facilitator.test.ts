@@ -12,13 +12,12 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { TREASURY_SENDER } from "../src/chain/sender";
 import { lockKey } from "../src/db/postgres";
-import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 import { waitFor } from "./helpers/wait";
 import { NETWORK_V2, PRICE_UNITS, recordingPaymentFetch, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
-import { startSeller, type Seller } from "./x402/seller";
+import { facilitatorChainEnv, startSeller, type Seller } from "./x402/seller";
 
 let x: OfficialX402;
 let server: TestServer;
@@ -56,14 +55,7 @@ const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bi
 
 beforeAll(async () => {
   x = await startOfficialX402();
-  server = await startServer({
-    env: {
-      ...{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
-      // One new (UNRATED) seller settles several sales on chain today: its tenth of this is 3,000,000 gas
-      // (the tier budgets themselves: test/x402-facilitator-farming.test.ts).
-      X402_FACILITATOR_GAS_PER_DAY: "30000000",
-    },
-  });
+  server = await startServer({ env: facilitatorChainEnv(x) });
   seller = await server.register();
   other = await server.register();
   [sellerAddress, otherAddress] = await Promise.all([addressOf(seller), addressOf(other)]);
