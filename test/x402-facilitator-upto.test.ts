@@ -14,6 +14,7 @@ import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, recordingPaymentFetch, startOfficialX402, startUptoSeller, UPTO_MAX_UNITS, type OfficialX402, type UptoSeller } from "./x402/official";
 import { facilitatorChainEnv } from "./x402/seller";
+import { loseBroadcastAndRestart } from "./x402/recovery";
 import { signedUptoPayment } from "./x402/upto";
 
 let x: OfficialX402;
@@ -63,6 +64,7 @@ afterAll(async () => {
 describe("agentbank's facilitator settles upto", () => {
   test("the official upto seller on agentbank's facilitator is paid by the official client: 12345 units settled of the 0.05 maximum, the seller credited once for them", async () => {
     const buyerBefore = await x.balanceOf(buyer.address);
+    const scoreBefore = (await server.request("GET", "/agents/me", { key: seller.apiKey })).body.score;
     const response = await pay(`${shop.url}/metered?charge=12345`);
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ charged: "12345" });
@@ -72,6 +74,7 @@ describe("agentbank's facilitator settles upto", () => {
     await confirm();
     await confirm();
     expect(await usdcBalance()).toBe(0.012345);
+    expect((await server.request("GET", "/agents/me", { key: seller.apiKey })).body.score).toBe(scoreBefore + 1);
     const history = (await server.request("GET", "/wallets/history", { key: seller.apiKey })).body.data;
     expect(history.filter((entry: { type: string }) => entry.type === "X402_SALE")).toEqual([expect.objectContaining({ amount: 0.012345 })]);
     const sales = await execute("SELECT scheme, amount, status, tx_hash FROM x402_sales");
@@ -134,4 +137,21 @@ describe("agentbank's facilitator settles upto", () => {
     expect((await facilitator("settle", body)).body).toMatchObject({ success: false, errorReason: "upto_facilitator_mismatch" });
     expect(await treasuryNonce()).toBe(before);
   });
+
+  test("a settlement broadcast but never mined, the node losing it and the service killed: at restart the same transaction is sent again, the seller credited once", async () => {
+    const body = await uptoPayment({ settle: 15_000n });
+    const nonce = `permit2:${body.paymentPayload.payload.permit2Authorization.nonce}`;
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const [before, balance] = [await treasuryNonce(), await usdcBalance()];
+    const { database, hash } = await loseBroadcastAndRestart(x, server, { execute, close: disconnect }, nonce, () => facilitator("settle", body));
+    ({ execute, close: disconnect } = database);
+    expect((await facilitator("settle", body)).body).toMatchObject({ success: true, amount: "15000", transaction: hash });
+    expect([(await treasuryNonce()) - before, buyerBefore - (await x.balanceOf(buyer.address))]).toEqual([1, 15_000n]);
+    await confirm();
+    await confirm();
+    expect(await usdcBalance()).toBeCloseTo(balance + 0.015, 6);
+    const rows = await execute(`SELECT status, amount FROM x402_sales WHERE nonce = '${nonce}'`);
+    expect(rows.map((row) => [row.status, Number(row.amount)])).toEqual([["SETTLED", 15000]]);
+    await expectLedgerOk(server);
+  }, 60_000);
 });

@@ -4,7 +4,7 @@
 // agentbank agent through /x402/pay (settled in the ledger, no transaction).
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { SQL } from "bun";
-import { getAddress, type Address, type Hex } from "viem";
+import { getAddress, type Address } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { toClientEvmSigner } from "@x402/evm";
@@ -15,8 +15,8 @@ import { lockKey } from "../src/db/postgres";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
-import { waitFor } from "./helpers/wait";
 import { NETWORK_V2, PRICE_UNITS, recordingPaymentFetch, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
+import { loseBroadcastAndRestart } from "./x402/recovery";
 import { facilitatorChainEnv, startSeller, type Seller } from "./x402/seller";
 
 let x: OfficialX402;
@@ -343,34 +343,13 @@ describe("the facilitator's order of checks, payment-identifier, parallel settle
   }, 60_000);
 
   test("a settlement broadcast but never mined, the node losing it and the service killed: at restart the same transaction is sent again, the seller credited once", async () => {
-    const rpc = (method: string, params: unknown[]) => x.anvil.client.request({ method: method as never, params: params as never });
     const body = await payment(buyer);
     const { nonce } = authorizationOf(body);
     const buyerBefore = await x.balanceOf(buyer.address);
     const sellerBefore = await usdcBalance(seller);
     const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
-    await rpc("evm_setAutomine", [false]);
-    try {
-      const inFlight = facilitator(seller, "settle", body).catch(() => null);
-      let hash = "";
-      await waitFor(async () => {
-        const [row] = await execute(`SELECT status, tx_hash FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`);
-        hash = String(row?.tx_hash ?? "");
-        return row?.status === "SUBMITTED" ? true : undefined;
-      });
-      expect(await x.anvil.client.getTransaction({ hash: hash as Hex })).toMatchObject({ hash });
-      // The node loses the transaction, and the service dies before any settle saw its outcome.
-      await rpc("anvil_dropTransaction", [hash]);
-      disconnect();
-      await server.restart("SIGKILL");
-      ({ execute, close: disconnect } = directDatabase(server));
-      await inFlight;
-      // Start-up's recovery found it by its hash and sent it again: the same transaction, in the pool.
-      await waitFor(async () => (await x.anvil.client.getTransaction({ hash: hash as Hex }).catch(() => undefined)) ?? undefined);
-      await x.anvil.mine(1);
-    } finally {
-      await rpc("evm_setAutomine", [true]);
-    }
+    const { database } = await loseBroadcastAndRestart(x, server, { execute, close: disconnect }, nonce.toLowerCase(), () => facilitator(seller, "settle", body));
+    ({ execute, close: disconnect } = database);
     const settled = await facilitator(seller, "settle", body);
     expect(settled.body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
     expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonce).toBe(1);
