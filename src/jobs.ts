@@ -23,6 +23,7 @@ import { chargeDueSubscriptions } from "./subscriptions/service";
 import { wakeDispatcher } from "./webhooks/dispatcher";
 import { resolvePending } from "./x402/settlement";
 import { expireDueDiscoveries } from "./x402/facilitator/discovery";
+import { recoverSettlements } from "./x402/facilitator/recovery";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
@@ -44,6 +45,7 @@ export function registerJobs(): void {
   registerJob("ledger.check", checkPeriodically);
   if (config.chain.configured) {
     registerJob("chain.watch", watchChain);
+    registerJob("x402.facilitator-recover", recoverSettlements);
     registerJob("chain.unconfirmed", countUnconfirmedDeposits);
     registerJob("chain.withdrawals", processWithdrawals);
     registerJob("x402.resolve", resolvePending);

@@ -12,12 +12,12 @@ import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import { TREASURY_SENDER } from "../src/chain/sender";
 import { lockKey } from "../src/db/postgres";
-import { TEST_MNEMONIC } from "./chain/anvil";
 import { directDatabase } from "./helpers/database";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, TEST_POSTGRES, type Agent, type TestServer } from "./helpers/server";
 import { NETWORK_V2, PRICE_UNITS, recordingPaymentFetch, signedPayment, startOfficialX402, type OfficialX402 } from "./x402/official";
-import { startSeller, type Seller } from "./x402/seller";
+import { loseBroadcastAndRestart } from "./x402/recovery";
+import { facilitatorChainEnv, startSeller, type Seller } from "./x402/seller";
 
 let x: OfficialX402;
 let server: TestServer;
@@ -55,14 +55,7 @@ const payment = (account: PrivateKeyAccount, changes: { to?: Address; value?: bi
 
 beforeAll(async () => {
   x = await startOfficialX402();
-  server = await startServer({
-    env: {
-      ...{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x.anvil.rpcUrl, CHAIN_ID: String(x.chainId), USDC_ADDRESS: x.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
-      // One new (UNRATED) seller settles several sales on chain today: its tenth of this is 3,000,000 gas
-      // (the tier budgets themselves: test/x402-facilitator-farming.test.ts).
-      X402_FACILITATOR_GAS_PER_DAY: "30000000",
-    },
-  });
+  server = await startServer({ env: facilitatorChainEnv(x) });
   seller = await server.register();
   other = await server.register();
   [sellerAddress, otherAddress] = await Promise.all([addressOf(seller), addressOf(other)]);
@@ -83,10 +76,12 @@ afterAll(async () => {
 });
 
 describe("agentbank as the x402 facilitator of its agents' own endpoints", () => {
-  test("GET /supported names exact on the configured network", async () => {
+  test("GET /supported names exact, and upto with the facilitator's address, on the configured network", async () => {
     const answer = await server.request("GET", "/x402/facilitator/supported", { key: seller.apiKey });
     expect(answer.status).toBe(200);
-    expect(answer.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK_V2 }]);
+    expect(answer.body.kinds).toEqual([{ x402Version: 2, scheme: "exact", network: NETWORK_V2 }, { x402Version: 2, scheme: "upto", network: NETWORK_V2, extra: { facilitatorAddress: TREASURY } }]);
+    expect(answer.body.signers).toEqual({ "eip155:*": [TREASURY] });
+    expect(answer.body.extensions).toEqual(["bazaar", "payment-identifier"]);
   });
 
   test("the official client pays the seller's server: the buyer's USDC falls once, the seller's balance rises once (X402_SALE, +1 score)", async () => {
@@ -186,7 +181,7 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(chainBefore.treasuryNonce);
     expect([await x.balanceOf(TREASURY), await x.balanceOf(sellerAddress)]).toEqual([chainBefore.treasury, chainBefore.seller]);
     expect(await server.balance(agent)).toEqual({ available: 0.99, held: 0 });
-    expect(await usdcBalance(seller)).toBe(sellerBefore + 0.01);
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
     const history = (await server.request("GET", "/wallets/history", { key: seller.apiKey })).body.data;
     expect(history[0]).toMatchObject({ type: "X402_SALE", amount: 0.01 });
     expect(history.filter((entry: { type: string }) => entry.type === "X402_SALE")).toHaveLength(3);
@@ -271,4 +266,98 @@ describe("agentbank as the x402 facilitator of its agents' own endpoints", () =>
     await confirm();
     await expectLedgerOk(server);
   }, 30_000);
+});
+
+describe("the facilitator's order of checks, payment-identifier, parallel settles and restart recovery", () => {
+  const garbage = { nothing: "here" };
+  const withScheme = async (scheme: string, network: string, payload: unknown = garbage) => {
+    const body = await payment(buyer);
+    const requirements = { ...body.paymentRequirements, scheme, network };
+    return { ...body, paymentPayload: { ...body.paymentPayload, accepted: requirements, payload }, paymentRequirements: requirements };
+  };
+  const cases: [string, () => Promise<unknown>, string][] = [
+    ["an unknown scheme, with a payload no scheme reads", () => withScheme("bogus", NETWORK_V2), "unsupported_scheme"],
+    ["another network, with a payload no scheme reads", () => withScheme("exact", "eip155:1"), "invalid_network"],
+    ["upto with a payload that is no Permit2 authorization", () => withScheme("upto", NETWORK_V2), "unsupported_payload_type"],
+    ["exact with a payload that is no EIP-3009 authorization", () => withScheme("exact", NETWORK_V2), "invalid_exact_evm_payload"],
+  ];
+  for (const [name, make, reason] of cases) {
+    test(`${name}: verify and settle answer 200 with ${reason}, nothing moves`, async () => {
+      const body = await make();
+      const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+      const verified = await facilitator(seller, "verify", body);
+      expect([verified.status, verified.body.isValid, verified.body.invalidReason]).toEqual([200, false, reason]);
+      const settled = await facilitator(seller, "settle", body);
+      expect([settled.status, settled.body.success, settled.body.errorReason, settled.body.transaction]).toEqual([200, false, reason, ""]);
+      expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(treasuryNonce);
+      await expectLedgerOk(server);
+    });
+  }
+
+  test("a request without the envelope's scheme is a 400 VALIDATION_ERROR: nothing could route it", async () => {
+    const body = await payment(buyer);
+    const { scheme: _, ...requirements } = body.paymentRequirements;
+    const answer = await facilitator(seller, "verify", { ...body, paymentRequirements: requirements });
+    expect([answer.status, answer.body.error]).toEqual([400, "VALIDATION_ERROR"]);
+  });
+
+  test("payment-identifier: the same id and payment answers the first result; the same id with another payment is refused, nothing moves", async () => {
+    const extensions = { "payment-identifier": { info: { required: false, id: "pay_facilitator_test_0001" } } };
+    const first = await payment(buyer, {});
+    const named = { ...first, paymentPayload: { ...first.paymentPayload, extensions } };
+    const settled = await facilitator(seller, "settle", named);
+    expect(settled.body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
+    expect((await facilitator(seller, "settle", named)).body).toEqual(settled.body);
+    const second = await payment(buyer, {});
+    const reused = { ...second, paymentPayload: { ...second.paymentPayload, extensions } };
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    const refused = await facilitator(seller, "settle", reused);
+    expect(refused.body).toMatchObject({ success: false, errorReason: "payment_identifier_conflict", transaction: "" });
+    await confirm();
+    await confirm();
+    expect(await x.anvil.client.getTransactionCount({ address: TREASURY })).toBe(treasuryNonce);
+    expect(await x.balanceOf(buyer.address)).toBe(buyerBefore);
+    expect(await execute(`SELECT id FROM x402_sales WHERE nonce = '${authorizationOf(second).nonce.toLowerCase()}'`)).toEqual([]);
+    await expectLedgerOk(server);
+  });
+
+  test("three times the database pool of settles of one payment at once send one transaction", async () => {
+    const body = await payment(buyer);
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const sellerBefore = await usdcBalance(seller);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    let release!: () => void;
+    const barrier = new Promise<void>((resolve) => (release = resolve));
+    const settles = Array.from({ length: 3 * 16 }, () => barrier.then(() => facilitator(seller, "settle", body)));
+    release();
+    const answers = await Promise.all(settles);
+    expect(answers[0]!.body).toMatchObject({ success: true });
+    for (const answer of answers) expect(answer.body).toEqual(answers[0]!.body);
+    expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonce).toBe(1);
+    expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
+    await confirm();
+    await confirm();
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
+    await expectLedgerOk(server);
+  }, 60_000);
+
+  test("a settlement broadcast but never mined, the node losing it and the service killed: at restart the same transaction is sent again, the seller credited once", async () => {
+    const body = await payment(buyer);
+    const { nonce } = authorizationOf(body);
+    const buyerBefore = await x.balanceOf(buyer.address);
+    const sellerBefore = await usdcBalance(seller);
+    const treasuryNonce = await x.anvil.client.getTransactionCount({ address: TREASURY });
+    const { database } = await loseBroadcastAndRestart(x, server, { execute, close: disconnect }, nonce.toLowerCase(), () => facilitator(seller, "settle", body));
+    ({ execute, close: disconnect } = database);
+    const settled = await facilitator(seller, "settle", body);
+    expect(settled.body).toMatchObject({ success: true, amount: String(PRICE_UNITS) });
+    expect((await x.anvil.client.getTransactionCount({ address: TREASURY })) - treasuryNonce).toBe(1);
+    expect(buyerBefore - (await x.balanceOf(buyer.address))).toBe(PRICE_UNITS);
+    await confirm();
+    await confirm();
+    expect(await usdcBalance(seller)).toBeCloseTo(sellerBefore + 0.01, 6);
+    expect(await execute(`SELECT status FROM x402_sales WHERE nonce = '${nonce.toLowerCase()}'`)).toEqual([{ status: "SETTLED" }]);
+    await expectLedgerOk(server);
+  }, 60_000);
 });

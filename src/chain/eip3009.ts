@@ -4,11 +4,12 @@
 // The authorization is valid from a minute ago until `validBefore` (seconds, chain time); the token
 // records each nonce once it is used (authorizationState), which is how the service learns that a
 // payment was settled, whatever the resource server says.
-import { encodeFunctionData, keccak256, parseAbi, recoverTypedDataAddress, type Address, type Hex } from "viem";
+import { encodeFunctionData, parseAbi, recoverTypedDataAddress, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
 import { randomNonce } from "../ids";
 import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
+import { signTreasuryCall } from "./treasury-call";
 
 /** The EIP-712 types of EIP-3009 (also what a verifier checks the signature against). */
 export const TRANSFER_WITH_AUTHORIZATION_TYPES = {
@@ -123,19 +124,8 @@ export async function signedByPayer(authorization: TransferAuthorization, signat
 export const SETTLE_GAS = 150_000n;
 
 /** The treasury's signed transaction calling transferWithAuthorization with `nonce`, and its hash (not broadcast). */
-export async function signSettlement(authorization: TransferAuthorization, signature: Hex, nonce: bigint): Promise<{ raw: Hex; hash: Hex }> {
-  const settings = chainSettings();
-  const fees = await publicClient().estimateFeesPerGas();
+export function signSettlement(authorization: TransferAuthorization, signature: Hex, nonce: bigint): Promise<{ raw: Hex; hash: Hex }> {
   const { from, to, value, validAfter, validBefore, nonce: authorizationNonce } = authorization;
-  const raw = await treasuryAccount().signTransaction({
-    chainId: settings.chainId,
-    type: "eip1559",
-    to: settings.usdcAddress,
-    data: encodeFunctionData({ abi: tokenAbi, functionName: "transferWithAuthorization", args: [from, to, value, validAfter, validBefore, authorizationNonce, signature] }),
-    nonce: Number(nonce),
-    gas: SETTLE_GAS,
-    maxFeePerGas: fees.maxFeePerGas,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-  });
-  return { raw, hash: keccak256(raw) };
+  const data = encodeFunctionData({ abi: tokenAbi, functionName: "transferWithAuthorization", args: [from, to, value, validAfter, validBefore, authorizationNonce, signature] });
+  return signTreasuryCall({ to: chainSettings().usdcAddress, data, gas: SETTLE_GAS }, nonce);
 }

@@ -1,26 +1,26 @@
-// Permit2 and the official x402UptoPermit2Proxy: the payment of an x402 "upto" scheme. The payer signs a
-// PermitWitnessTransferFrom for a maximum (exactly as @x402/evm's upto client makes it); the proxy,
-// called by the facilitator the witness names, moves any amount up to it to witness.to, once: Permit2
-// marks the nonce used (nonceBitmap), and refuses it after `deadline` (inclusive: usable while
-// block.timestamp ≤ deadline). Permit2 pulls the treasury's USDC through an ERC-20 allowance, which the
-// treasury gives it once (approvePermit2), with a transaction sent like a withdrawal's: signed with the
-// next treasury nonce and STORED before it is broadcast, so it is never signed twice.
-import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, keccak256, maxUint256, parseAbi, parseEventLogs, type Address, type Hex } from "viem";
+// Permit2's SignatureTransfer as the x402 `upto` scheme uses it, on both sides. The payer signs a
+// PermitWitnessTransferFrom (Permit2's EIP-712 domain) letting the official x402UptoPermit2Proxy move at
+// most `permitted.amount` of USDC to `witness.to`, submitted only by `witness.facilitator`, from
+// `witness.validAfter` until `deadline` (inclusive: usable while block.timestamp ≤ deadline). The seller
+// settles any amount up to it; Permit2 marks the nonce used (an unordered bitmap per owner) whatever was
+// settled. The buyer's side signs permits and reads what a settlement moved; the facilitator's checks a
+// permit and signs the proxy call. The treasury's one Permit2 allowance: permit2-approval.ts.
+import { decodeFunctionData, encodeFunctionData, erc20Abi, getAddress, parseAbi, parseEventLogs, recoverTypedDataAddress, type Address, type Hex } from "viem";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { exclusive, read, write } from "../db";
-import { getSetting, setSetting } from "../db/settings";
-import { ApiError } from "../errors";
 import { randomNonce } from "../ids";
 import { chainSettings, publicClient } from "./client";
 import { chainNowSeconds } from "./eip3009";
-import { treasuryAccount } from "./keys";
-import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "./sender";
+import { signTreasuryCall } from "./treasury-call";
 
+/** Permit2, at the same address on every chain. */
 export const PERMIT2_ADDRESS: Address = "0x000000000022D473030F116dDEE9F6B43aC78BA3";
+/** The official x402UptoPermit2Proxy (@x402/evm x402UptoPermit2ProxyAddress), at the same address on every chain. */
 export const UPTO_PROXY_ADDRESS: Address = "0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002";
+/** The gas limit of a proxy settle (Permit2's permitWitnessTransferFrom: about 90,000 used on USDC). */
+export const UPTO_SETTLE_GAS = 250_000n;
 
-/** The EIP-712 types of the upto permit (@x402/evm's uptoPermit2WitnessTypes). */
-const UPTO_PERMIT_TYPES = {
+/** The EIP-712 types the buyer signs (@x402/evm uptoPermit2WitnessTypes). */
+export const UPTO_WITNESS_TYPES = {
   PermitWitnessTransferFrom: [
     { name: "permitted", type: "TokenPermissions" },
     { name: "spender", type: "address" },
@@ -39,22 +39,16 @@ const UPTO_PERMIT_TYPES = {
   ],
 } as const;
 
-/** The proxy's two settling calls (the second with an EIP-2612 permit first), as the facilitator makes them. */
-const proxyAbi = parseAbi([
+/** The proxy's two settling calls (the second with an EIP-2612 permit first), and Permit2's nonce bitmap. */
+const abi = parseAbi([
   "struct TokenPermissions { address token; uint256 amount; }",
   "struct PermitTransferFrom { TokenPermissions permitted; uint256 nonce; uint256 deadline; }",
   "struct Witness { address to; address facilitator; uint256 validAfter; }",
   "struct EIP2612Permit { uint256 value; uint256 deadline; bytes32 r; bytes32 s; uint8 v; }",
   "function settle(PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)",
   "function settleWithPermit(EIP2612Permit permit2612, PermitTransferFrom permit, uint256 amount, address owner, Witness witness, bytes signature)",
+  "function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)",
 ]);
-const permit2Abi = parseAbi(["function nonceBitmap(address owner, uint256 wordPosition) view returns (uint256)"]);
-
-/** The approval transaction, once signed: kept so that a restart re-sends it instead of signing another. */
-const APPROVAL_KEY = "permit2_approval_tx";
-/** How long a payment waits for the approval to be mined before it is refused (try again). */
-const APPROVAL_WAIT_MS = 30_000;
-const APPROVE_GAS = 100_000n;
 
 export type UptoPermit = {
   /** Permit2's nonce, as 0x + 64 hex digits (lowercase). */
@@ -79,7 +73,7 @@ export async function signUptoPermit(args: { signer: PrivateKeyAccount; payTo: A
   const witness = { to: getAddress(args.payTo), facilitator: getAddress(args.facilitator), validAfter: 0n };
   const signature = await signer.signTypedData({
     domain: { name: "Permit2", chainId: settings.chainId, verifyingContract: PERMIT2_ADDRESS },
-    types: UPTO_PERMIT_TYPES,
+    types: UPTO_WITNESS_TYPES,
     primaryType: "PermitWitnessTransferFrom",
     message: { permitted: { token, amount: args.maximum }, spender: UPTO_PROXY_ADDRESS, nonce: BigInt(nonce), deadline, witness },
   });
@@ -94,61 +88,59 @@ export async function signUptoPermit(args: { signer: PrivateKeyAccount; payTo: A
   return { nonce, deadline, payload: { signature, permit2Authorization } };
 }
 
-/** Whether `owner`'s Permit2 nonce is used, at `blockNumber` (latest if absent). */
-export async function permit2NonceUsed(owner: Address, nonce: Hex, blockNumber?: bigint): Promise<boolean> {
+export type Permit2Authorization = {
+  from: Address;
+  permitted: { token: Address; amount: bigint };
+  spender: Address;
+  nonce: bigint;
+  deadline: bigint;
+  witness: { to: Address; facilitator: Address; validAfter: bigint };
+};
+
+/** Whether `signature` is the owner's (an EOA, 65 bytes) over this permit, in Permit2's domain on the configured chain. */
+export async function signedByOwner(permit: Permit2Authorization, signature: Hex): Promise<boolean> {
+  const { from, ...message } = permit;
+  try {
+    const signer = await recoverTypedDataAddress({
+      domain: { name: "Permit2", chainId: chainSettings().chainId, verifyingContract: PERMIT2_ADDRESS },
+      types: UPTO_WITNESS_TYPES,
+      primaryType: "PermitWitnessTransferFrom",
+      message,
+      signature,
+    });
+    return signer.toLowerCase() === from.toLowerCase();
+  } catch {
+    return false;
+  }
+}
+
+/** Whether Permit2 holds `nonce` of `owner` as used (or invalidated), at `blockNumber` (latest if absent). */
+export async function permit2NonceUsed(owner: Address, nonce: bigint | Hex, blockNumber?: bigint): Promise<boolean> {
   const value = BigInt(nonce);
-  const word = await publicClient().readContract({ address: PERMIT2_ADDRESS, abi: permit2Abi, functionName: "nonceBitmap", args: [owner, value >> 8n], blockNumber });
+  const word = await publicClient().readContract({ address: PERMIT2_ADDRESS, abi, functionName: "nonceBitmap", args: [owner, value >> 8n], blockNumber });
   return ((word >> (value & 0xffn)) & 1n) === 1n;
 }
 
-const treasuryAllowance = () =>
-  publicClient().readContract({ address: chainSettings().usdcAddress, abi: erc20Abi, functionName: "allowance", args: [treasuryAccount().address, PERMIT2_ADDRESS] });
-
-/** Under TREASURY_SENDER: the stored approval transaction, signed now if there is none; broadcast (again). */
-async function sendApproval(): Promise<void> {
-  let raw = (await read(getSetting(APPROVAL_KEY))) as Hex | null;
-  if (raw === null) {
-    const settings = chainSettings();
-    const nonce = await nextTreasuryNonce();
-    const fees = await publicClient().estimateFeesPerGas();
-    const signed = await treasuryAccount().signTransaction({
-      chainId: settings.chainId,
-      type: "eip1559",
-      to: settings.usdcAddress,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] }),
-      nonce: Number(nonce),
-      gas: APPROVE_GAS,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
-    raw = await write(function* () {
-      const stored = (yield* getSetting(APPROVAL_KEY, true)) as Hex | null;
-      if (stored !== null) return stored;
-      yield* setSetting(APPROVAL_KEY, signed);
-      yield* takeTreasuryNonce(nonce);
-      return signed;
-    });
-  }
-  await broadcast(raw);
+/** What `owner` lets Permit2 move of the configured USDC. */
+export function permit2Allowance(owner: Address): Promise<bigint> {
+  return publicClient().readContract({ address: chainSettings().usdcAddress, abi: erc20Abi, functionName: "allowance", args: [owner, PERMIT2_ADDRESS] });
 }
 
-/**
- * Before the treasury signs an upto permit for `maximum`: Permit2 may move that much of its USDC. The
- * one approval (USDC.approve(Permit2, max)) is sent the first time, and waited for; a mined approval
- * that does not allow it (reverted) is never sent again: the operator's to look at (503 meanwhile).
- */
-export async function approvePermit2(maximum: bigint): Promise<void> {
-  if ((await treasuryAllowance()) >= maximum) return;
-  const stored = (await read(getSetting(APPROVAL_KEY))) as Hex | null;
-  if (stored !== null && (await publicClient().getTransactionReceipt({ hash: keccak256(stored) }).catch(() => null))) {
-    throw new ApiError("CHAIN_UNAVAILABLE", `the treasury's Permit2 approval (${keccak256(stored)}) was mined but does not allow ${maximum} base units: the operator must look at it`);
-  }
-  await exclusive(TREASURY_SENDER, APPROVAL_WAIT_MS, sendApproval);
-  const until = Date.now() + APPROVAL_WAIT_MS;
-  while ((await treasuryAllowance()) < maximum) {
-    if (Date.now() > until) throw new ApiError("CHAIN_UNAVAILABLE", "the treasury's Permit2 approval is not mined yet: try again shortly");
-    await Bun.sleep(500);
-  }
+/** Whether the proxy (and Permit2) are deployed on the configured chain. */
+export async function uptoProxyDeployed(): Promise<boolean> {
+  const client = publicClient();
+  const [proxy, permit2] = await Promise.all([client.getCode({ address: UPTO_PROXY_ADDRESS }), client.getCode({ address: PERMIT2_ADDRESS })]);
+  return (proxy?.length ?? 0) > 2 && (permit2?.length ?? 0) > 2;
+}
+
+/** The treasury's signed transaction settling `amount` of the permit through the proxy, with treasury nonce `nonce` (not broadcast). */
+export function signUptoSettlement(permit: Permit2Authorization, amount: bigint, signature: Hex, nonce: bigint): Promise<{ raw: Hex; hash: Hex }> {
+  const data = encodeFunctionData({
+    abi,
+    functionName: "settle",
+    args: [{ permitted: permit.permitted, nonce: permit.nonce, deadline: permit.deadline }, amount, permit.from, permit.witness, signature],
+  });
+  return signTreasuryCall({ to: UPTO_PROXY_ADDRESS, data, gas: UPTO_SETTLE_GAS }, nonce);
 }
 
 export type UptoSettlement = { transaction: Hex; amount: bigint; blockNumber: bigint };
@@ -164,10 +156,11 @@ export async function uptoSettlementIn(hash: Hex, permit: { owner: Address; nonc
   if (!transaction || !receipt || receipt.status !== "success" || transaction.to === null || getAddress(transaction.to) !== UPTO_PROXY_ADDRESS) return null;
   let call;
   try {
-    call = decodeFunctionData({ abi: proxyAbi, data: transaction.input });
+    call = decodeFunctionData({ abi, data: transaction.input });
   } catch {
     return null;
   }
+  if (call.functionName === "nonceBitmap") return null;
   const [{ permitted, nonce }, amount, owner, { to }] = call.functionName === "settle" ? call.args : [call.args[1], call.args[2], call.args[3], call.args[4]];
   if (nonce !== BigInt(permit.nonce) || getAddress(owner) !== getAddress(permit.owner) || getAddress(to) !== getAddress(permit.payTo)) return null;
   const usdc = getAddress(chainSettings().usdcAddress);

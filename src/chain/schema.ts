@@ -89,6 +89,7 @@ export const treasuryAuthorizations = table("treasury_authorizations", {
 });
 
 export type SaleStatus = "SUBMITTING" | "SUBMITTED" | "SETTLED" | "FAILED";
+export type SaleScheme = "exact" | "upto";
 
 /**
  * One EIP-3009 authorization a seller agent asked agentbank's x402 facilitator (src/x402/facilitator)
@@ -105,13 +106,24 @@ export const x402Sales = table(
   {
     id: text().primaryKey(),
     agentId: text().notNull().references(() => agents.columns.id),
+    /** exact (EIP-3009: nonce is its bytes32, 0x… lowercase) or upto (Permit2: nonce is "permit2:" and its uint256 in decimal). */
+    scheme: text<SaleScheme>().notNull().default("'exact'"),
     payer: text().notNull(),
     nonce: text().notNull(),
     payTo: text().notNull(),
+    /** exact: the authorization's value; upto: the amount the seller settles (at most the permitted one). */
     amount: integer().notNull(),
     resource: text(),
     status: text<SaleStatus>().notNull(),
     txHash: text(),
+    /**
+     * The signed settlement transaction and the treasury nonce it carries, stored with txHash before it
+     * is broadcast: recovery (facilitator/recovery.ts) re-sends this same transaction, never a second one.
+     */
+    rawTx: text(),
+    treasuryNonce: integer(),
+    /** The payment-identifier extension's id the buyer sent: a second settle with it answers this sale. */
+    paymentId: text(),
     gas: integer().notNull(),
     error: text(),
     creditedAt: integer(),
@@ -122,6 +134,9 @@ export const x402Sales = table(
   },
   (t) => [
     uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce),
+    uniqueIndex("x402_sales_payment_id_idx").on(t.agentId, t.paymentId),
+    // SUBMITTED sales, which recovery looks up by hash.
+    index("x402_sales_status_idx").on(t.status),
     index("x402_sales_agent_idx").on(t.agentId, t.createdAt),
     // The day's gas of every seller (x402/facilitator/gas.ts), and a discovered resource's sales (discovery.ts).
     index("x402_sales_created_idx").on(t.createdAt),

@@ -93,7 +93,7 @@ export async function broadcast(raw: Hex): Promise<void> {
 }
 
 /** The receipt, or null when the node has none; any other RPC failure throws (outcome unknown). */
-async function receiptOf(hash: Hex) {
+export async function receiptOf(hash: Hex) {
   try {
     return await publicClient().getTransactionReceipt({ hash });
   } catch (error) {
@@ -119,6 +119,28 @@ async function finish(row: Row<typeof withdrawals>, outcome: "CONFIRMED" | "FAIL
   });
 }
 
+/** A treasury transaction recorded before it was broadcast: its hash, the signed transaction and its treasury nonce. */
+export type RecordedTransaction = { hash: Hex; raw: Hex; nonce: bigint };
+
+/**
+ * Where a recorded treasury transaction stands, found by its hash: its receipt once mined; "replaced"
+ * once the treasury's nonce count at the newest block with CONFIRMATIONS confirmations passed its
+ * nonce without it (it can no longer be mined, short of a deeper reorg); else "pending", after
+ * broadcasting the same signed transaction again (a node that lost it, a restart before the broadcast).
+ */
+export async function followTransaction(recorded: RecordedTransaction, latest: bigint) {
+  const receipt = await receiptOf(recorded.hash);
+  if (receipt) return receipt;
+  const confirmedBlock = latest - BigInt(chainSettings().confirmations) + 1n;
+  const used = confirmedBlock < 0n ? 0n : BigInt(await publicClient().getTransactionCount({ address: treasuryAccount().address, blockNumber: confirmedBlock }));
+  if (used > recorded.nonce) {
+    // Ours may have been mined since the receipt was asked for.
+    return (await receiptOf(recorded.hash)) ?? "replaced";
+  }
+  await broadcast(recorded.raw);
+  return "pending";
+}
+
 /** The job: re-sends what was never sent, and settles SUBMITTED withdrawals from their receipts. */
 export async function processWithdrawals(): Promise<void> {
   if (!config.chain.configured) return;
@@ -126,29 +148,15 @@ export async function processWithdrawals(): Promise<void> {
   await sending;
   await verifyChain();
   const settings = chainSettings();
-  const client = publicClient();
   const submitted = await read(select(withdrawals, "status = 'SUBMITTED' ORDER BY nonce"));
   if (submitted.length === 0) return;
-  const latest = await client.getBlockNumber();
+  const latest = await publicClient().getBlockNumber();
   for (const row of submitted) {
-    const hash = row.txHash as Hex;
-    const receipt = await receiptOf(hash);
-    if (receipt) {
-      if (latest - receipt.blockNumber + 1n < BigInt(settings.confirmations)) continue;
-      if (receipt.status === "success") await finish(row, "CONFIRMED", null, receipt.blockNumber);
+    const fate = await followTransaction({ hash: row.txHash as Hex, raw: row.rawTx as Hex, nonce: row.nonce! }, latest);
+    if (fate === "replaced") await finish(row, "FAILED", "the transaction was replaced and never mined");
+    else if (fate !== "pending" && latest - fate.blockNumber + 1n >= BigInt(settings.confirmations)) {
+      if (fate.status === "success") await finish(row, "CONFIRMED", null, fate.blockNumber);
       else await finish(row, "FAILED", "the transfer reverted on chain");
-      continue;
     }
-    // The treasury's nonce count as of the newest block with CONFIRMATIONS confirmations: a nonce spent
-    // there by another transaction proves ours can no longer be mined (short of a deeper reorg).
-    const confirmedBlock = latest - BigInt(settings.confirmations) + 1n;
-    const used = confirmedBlock < 0n ? 0n : BigInt(await client.getTransactionCount({ address: treasuryAccount().address, blockNumber: confirmedBlock }));
-    if (used > row.nonce!) {
-      // Ours may have been mined since the receipt was asked for.
-      const again = await receiptOf(hash);
-      if (!again) await finish(row, "FAILED", "the transaction was replaced and never mined");
-      continue;
-    }
-    await broadcast(row.rawTx as Hex);
   }
 }

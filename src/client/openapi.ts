@@ -864,7 +864,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** x402 v2 facilitator: what it settles (exact, USDC, the configured network) */
+        /** x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress) */
         get: operations["getX402FacilitatorSupported"];
         put?: never;
         post?: never;
@@ -883,7 +883,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). The calling agent is the seller: payTo must be its own deposit address. */
+        /** x402 v2 facilitator: verify a buyer's payment, exact (EIP-3009) or upto (Permit2): the scheme and network first (unsupported_scheme, invalid_network), then the payload, signature, amount, time window, nonce unused, balance. The calling agent is the seller: payTo must be its own deposit address. */
         post: operations["postX402FacilitatorVerify"];
         delete?: never;
         options?: never;
@@ -900,7 +900,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. The calling agent is the seller: payTo must be its own deposit address. */
+        /** x402 v2 facilitator: submit the buyer's transferWithAuthorization (exact) or Permit2 permit through the upto proxy for the amount asked (upto) from the treasury (the operator pays the gas). A second settle of the same payment, or of the same payment-identifier id, answers the first one's outcome; another payment under that id is refused. The calling agent is the seller: payTo must be its own deposit address. */
         post: operations["postX402FacilitatorSettle"];
         delete?: never;
         options?: never;
@@ -9430,9 +9430,12 @@ export interface operations {
                             x402Version: number;
                             scheme: string;
                             network: string;
+                            extra?: {
+                                facilitatorAddress: string;
+                            };
                         }[];
                         extensions: string[];
-                        /** @description the address that submits settlements (the treasury), by network pattern */
+                        /** @description the address that submits settlements (the treasury), by network pattern; upto's extra.facilitatorAddress is the same address */
                         signers: {
                             [key: string]: string[];
                         };
@@ -9519,7 +9522,7 @@ export interface operations {
             content: {
                 "application/json": {
                     x402Version: number;
-                    /** @description PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization */
+                    /** @description PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2) */
                     paymentPayload: {
                         x402Version: number;
                         /** @description PaymentRequirements (x402 v2) */
@@ -9538,21 +9541,9 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
+                        /** @description the scheme's payload, read by the scheme once the scheme and network are known (exact: EIP-3009 authorization and signature; upto: permit2Authorization and signature): a JSON object of at most 10 keys (each at most 100 characters), nested at most 6 levels and at most 16384 bytes as JSON */
                         payload: {
-                            authorization: {
-                                /** @description an EVM address */
-                                from: string;
-                                /** @description an EVM address */
-                                to: string;
-                                /** @description a whole number, as a decimal string */
-                                value: string;
-                                /** @description a whole number, as a decimal string */
-                                validAfter: string;
-                                /** @description a whole number, as a decimal string */
-                                validBefore: string;
-                                nonce: string;
-                            };
-                            signature: string;
+                            [key: string]: unknown;
                         };
                         resource?: {
                             url: string;
@@ -9602,10 +9593,10 @@ export interface operations {
                 content: {
                     "application/json": {
                         isValid: boolean;
-                        /** @description why not (the official reason names where they exist, e.g. invalid_exact_evm_signature; invalid_pay_to: not the caller's deposit address) */
+                        /** @description why not (the official reason names where they exist, e.g. unsupported_scheme, invalid_network, unsupported_payload_type, invalid_exact_evm_signature, invalid_permit2_signature; invalid_pay_to: not the caller's deposit address) */
                         invalidReason?: string;
                         invalidMessage?: string;
-                        /** @description the authorization's from */
+                        /** @description the authorization's from (exact) or the permit's owner (upto) */
                         payer?: string;
                     };
                 };
@@ -9690,7 +9681,7 @@ export interface operations {
             content: {
                 "application/json": {
                     x402Version: number;
-                    /** @description PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization */
+                    /** @description PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2) */
                     paymentPayload: {
                         x402Version: number;
                         /** @description PaymentRequirements (x402 v2) */
@@ -9709,21 +9700,9 @@ export interface operations {
                         } & {
                             [key: string]: unknown;
                         };
+                        /** @description the scheme's payload, read by the scheme once the scheme and network are known (exact: EIP-3009 authorization and signature; upto: permit2Authorization and signature): a JSON object of at most 10 keys (each at most 100 characters), nested at most 6 levels and at most 16384 bytes as JSON */
                         payload: {
-                            authorization: {
-                                /** @description an EVM address */
-                                from: string;
-                                /** @description an EVM address */
-                                to: string;
-                                /** @description a whole number, as a decimal string */
-                                value: string;
-                                /** @description a whole number, as a decimal string */
-                                validAfter: string;
-                                /** @description a whole number, as a decimal string */
-                                validBefore: string;
-                                nonce: string;
-                            };
-                            signature: string;
+                            [key: string]: unknown;
                         };
                         resource?: {
                             url: string;
@@ -9773,14 +9752,14 @@ export interface operations {
                 content: {
                     "application/json": {
                         success: boolean;
-                        /** @description why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome */
+                        /** @description why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome; payment_identifier_conflict: the payment-identifier id names another payment */
                         errorReason?: string;
                         errorMessage?: string;
                         payer?: string;
-                        /** @description the transferWithAuthorization transaction's hash; empty when nothing was submitted */
+                        /** @description the settlement transaction's hash (transferWithAuthorization, or the upto proxy's settle); empty when nothing was submitted */
                         transaction: string;
                         network: string;
-                        /** @description base units settled */
+                        /** @description base units settled (upto: the amount the seller asked, at most the permitted one) */
                         amount?: string;
                     };
                 };

@@ -9,7 +9,8 @@
 // What the resource's payment response says and the chain contradicts is flagged on the payment.
 import { getAddress, type Address, type Hex } from "viem";
 import { internalSignerAccount, treasuryAccount } from "../chain/keys";
-import { approvePermit2, permit2NonceUsed, signUptoPermit, uptoSettlementIn, type UptoSettlement } from "../chain/permit2";
+import { permit2NonceUsed, signUptoPermit, uptoSettlementIn, type UptoSettlement } from "../chain/permit2";
+import { approvePermit2 } from "../chain/permit2-approval";
 import { treasuryTransfers } from "../chain/schema";
 import { watchCursor } from "../chain/watcher";
 import { read, select } from "../db";

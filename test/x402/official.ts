@@ -463,9 +463,12 @@ export function recordingPaymentFetch(sent: string[]): typeof fetch {
  * extra.facilitatorAddress, or no client can pay): start the facilitator first. Should that ask fail, the first
  * paid request answers an error (502/500) and the next one asks again.
  */
-export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address }) {
+export async function startUptoSeller(options: { facilitatorUrl: string; payTo?: Address; facilitatorKey?: string }) {
   const payTo = options.payTo ?? privateKeyToAccount(generatePrivateKey()).address;
-  const resourceServer = new x402ResourceServer(new HTTPFacilitatorClient({ url: options.facilitatorUrl })).register(NETWORK_V2, new UptoEvmServerScheme());
+  // agentbank's facilitator takes the seller agent's key on every call.
+  const auth: Record<string, string> = options.facilitatorKey ? { authorization: `Bearer ${options.facilitatorKey}` } : {};
+  const facilitator = new HTTPFacilitatorClient({ url: options.facilitatorUrl, createAuthHeaders: async () => ({ verify: auth, settle: auth, supported: auth }) });
+  const resourceServer = new x402ResourceServer(facilitator).register(NETWORK_V2, new UptoEvmServerScheme());
   const routes = {
     "GET /metered": {
       accepts: { scheme: "upto", price: UPTO_MAX_PRICE, network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 },

@@ -10,6 +10,7 @@ import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
+import { TEST_MNEMONIC } from "../chain/anvil";
 import { NETWORK_V2 } from "./official";
 
 /** One paid GET route: its price ("$0.01"), who is paid, and the JSON it answers once paid. */
@@ -53,3 +54,18 @@ export async function startSeller(bankUrl: string, sellerKey: string, routes: Re
 }
 
 export type Seller = Awaited<ReturnType<typeof startSeller>>;
+
+/**
+ * The environment of an agentbank whose facilitator settles on `x`'s chain (anvil posing as
+ * base-sepolia). One new (UNRATED) seller settles several sales on chain a day: its tenth of
+ * X402_FACILITATOR_GAS_PER_DAY is 3,000,000 gas (the tier budgets themselves: test/x402-facilitator-farming.test.ts).
+ */
+export const facilitatorChainEnv = (x: { anvil: { rpcUrl: string }; chainId: number; usdc: string }) => ({
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+  CHAIN_RPC_URL: x.anvil.rpcUrl,
+  CHAIN_ID: String(x.chainId),
+  USDC_ADDRESS: x.usdc,
+  MASTER_MNEMONIC: TEST_MNEMONIC,
+  CONFIRMATIONS: "1",
+  X402_FACILITATOR_GAS_PER_DAY: "30000000",
+});

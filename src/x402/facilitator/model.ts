@@ -4,8 +4,6 @@ import { t } from "elysia";
 import { FreeForm } from "../../http/models";
 import { Int, JsonObject, Model, Page, Timestamp } from "../../http/responses";
 
-const Address = t.String({ pattern: "^0x[0-9a-fA-F]{40}$", description: "an EVM address" });
-const Uint = t.String({ pattern: "^[0-9]{1,78}$", description: "a whole number, as a decimal string" });
 const Extensions = FreeForm({ description: "x402 extensions (e.g. bazaar, payment-identifier)", maxProperties: 20, maxDepth: 16, maxBytes: 64 * 1024 });
 
 const Requirements = t.Object(
@@ -25,9 +23,11 @@ const PaymentPayload = t.Object(
   {
     x402Version: t.Integer({ minimum: 1, maximum: 2 }),
     accepted: Requirements,
-    payload: t.Object({
-      authorization: t.Object({ from: Address, to: Address, value: Uint, validAfter: Uint, validBefore: Uint, nonce: t.String({ pattern: "^0x[0-9a-fA-F]{64}$" }) }),
-      signature: t.String({ pattern: "^0x[0-9a-fA-F]{2,2048}$" }),
+    payload: FreeForm({
+      description: "the scheme's payload, read by the scheme once the scheme and network are known (exact: EIP-3009 authorization and signature; upto: permit2Authorization and signature)",
+      maxProperties: 10,
+      maxDepth: 6,
+      maxBytes: 16 * 1024,
     }),
     resource: t.Optional(
       t.Object(
@@ -37,7 +37,7 @@ const PaymentPayload = t.Object(
     ),
     extensions: t.Optional(Extensions),
   },
-  { additionalProperties: true, description: "PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization" },
+  { additionalProperties: true, description: "PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2)" },
 );
 
 export const FacilitatorRequestBody = t.Object(
@@ -48,9 +48,9 @@ export const FacilitatorRequestBody = t.Object(
 export const VerifyAnswer = Model(
   {
     isValid: t.Boolean(),
-    invalidReason: t.Optional(t.String({ description: "why not (the official reason names where they exist, e.g. invalid_exact_evm_signature; invalid_pay_to: not the caller's deposit address)" })),
+    invalidReason: t.Optional(t.String({ description: "why not (the official reason names where they exist, e.g. unsupported_scheme, invalid_network, unsupported_payload_type, invalid_exact_evm_signature, invalid_permit2_signature; invalid_pay_to: not the caller's deposit address)" })),
     invalidMessage: t.Optional(t.String()),
-    payer: t.Optional(t.String({ description: "the authorization's from" })),
+    payer: t.Optional(t.String({ description: "the authorization's from (exact) or the permit's owner (upto)" })),
   },
   { description: "Whether the payment may be settled", examples: [{ isValid: true, payer: "0x857b06519E91e3A54538791bDbb0E22373e36b66" }] },
 );
@@ -58,12 +58,12 @@ export const VerifyAnswer = Model(
 export const SettleAnswer = Model(
   {
     success: t.Boolean(),
-    errorReason: t.Optional(t.String({ description: "why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome" })),
+    errorReason: t.Optional(t.String({ description: "why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome; payment_identifier_conflict: the payment-identifier id names another payment" })),
     errorMessage: t.Optional(t.String()),
     payer: t.Optional(t.String()),
-    transaction: t.String({ description: "the transferWithAuthorization transaction's hash; empty when nothing was submitted" }),
+    transaction: t.String({ description: "the settlement transaction's hash (transferWithAuthorization, or the upto proxy's settle); empty when nothing was submitted" }),
     network: t.String(),
-    amount: t.Optional(t.String({ description: "base units settled" })),
+    amount: t.Optional(t.String({ description: "base units settled (upto: the amount the seller asked, at most the permitted one)" })),
   },
   {
     description: "The settlement's outcome; the seller's balance rises once the transfer is confirmed (chain watcher), with an X402_SALE history entry",
@@ -73,13 +73,13 @@ export const SettleAnswer = Model(
 
 export const SupportedAnswer = Model(
   {
-    kinds: t.Array(t.Object({ x402Version: Int(), scheme: t.String(), network: t.String() })),
+    kinds: t.Array(t.Object({ x402Version: Int(), scheme: t.String(), network: t.String(), extra: t.Optional(t.Object({ facilitatorAddress: t.String() })) })),
     extensions: t.Array(t.String()),
-    signers: t.Object({}, { additionalProperties: t.Array(t.String()), description: "the address that submits settlements (the treasury), by network pattern" }),
+    signers: t.Object({}, { additionalProperties: t.Array(t.String()), description: "the address that submits settlements (the treasury), by network pattern; upto's extra.facilitatorAddress is the same address" }),
   },
   {
     description: "What this facilitator settles",
-    examples: [{ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }], extensions: ["bazaar"], signers: { "eip155:*": ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"] } }],
+    examples: [{ kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:84532" }, { x402Version: 2, scheme: "upto", network: "eip155:84532", extra: { facilitatorAddress: "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266" } }], extensions: ["bazaar", "payment-identifier"], signers: { "eip155:*": ["0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266"] } }],
   },
 );
 
@@ -130,7 +130,7 @@ export type Requirements = { scheme: string; network: string; asset: string; amo
 export type PaymentPayload = {
   x402Version: number;
   accepted: Requirements;
-  payload: { authorization: { from: string; to: string; value: string; validAfter: string; validBefore: string; nonce: string }; signature: string };
+  payload: Record<string, unknown>;
   resource?: { url: string; description?: string; mimeType?: string };
   extensions?: Record<string, unknown>;
 };

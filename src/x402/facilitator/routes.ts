@@ -13,13 +13,13 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
   .use(door)
   .get("/supported", () => supported(), {
     agent: true,
-    ...answers(docs("x402", "x402 v2 facilitator: what it settles (exact, USDC, the configured network)", "agent", ["CHAIN_UNAVAILABLE"]), { 200: SupportedAnswer }),
+    ...answers(docs("x402", "x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress)", "agent", ["CHAIN_UNAVAILABLE"]), { 200: SupportedAnswer }),
   })
   .post("/verify", ({ agent, body }) => verify(agent.id, body as FacilitatorRequest), {
     agent: true,
     body: FacilitatorRequestBody,
     ...answers(
-      docs("x402", `x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). ${SELLER}`, "agent", ["CHAIN_UNAVAILABLE"]),
+      docs("x402", `x402 v2 facilitator: verify a buyer's payment, exact (EIP-3009) or upto (Permit2): the scheme and network first (unsupported_scheme, invalid_network), then the payload, signature, amount, time window, nonce unused, balance. ${SELLER}`, "agent", ["CHAIN_UNAVAILABLE"]),
       { 200: VerifyAnswer },
     ),
   })
@@ -29,7 +29,7 @@ export const facilitatorRoutes = new Elysia({ prefix: "/x402/facilitator", name:
     ...answers(
       docs(
         "x402",
-        `x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. ${SELLER}`,
+        `x402 v2 facilitator: submit the buyer's transferWithAuthorization (exact) or Permit2 permit through the upto proxy for the amount asked (upto) from the treasury (the operator pays the gas). A second settle of the same payment, or of the same payment-identifier id, answers the first one's outcome; another payment under that id is refused. ${SELLER}`,
         "agent",
         ["CHAIN_UNAVAILABLE"],
       ),
