@@ -3613,7 +3613,21 @@ class Payment(BaseModel):
     agent_id: Annotated[UUID, Field(alias='agentId', description='the paying agent')]
     url: Annotated[str, Field(description='the resource that was paid for')]
     method: Annotated[str, Field(description='the HTTP method used')]
-    amount: Annotated[Decimal, Field(description='in USDC')]
+    scheme: Annotated[
+        Literal['exact', 'upto'],
+        Field(
+            description="exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used"
+        ),
+    ]
+    amount: Annotated[
+        Decimal,
+        Field(
+            description='in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto)'
+        ),
+    ]
+    settled_amount: Annotated[
+        Decimal | None, Field(alias='settledAmount', description='in USDC')
+    ]
     currency: Literal['USDC']
     pay_to: Annotated[
         str,
@@ -3647,14 +3661,14 @@ class Payment(BaseModel):
     status: Annotated[
         Literal['PENDING', 'SETTLED', 'REFUNDED'],
         Field(
-            description='PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)'
+            description="PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile"
         ),
     ]
     authorization_expires_at: Annotated[
         AwareDatetime,
         Field(
             alias='authorizationExpiresAt',
-            description="the signed authorization's validBefore: after it, an unused authorization can no longer be used",
+            description="the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used",
         ),
     ]
     transaction: Annotated[
@@ -3716,7 +3730,7 @@ class X402PayAnswer(BaseModel):
         Payment | None,
         Field(
             description="A payment of an x402 resource, made from the caller's USDC through the service's treasury",
-            examples=[{'id': '0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e2f', 'agentId': '0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01', 'url': 'https://api.example.com/weather/paris', 'method': 'GET', 'amount': 0.01, 'currency': 'USDC', 'payTo': '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', 'internalAgentId': None, 'network': 'base-sepolia', 'x402Version': 2, 'status': 'SETTLED', 'authorizationExpiresAt': '2025-06-01T14:02:00.000Z', 'transaction': '0x5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c3c5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b', 'resourceStatus': 200, 'error': None, 'createdAt': '2025-06-01T14:00:00.000Z', 'updatedAt': '2025-06-01T14:00:03.000Z'}],
+            examples=[{'id': '0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e2f', 'agentId': '0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01', 'url': 'https://api.example.com/weather/paris', 'method': 'GET', 'scheme': 'exact', 'amount': 0.01, 'settledAmount': 0.01, 'currency': 'USDC', 'payTo': '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', 'internalAgentId': None, 'network': 'base-sepolia', 'x402Version': 2, 'status': 'SETTLED', 'authorizationExpiresAt': '2025-06-01T14:02:00.000Z', 'transaction': '0x5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c3c5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b', 'resourceStatus': 200, 'error': None, 'createdAt': '2025-06-01T14:00:00.000Z', 'updatedAt': '2025-06-01T14:00:03.000Z'}],
         ),
     ]
     resource: Annotated[
@@ -3737,7 +3751,21 @@ class X402PaymentsItem(BaseModel):
     agent_id: Annotated[UUID, Field(alias='agentId', description='the paying agent')]
     url: Annotated[str, Field(description='the resource that was paid for')]
     method: Annotated[str, Field(description='the HTTP method used')]
-    amount: Annotated[Decimal, Field(description='in USDC')]
+    scheme: Annotated[
+        Literal['exact', 'upto'],
+        Field(
+            description="exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used"
+        ),
+    ]
+    amount: Annotated[
+        Decimal,
+        Field(
+            description='in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto)'
+        ),
+    ]
+    settled_amount: Annotated[
+        Decimal | None, Field(alias='settledAmount', description='in USDC')
+    ]
     currency: Literal['USDC']
     pay_to: Annotated[
         str,
@@ -3771,14 +3799,14 @@ class X402PaymentsItem(BaseModel):
     status: Annotated[
         Literal['PENDING', 'SETTLED', 'REFUNDED'],
         Field(
-            description='PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)'
+            description="PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile"
         ),
     ]
     authorization_expires_at: Annotated[
         AwareDatetime,
         Field(
             alias='authorizationExpiresAt',
-            description="the signed authorization's validBefore: after it, an unused authorization can no longer be used",
+            description="the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used",
         ),
     ]
     transaction: Annotated[
@@ -3831,7 +3859,21 @@ class X402GetPaymentsAnswer(BaseModel):
     agent_id: Annotated[UUID, Field(alias='agentId', description='the paying agent')]
     url: Annotated[str, Field(description='the resource that was paid for')]
     method: Annotated[str, Field(description='the HTTP method used')]
-    amount: Annotated[Decimal, Field(description='in USDC')]
+    scheme: Annotated[
+        Literal['exact', 'upto'],
+        Field(
+            description="exact: the resource's price, paid whole; upto: at most amount, the resource charging what it used"
+        ),
+    ]
+    amount: Annotated[
+        Decimal,
+        Field(
+            description='in USDC: the price (exact) or the maximum authorized and held until the payment is decided (upto)'
+        ),
+    ]
+    settled_amount: Annotated[
+        Decimal | None, Field(alias='settledAmount', description='in USDC')
+    ]
     currency: Literal['USDC']
     pay_to: Annotated[
         str,
@@ -3865,14 +3907,14 @@ class X402GetPaymentsAnswer(BaseModel):
     status: Annotated[
         Literal['PENDING', 'SETTLED', 'REFUNDED'],
         Field(
-            description='PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned)'
+            description="PENDING until the chain shows the authorization used (SETTLED) or expired unused (REFUNDED: the amount is returned); upto's maximum is held meanwhile"
         ),
     ]
     authorization_expires_at: Annotated[
         AwareDatetime,
         Field(
             alias='authorizationExpiresAt',
-            description="the signed authorization's validBefore: after it, an unused authorization can no longer be used",
+            description="the signed authorization's validBefore (upto: the permit's deadline, usable up to and including it): after it, an unused authorization can no longer be used",
         ),
     ]
     transaction: Annotated[
@@ -3899,6 +3941,14 @@ class X402GetPaymentsAnswer(BaseModel):
     ]
 
 
+class Extra(BaseModel):
+    model_config = ConfigDict(
+        extra='allow',
+        populate_by_name=True,
+    )
+    facilitator_address: Annotated[str, Field(alias='facilitatorAddress')]
+
+
 class Kind(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -3907,6 +3957,7 @@ class Kind(BaseModel):
     x402_version: Annotated[int, Field(alias='x402Version')]
     scheme: str
     network: str
+    extra: Extra | None = None
 
 
 class X402FacilitatorSupportedAnswer(BaseModel):
@@ -3923,7 +3974,7 @@ class X402FacilitatorSupportedAnswer(BaseModel):
     signers: Annotated[
         dict[str, list[str]],
         Field(
-            description='the address that submits settlements (the treasury), by network pattern'
+            description="the address that submits settlements (the treasury), by network pattern; upto's extra.facilitatorAddress is the same address"
         ),
     ]
 
@@ -3956,54 +4007,6 @@ class Accepted(BaseModel):
     ] = None
 
 
-class Authorization(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-        populate_by_name=True,
-    )
-    from_: Annotated[
-        str,
-        Field(
-            alias='from', description='an EVM address', pattern='^0x[0-9a-fA-F]{40}$'
-        ),
-    ]
-    to: Annotated[
-        str, Field(description='an EVM address', pattern='^0x[0-9a-fA-F]{40}$')
-    ]
-    value: Annotated[
-        str,
-        Field(
-            description='a whole number, as a decimal string', pattern='^[0-9]{1,78}$'
-        ),
-    ]
-    valid_after: Annotated[
-        str,
-        Field(
-            alias='validAfter',
-            description='a whole number, as a decimal string',
-            pattern='^[0-9]{1,78}$',
-        ),
-    ]
-    valid_before: Annotated[
-        str,
-        Field(
-            alias='validBefore',
-            description='a whole number, as a decimal string',
-            pattern='^[0-9]{1,78}$',
-        ),
-    ]
-    nonce: Annotated[str, Field(pattern='^0x[0-9a-fA-F]{64}$')]
-
-
-class Payload(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-        populate_by_name=True,
-    )
-    authorization: Authorization
-    signature: Annotated[str, Field(pattern='^0x[0-9a-fA-F]{2,2048}$')]
-
-
 class Resource1(BaseModel):
     model_config = ConfigDict(
         extra='allow',
@@ -4016,7 +4019,7 @@ class Resource1(BaseModel):
 
 class PaymentPayload(BaseModel):
     """
-    PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization
+    PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2)
     """
 
     model_config = ConfigDict(
@@ -4025,7 +4028,13 @@ class PaymentPayload(BaseModel):
     )
     x402_version: Annotated[int, Field(alias='x402Version', ge=1, le=2)]
     accepted: Annotated[Accepted, Field(description='PaymentRequirements (x402 v2)')]
-    payload: Payload
+    payload: Annotated[
+        dict[str, Any],
+        Field(
+            description="the scheme's payload, read by the scheme once the scheme and network are known (exact: EIP-3009 authorization and signature; upto: permit2Authorization and signature): a JSON object of at most 10 keys (each at most 100 characters), nested at most 6 levels and at most 16384 bytes as JSON",
+            max_length=10,
+        ),
+    ]
     resource: Resource1 | None = None
     extensions: Annotated[
         dict[str, Any] | None,
@@ -4074,7 +4083,7 @@ class X402FacilitatorVerifyBody(BaseModel):
         PaymentPayload,
         Field(
             alias='paymentPayload',
-            description='PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization',
+            description='PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2)',
         ),
     ]
     payment_requirements: Annotated[
@@ -4097,25 +4106,21 @@ class X402FacilitatorVerifyAnswer(BaseModel):
         str | None,
         Field(
             alias='invalidReason',
-            description="why not (the official reason names where they exist, e.g. invalid_exact_evm_signature; invalid_pay_to: not the caller's deposit address)",
+            description="why not (the official reason names where they exist, e.g. unsupported_scheme, invalid_network, unsupported_payload_type, invalid_exact_evm_signature, invalid_permit2_signature; invalid_pay_to: not the caller's deposit address)",
         ),
     ] = None
     invalid_message: Annotated[str | None, Field(alias='invalidMessage')] = None
-    payer: Annotated[str | None, Field(description="the authorization's from")] = None
-
-
-class Payload1(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-        populate_by_name=True,
-    )
-    authorization: Authorization
-    signature: Annotated[str, Field(pattern='^0x[0-9a-fA-F]{2,2048}$')]
+    payer: Annotated[
+        str | None,
+        Field(
+            description="the authorization's from (exact) or the permit's owner (upto)"
+        ),
+    ] = None
 
 
 class PaymentPayload1(BaseModel):
     """
-    PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization
+    PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2)
     """
 
     model_config = ConfigDict(
@@ -4124,7 +4129,13 @@ class PaymentPayload1(BaseModel):
     )
     x402_version: Annotated[int, Field(alias='x402Version', ge=1, le=2)]
     accepted: Annotated[Accepted, Field(description='PaymentRequirements (x402 v2)')]
-    payload: Payload1
+    payload: Annotated[
+        dict[str, Any],
+        Field(
+            description="the scheme's payload, read by the scheme once the scheme and network are known (exact: EIP-3009 authorization and signature; upto: permit2Authorization and signature): a JSON object of at most 10 keys (each at most 100 characters), nested at most 6 levels and at most 16384 bytes as JSON",
+            max_length=10,
+        ),
+    ]
     resource: Resource1 | None = None
     extensions: Annotated[
         dict[str, Any] | None,
@@ -4145,7 +4156,7 @@ class X402FacilitatorSettleBody(BaseModel):
         PaymentPayload1,
         Field(
             alias='paymentPayload',
-            description='PaymentPayload (x402 v2), exact scheme, EIP-3009 authorization',
+            description='PaymentPayload (x402 v2): exact (EIP-3009) or upto (Permit2)',
         ),
     ]
     payment_requirements: Annotated[
@@ -4168,7 +4179,7 @@ class X402FacilitatorSettleAnswer(BaseModel):
         str | None,
         Field(
             alias='errorReason',
-            description='why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome',
+            description='why not; settlement_pending (with transaction): not mined yet, settle the same payment again for its outcome; payment_identifier_conflict: the payment-identifier id names another payment',
         ),
     ] = None
     error_message: Annotated[str | None, Field(alias='errorMessage')] = None
@@ -4176,11 +4187,16 @@ class X402FacilitatorSettleAnswer(BaseModel):
     transaction: Annotated[
         str,
         Field(
-            description="the transferWithAuthorization transaction's hash; empty when nothing was submitted"
+            description="the settlement transaction's hash (transferWithAuthorization, or the upto proxy's settle); empty when nothing was submitted"
         ),
     ]
     network: str
-    amount: Annotated[str | None, Field(description='base units settled')] = None
+    amount: Annotated[
+        str | None,
+        Field(
+            description='base units settled (upto: the amount the seller asked, at most the permitted one)'
+        ),
+    ] = None
 
 
 class X402FacilitatorDiscoveryResourcesItem(BaseModel):

@@ -622,17 +622,17 @@ class X402:
         return cast(models.X402GetPaymentsAnswer, answer)
 
     def facilitator_supported(self, *, timeout: float | None = None) -> models.X402FacilitatorSupportedAnswer:
-        """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact, USDC, the configured network)"""
+        """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress)"""
         answer = self._client.call(_x402_facilitator_supported, "/x402/facilitator/supported", query=None, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorSupportedAnswer, answer)
 
     def facilitator_verify(self, *, x402_version: int, payment_payload: Mapping[str, Any], payment_requirements: Mapping[str, Any], timeout: float | None = None) -> models.X402FacilitatorVerifyAnswer:
-        """POST /x402/facilitator/verify: x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). The calling agent is the seller: payTo must be its own deposit address."""
+        """POST /x402/facilitator/verify: x402 v2 facilitator: verify a buyer's payment, exact (EIP-3009) or upto (Permit2): the scheme and network first (unsupported_scheme, invalid_network), then the payload, signature, amount, time window, nonce unused, balance. The calling agent is the seller: payTo must be its own deposit address."""
         answer = self._client.call(_x402_facilitator_verify, "/x402/facilitator/verify", query=None, body={"x402Version": x402_version, "paymentPayload": payment_payload, "paymentRequirements": payment_requirements}, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorVerifyAnswer, answer)
 
     def facilitator_settle(self, *, x402_version: int, payment_payload: Mapping[str, Any], payment_requirements: Mapping[str, Any], timeout: float | None = None) -> models.X402FacilitatorSettleAnswer:
-        """POST /x402/facilitator/settle: x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. The calling agent is the seller: payTo must be its own deposit address."""
+        """POST /x402/facilitator/settle: x402 v2 facilitator: submit the buyer's transferWithAuthorization (exact) or Permit2 permit through the upto proxy for the amount asked (upto) from the treasury (the operator pays the gas). A second settle of the same payment, or of the same payment-identifier id, answers the first one's outcome; another payment under that id is refused. The calling agent is the seller: payTo must be its own deposit address."""
         answer = self._client.call(_x402_facilitator_settle, "/x402/facilitator/settle", query=None, body={"x402Version": x402_version, "paymentPayload": payment_payload, "paymentRequirements": payment_requirements}, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorSettleAnswer, answer)
 
@@ -1690,17 +1690,17 @@ class AsyncX402:
         return cast(models.X402GetPaymentsAnswer, answer)
 
     async def facilitator_supported(self, *, timeout: float | None = None) -> models.X402FacilitatorSupportedAnswer:
-        """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact, USDC, the configured network)"""
+        """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress)"""
         answer = await self._client.call(_x402_facilitator_supported, "/x402/facilitator/supported", query=None, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorSupportedAnswer, answer)
 
     async def facilitator_verify(self, *, x402_version: int, payment_payload: Mapping[str, Any], payment_requirements: Mapping[str, Any], timeout: float | None = None) -> models.X402FacilitatorVerifyAnswer:
-        """POST /x402/facilitator/verify: x402 v2 facilitator: verify a buyer's EIP-3009 payment (signature, amount, time window, nonce unused, balance). The calling agent is the seller: payTo must be its own deposit address."""
+        """POST /x402/facilitator/verify: x402 v2 facilitator: verify a buyer's payment, exact (EIP-3009) or upto (Permit2): the scheme and network first (unsupported_scheme, invalid_network), then the payload, signature, amount, time window, nonce unused, balance. The calling agent is the seller: payTo must be its own deposit address."""
         answer = await self._client.call(_x402_facilitator_verify, "/x402/facilitator/verify", query=None, body={"x402Version": x402_version, "paymentPayload": payment_payload, "paymentRequirements": payment_requirements}, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorVerifyAnswer, answer)
 
     async def facilitator_settle(self, *, x402_version: int, payment_payload: Mapping[str, Any], payment_requirements: Mapping[str, Any], timeout: float | None = None) -> models.X402FacilitatorSettleAnswer:
-        """POST /x402/facilitator/settle: x402 v2 facilitator: submit the buyer's transferWithAuthorization from the treasury (the operator pays the gas). A second settle of the same authorization answers the first one's outcome. The calling agent is the seller: payTo must be its own deposit address."""
+        """POST /x402/facilitator/settle: x402 v2 facilitator: submit the buyer's transferWithAuthorization (exact) or Permit2 permit through the upto proxy for the amount asked (upto) from the treasury (the operator pays the gas). A second settle of the same payment, or of the same payment-identifier id, answers the first one's outcome; another payment under that id is refused. The calling agent is the seller: payTo must be its own deposit address."""
         answer = await self._client.call(_x402_facilitator_settle, "/x402/facilitator/settle", query=None, body={"x402Version": x402_version, "paymentPayload": payment_payload, "paymentRequirements": payment_requirements}, idempotency_key=None, timeout=timeout)
         return cast(models.X402FacilitatorSettleAnswer, answer)
 
