@@ -19,7 +19,7 @@ import sys
 import tempfile
 import threading
 import uuid
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
@@ -27,11 +27,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 import httpx
 
 from agentbank._bin import find_binary
+from agentbank._core import Amount, to_decimal
 
 if TYPE_CHECKING:
     from agentbank import Agentbank
-
-Amount = Decimal | str | int | float
 
 _LISTENING = re.compile(r"listening on (http://\S+)")
 
@@ -42,17 +41,6 @@ class AgentbankStartError(RuntimeError):
 
 class HarnessRequestError(AssertionError):
     """A harness helper's call was refused; the message holds the status and the answer."""
-
-
-def _json_number(amount: Amount) -> str:
-    """An amount as a JSON number's text, exactly (no float rounding of a Decimal or a string)."""
-    try:
-        value = Decimal(str(amount)) if isinstance(amount, float) else Decimal(amount)
-    except InvalidOperation:
-        raise ValueError(f"not an amount: {amount!r}") from None
-    if not value.is_finite():
-        raise ValueError(f"not an amount: {amount!r}")
-    return format(value, "f")
 
 
 class RegisteredAgent:
@@ -251,7 +239,7 @@ class Harness:
 
     def fund(self, agent_id: str, amount: Amount, currency: str = "USDC") -> None:
         """Credits an agent as the operator (POST /admin/deposits); `amount` in major units."""
-        content = f'{{"agentId":{jsonlib.dumps(agent_id)},"amount":{_json_number(amount)},"currency":{jsonlib.dumps(currency)}}}'
+        content = f'{{"agentId":{jsonlib.dumps(agent_id)},"amount":{format(to_decimal(amount), "f")},"currency":{jsonlib.dumps(currency)}}}'
         response = self.request("POST", "/admin/deposits", key=self.admin_key, content=content)
         self._expect(response, 201, "deposit")
 
