@@ -74,7 +74,7 @@ export async function startAnvil(options: { chainId?: number } = {}) {
   // A test actor deploys and sends test transfers, so the treasury's nonces are the service's alone.
   const funder = createWalletClient({ chain, transport: http(rpcUrl), account: testActor(0) });
 
-  const deploy = async (name: "TestUSDC" | "TestAggregator" | "Multicall3", args: unknown[] = []) => {
+  const deploy = async (name: keyof typeof contracts, args: unknown[] = []) => {
     const contract = contracts[name];
     const hash = await funder.deployContract({ abi: contract.abi, bytecode: contract.bytecode as Hex, args });
     return (await receipt(hash)).contractAddress!;

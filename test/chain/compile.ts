@@ -1,20 +1,24 @@
-// Compiles TestTokens.sol with solc-js into contracts.json (committed, so tests do not compile).
+// Compiles TestTokens.sol and BatchSettlement.sol (the x402 batch-settlement stand-ins) with solc-js into
+// contracts.json (committed, so tests do not compile).
 // Run: bun run test/chain/compile.ts
 import solc from "solc";
 import { join } from "node:path";
 
-const source = await Bun.file(join(import.meta.dir, "TestTokens.sol")).text();
+const files = ["TestTokens.sol", "BatchSettlement.sol"];
+const sources = Object.fromEntries(await Promise.all(files.map(async (file) => [file, { content: await Bun.file(join(import.meta.dir, file)).text() }])));
 const input = {
   language: "Solidity",
-  sources: { "TestTokens.sol": { content: source } },
+  sources,
   settings: { optimizer: { enabled: true, runs: 200 }, evmVersion: "cancun", outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } } },
 };
 const output = JSON.parse(solc.compile(JSON.stringify(input)));
 const errors = (output.errors ?? []).filter((error: { severity: string }) => error.severity === "error");
 if (errors.length > 0) throw new Error(errors.map((error: { formattedMessage: string }) => error.formattedMessage).join("\n"));
 const contracts: Record<string, { abi: unknown; bytecode: string }> = {};
-for (const [name, contract] of Object.entries(output.contracts["TestTokens.sol"] as Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>)) {
-  contracts[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+for (const file of files) {
+  for (const [name, contract] of Object.entries(output.contracts[file] as Record<string, { abi: unknown; evm: { bytecode: { object: string } } }>)) {
+    contracts[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
 }
 await Bun.write(join(import.meta.dir, "contracts.json"), `${JSON.stringify(contracts, null, 1)}\n`);
 console.log(`compiled ${Object.keys(contracts).join(", ")} with solc ${solc.version()}`);

@@ -1,0 +1,149 @@
+// An x402 `batch-settlement` seller built only from the official npm packages, on a local anvil posing as
+// base-sepolia, so agentbank's batch-settlement buyer is tested against the real implementations.
+//
+//   chain        anvil --chain-id 84532. TestUSDC's runtime code at base-sepolia's USDC address (named
+//                "USDC", version "2"), Multicall3 at its usual address (@x402/evm's facilitator reads
+//                through tryAggregate), and the batch-settlement escrow and its ERC-3009 deposit collector
+//                at the addresses @x402/evm uses: our stand-ins (test/chain/BatchSettlement.sol says why).
+//   facilitator  `x402Facilitator` of @x402/core/facilitator with @x402/evm's batch-settlement facilitator
+//                scheme; test actor 1 pays the gas, a fresh key is the receiverAuthorizer (advertised in
+//                /supported, so the server and the buyer put it in the channel config).
+//   server       express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` with
+//                `HTTPFacilitatorClient` to the facilitator and @x402/evm's batch-settlement server scheme.
+//                Routes (0.01 USDC each, payTo a random merchant address):
+//                  GET /paid   200 JSON: the voucher is accepted and charged.
+//                  GET /fail   the handler answers 500: @x402/express settles nothing, no charge.
+//   manager      `BatchSettlementChannelManager` of the server scheme: claimAndSettle() puts the vouchers
+//                charged so far on chain and pays the merchant.
+import { createWalletClient, http, publicActions, type Abi, type Address, type Hex } from "viem";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import express from "express";
+import type { AddressInfo } from "node:net";
+import type { Server } from "node:http";
+import { paymentMiddleware, x402ResourceServer } from "@x402/express";
+import { HTTPFacilitatorClient } from "@x402/core/server";
+import { x402Facilitator } from "@x402/core/facilitator";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { toFacilitatorEvmSigner } from "@x402/evm";
+import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x402/evm";
+import { BatchSettlementEvmScheme as BatchFacilitatorScheme } from "@x402/evm/batch-settlement/facilitator";
+import { BatchSettlementChannelManager, BatchSettlementEvmScheme as BatchServerScheme } from "@x402/evm/batch-settlement/server";
+import contracts from "../chain/contracts.json";
+import { startAnvil, testActor } from "../chain/anvil";
+import { BASE_SEPOLIA_CHAIN_ID, MULTICALL3, NETWORK_V2, USDC } from "./official";
+
+const escrowAbi = contracts.StandInBatchSettlement.abi as Abi;
+const usdcAbi = contracts.TestUSDC.abi as Abi;
+
+export async function startBatchSeller() {
+  const anvil = await startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID });
+  const rpc = (method: string, params: unknown[]) => anvil.client.request({ method: method as never, params: params as never });
+  // Deployed anywhere, then their runtime code placed where the official packages look (storage empty).
+  const place = async (target: Address, name: keyof typeof contracts) => {
+    const deployed = await anvil.deploy(name);
+    await rpc("anvil_setCode", [target, await anvil.client.getCode({ address: deployed })]);
+  };
+  await place(USDC, "TestUSDC");
+  await anvil.send("initialize", ["USDC"], USDC);
+  await place(MULTICALL3, "Multicall3");
+  await place(BATCH_SETTLEMENT_ADDRESS, "StandInBatchSettlement");
+  await place(ERC3009_DEPOSIT_COLLECTOR_ADDRESS, "StandInERC3009DepositCollector");
+
+  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const facilitatorAccount = testActor(1);
+  const receiverAuthorizer = privateKeyToAccount(generatePrivateKey());
+  const wallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount })
+    .extend(publicActions)
+    .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
+  const signer = toFacilitatorEvmSigner({
+    address: facilitatorAccount.address,
+    getCode: (args) => wallet.getCode(args),
+    readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] } as never),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+    writeContract: (args) => wallet.writeContract({ ...args, args: args.args ?? [] } as never),
+    sendTransaction: (args) => wallet.sendTransaction(args),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+  });
+  const facilitatorCore = new x402Facilitator().register(NETWORK_V2, new BatchFacilitatorScheme(signer, receiverAuthorizer as never));
+  // One account sends every transaction: one at a time.
+  let tail: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const run = tail.then(task, task);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const facilitator = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    async fetch(request) {
+      const { pathname } = new URL(request.url);
+      try {
+        if (request.method === "GET" && pathname === "/supported") return Response.json(facilitatorCore.getSupported());
+        if (request.method === "POST" && (pathname === "/verify" || pathname === "/settle")) {
+          const body = (await request.json()) as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+          const result =
+            pathname === "/verify"
+              ? await facilitatorCore.verify(body.paymentPayload, body.paymentRequirements)
+              : await serial(() => facilitatorCore.settle(body.paymentPayload, body.paymentRequirements));
+          return Response.json(result);
+        }
+        return Response.json({ error: "not found" }, { status: 404 });
+      } catch (error) {
+        return Response.json({ error: error instanceof Error ? error.message : String(error) }, { status: 500 });
+      }
+    },
+  });
+  const facilitatorClient = new HTTPFacilitatorClient({ url: `http://127.0.0.1:${facilitator.port}` });
+
+  const serverScheme = new BatchServerScheme(payTo);
+  const resourceServer = new x402ResourceServer(facilitatorClient).register(NETWORK_V2, serverScheme);
+  const route = (description: string) => ({
+    accepts: { scheme: "batch-settlement", price: "$0.01", network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 },
+    description,
+    mimeType: "application/json",
+  });
+  const app = express();
+  app.use(paymentMiddleware({ "GET /paid": route("paid content"), "GET /fail": route("the handler fails") }, resourceServer));
+  let served = 0;
+  app.get("/paid", (_req, res) => {
+    served += 1;
+    res.json({ data: "batch paid content", served });
+  });
+  app.get("/fail", (_req, res) => {
+    res.status(500).json({ error: "the handler failed" });
+  });
+  const server = await new Promise<Server>((resolve, reject) => {
+    const started = app.listen(0, "127.0.0.1", (error?: Error) => (error ? reject(error) : resolve(started)));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const manager = new BatchSettlementChannelManager({ scheme: serverScheme, facilitator: facilitatorClient, receiver: payTo, token: USDC, network: NETWORK_V2 });
+
+  const balanceOf = async (address: Address) => (await anvil.client.readContract({ address: USDC, abi: usdcAbi, functionName: "balanceOf", args: [address] })) as bigint;
+  /** The escrow's [balance, totalClaimed] of a channel. */
+  const channel = async (channelId: Hex) =>
+    (await anvil.client.readContract({ address: BATCH_SETTLEMENT_ADDRESS, abi: escrowAbi, functionName: "channels", args: [channelId] })) as [bigint, bigint];
+
+  return {
+    anvil,
+    chainId: BASE_SEPOLIA_CHAIN_ID,
+    usdc: USDC,
+    payTo,
+    receiverAuthorizer: receiverAuthorizer.address,
+    url,
+    mint: (to: Address, units: bigint) => anvil.send("mint", [to, units], USDC),
+    balanceOf,
+    channel,
+    /** The merchant's side: every voucher charged so far claimed on chain, then paid out. */
+    claimAndSettle: () => manager.claimAndSettle(),
+    stop: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections?.();
+      });
+      facilitator.stop(true);
+      anvil.stop();
+    },
+  };
+}
+
+export type BatchSeller = Awaited<ReturnType<typeof startBatchSeller>>;
