@@ -29,6 +29,7 @@ import sqlite25 from "../../migrations/sqlite/0025_approval_reminders.sql" with 
 import sqlite26 from "../../migrations/sqlite/0026_owner_webhooks.sql" with { type: "text" };
 import sqlite27 from "../../migrations/sqlite/0027_operators_audit.sql" with { type: "text" };
 import sqlite28 from "../../migrations/sqlite/0028_operator_sessions.sql" with { type: "text" };
+import sqlite29 from "../../migrations/sqlite/0029_x402_channels.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -55,6 +56,7 @@ import pg22 from "../../migrations/pg/0022_approval_reminders.sql" with { type: 
 import pg23 from "../../migrations/pg/0023_owner_webhooks.sql" with { type: "text" };
 import pg24 from "../../migrations/pg/0024_operators_audit.sql" with { type: "text" };
 import pg25 from "../../migrations/pg/0025_operator_sessions.sql" with { type: "text" };
+import pg26 from "../../migrations/pg/0026_x402_channels.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -86,6 +88,7 @@ export const sqliteMigrations = [
   { tag: "0026_owner_webhooks", when: 1795827892714, breakpoints: true, sql: sqlite26 },
   { tag: "0027_operators_audit", when: 1795836950203, breakpoints: true, sql: sqlite27 },
   { tag: "0028_operator_sessions", when: 1795838188253, breakpoints: true, sql: sqlite28 },
+  { tag: "0029_x402_channels", when: 1795844394786, breakpoints: true, sql: sqlite29 },
 ];
 
 export const pgMigrations = [
@@ -115,4 +118,5 @@ export const pgMigrations = [
   { tag: "0023_owner_webhooks", when: 1795827894863, breakpoints: true, sql: pg23 },
   { tag: "0024_operators_audit", when: 1795836953999, breakpoints: true, sql: pg24 },
   { tag: "0025_operator_sessions", when: 1795838189470, breakpoints: true, sql: pg25 },
+  { tag: "0026_x402_channels", when: 1795844401275, breakpoints: true, sql: pg26 },
 ];

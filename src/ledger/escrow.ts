@@ -3,16 +3,17 @@
 // then ends once, whole, by postHold (paid to another agent), voidHold (returned to the holder) or
 // expireHold (returned at its feature's deadline). Each movement is one balanced entry, written in
 // the same op as the hold's state, so the held balance is always the sum of the PENDING holds.
-// No feature releases part of a hold (a loan's collateral comes back only with full repayment, a
-// contract pays its escrow whole, each bet stake goes whole to the winner), so a hold has no
-// remaining amount: a feature that one day pays out in parts holds each part separately.
+// One feature pays a hold out in parts: an x402 batch-settlement channel's deposit, from which each
+// charged voucher leaves the service (spendFromHold); the hold's amount is what remains, so the held
+// balance stays the sum of the PENDING holds, and voiding it gives back the rest. Every other hold
+// ends whole (a loan's collateral, a contract's escrow, a bet's stake).
 import { clock } from "../clock";
 import { get, insertId, type Op } from "../db";
 import type { Currency } from "../money";
 import { post, type HistoryType, type Reference } from "./ledger";
 import { type AgentId } from "../ids";
 
-export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL";
+export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL" | "X402_CHANNEL";
 
 /** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
 export function* hold(args: { agentId: AgentId; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
@@ -78,6 +79,29 @@ export function* postHold(holdId: bigint, to: AgentId, options: { reference?: Re
     postings: [
       { account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -held.amount, historyType: "ESCROW_PAYOUT", counterpartyId: to },
       { account: { agentId: to, kind: "available", currency: held.currency }, amount: held.amount, historyType: options.historyType ?? "ESCROW_PAYOUT", counterpartyId: held.agentId },
+    ],
+  });
+}
+
+/**
+ * Pays `amount` of a PENDING hold out of the service (to the `external` account): the hold keeps the
+ * rest. Refused (a bug of the caller) if the hold is not pending or holds less.
+ */
+export function* spendFromHold(holdId: bigint, amount: bigint, historyType: HistoryType): Op<void> {
+  const held = yield* get<ClosedHold>(
+    `UPDATE holds SET amount = amount - ? WHERE id = ? AND state = 'PENDING' AND amount >= ?
+     RETURNING agent_id AS agentId, amount, currency, reference_type AS referenceType, reference_id AS referenceId`,
+    amount,
+    holdId,
+    amount,
+  );
+  if (!held) throw new Error(`ledger: hold ${holdId} is not pending or holds less than ${amount}`);
+  yield* post({
+    type: "ESCROW_PAYOUT",
+    reference: { type: held.referenceType, id: held.referenceId },
+    postings: [
+      { account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -amount, historyType },
+      { account: { agentId: null, kind: "external", currency: held.currency }, amount, historyType: "SYSTEM", counterpartyId: held.agentId },
     ],
   });
 }

@@ -7,11 +7,12 @@
 //
 // Chain: at the block the chain watcher has scanned up to (B), the treasury's USDC on chain must be
 //   opening balance + what came in − what the ledger says left on chain (withdrawals confirmed on
-//   chain, x402 authorizations used), all within (opening block, B],
+//   chain, x402 authorizations used, batch-settlement channel deposits), all within (opening block, B],
 // every transfer out of the treasury must be one of those (same transaction, recipient and amount),
 // and each of those must have its transfer. None may go to one of the service's own addresses (an
 // agent's deposit address, the internal settlement signer) unless the operator acknowledged it. And
 // custody (custody.ts): the treasury plus every deposit address against what the ledger owes.
+import { ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x402/evm";
 import { usdcBalancesAt, type BalanceRead } from "../chain/balances";
 import { chainSettings, networkName, verifyChain } from "../chain/client";
 import { serviceSigners, type ServiceSigners } from "../chain/keys";
@@ -45,7 +46,7 @@ export function* checkInFlight() {
   };
 }
 
-type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
+type Movement = { kind: "withdrawal" | "x402" | "x402_channel"; id: string; txHash: string | null; to: string; amount: bigint };
 type CustodialTransfer = { txHash: string; logIndex: bigint; to: string; agentId: AgentId | null; amount: bigint; acknowledged: string | null };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
@@ -77,6 +78,16 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: Se
       `SELECT 'x402' AS kind, p.id, a.tx_hash AS txHash, p.pay_to AS "to", p.amount FROM x402_payments p
        JOIN treasury_authorizations a ON a.nonce = p.authorization_nonce
        WHERE p.status != 'REFUNDED' AND a.block_number > ? AND a.block_number <= ?`,
+      from,
+      to,
+    )),
+    // A batch-settlement channel's deposit: the treasury's ReceiveWithAuthorization to the deposit
+    // collector, used once (what comes back from the escrow when it closes is an inflow).
+    ...(yield* all<Movement>(
+      `SELECT 'x402_channel' AS kind, c.id, a.tx_hash AS txHash, ? AS "to", c.deposit AS amount FROM x402_channels c
+       JOIN treasury_authorizations a ON a.nonce = c.deposit_nonce
+       WHERE a.block_number > ? AND a.block_number <= ?`,
+      ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
       from,
       to,
     )),

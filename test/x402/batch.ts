@@ -13,6 +13,8 @@
 //                Routes (0.01 USDC each, payTo a random merchant address):
 //                  GET /paid   200 JSON: the voucher is accepted and charged.
 //                  GET /fail   the handler answers 500: @x402/express settles nothing, no charge.
+//                  GET /to     like /paid, but payTo is whatever setOtherPayTo() last set (an agent's
+//                              deposit address, to see the buyer refuse it).
 //   manager      `BatchSettlementChannelManager` of the server scheme: claimAndSettle() puts the vouchers
 //                charged so far on chain and pays the merchant.
 import { createWalletClient, http, publicActions, type Abi, type Address, type Hex } from "viem";
@@ -97,17 +99,21 @@ export async function startBatchSeller() {
 
   const serverScheme = new BatchServerScheme(payTo);
   const resourceServer = new x402ResourceServer(facilitatorClient).register(NETWORK_V2, serverScheme);
-  const route = (description: string) => ({
-    accepts: { scheme: "batch-settlement", price: "$0.01", network: NETWORK_V2, payTo, maxTimeoutSeconds: 60 },
+  let otherPayTo: Address = payTo;
+  const route = (description: string, to: Address | (() => Address) = payTo) => ({
+    accepts: { scheme: "batch-settlement", price: "$0.01", network: NETWORK_V2, payTo: to, maxTimeoutSeconds: 60 },
     description,
     mimeType: "application/json",
   });
   const app = express();
-  app.use(paymentMiddleware({ "GET /paid": route("paid content"), "GET /fail": route("the handler fails") }, resourceServer));
+  app.use(paymentMiddleware({ "GET /paid": route("paid content"), "GET /fail": route("the handler fails"), "GET /to": route("paid elsewhere", () => otherPayTo) }, resourceServer));
   let served = 0;
   app.get("/paid", (_req, res) => {
     served += 1;
     res.json({ data: "batch paid content", served });
+  });
+  app.get("/to", (_req, res) => {
+    res.json({ data: "paid elsewhere" });
   });
   app.get("/fail", (_req, res) => {
     res.status(500).json({ error: "the handler failed" });
@@ -133,8 +139,13 @@ export async function startBatchSeller() {
     mint: (to: Address, units: bigint) => anvil.send("mint", [to, units], USDC),
     balanceOf,
     channel,
+    setOtherPayTo: (address: Address) => {
+      otherPayTo = address;
+    },
     /** The merchant's side: every voucher charged so far claimed on chain, then paid out. */
     claimAndSettle: () => manager.claimAndSettle(),
+    /** The merchant's side: refunds these channels (all it knows when none are named) on its own. */
+    refund: (channelIds?: string[]) => manager.refund(channelIds),
     stop: async () => {
       await new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,0 +1,90 @@
+// Closing a batch-settlement channel: the chain decides. The service asks the resource for the
+// cooperative refund (a refund payload with a voucher at what was charged: the seller claims that and
+// returns the rest to the treasury in one transaction), then reads the escrow: once the channel's
+// balance equals what was claimed on it, nothing more can leave it, and the agent's hold is settled
+// against the claim (closeChannelRow) and the rest given back.
+import { getAddress, type Hex } from "viem";
+import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
+import { publicClient } from "../../chain/client";
+import { authorizationState, chainNowSeconds } from "../../chain/eip3009";
+import { iso } from "../../clock";
+import { treasuryAccount } from "../../chain/keys";
+import { read, write } from "../../db";
+import { ApiError } from "../../errors";
+import { type AgentId } from "../../ids";
+import { parseOffer } from "../protocol";
+import { callResource } from "../resource";
+import { agentChannel, channelView, closeChannelRow, configOf, type Channel } from "./channels";
+import { batchHeader, readBatchRequirements, refundPayload, signVoucher } from "./wire";
+
+const CHANNELS_ABI = [
+  {
+    type: "function",
+    name: "channels",
+    stateMutability: "view",
+    inputs: [{ name: "channelId", type: "bytes32" }],
+    outputs: [
+      { name: "balance", type: "uint128" },
+      { name: "totalClaimed", type: "uint128" },
+    ],
+  },
+] as const;
+
+/** The escrow's balance and total claimed of the channel. */
+export async function channelOnChain(channelId: string): Promise<{ balance: bigint; claimed: bigint }> {
+  const [balance, claimed] = await publicClient().readContract({ address: getAddress(BATCH_SETTLEMENT_ADDRESS), abi: CHANNELS_ABI, functionName: "channels", args: [channelId as Hex] });
+  return { balance, claimed };
+}
+
+/** Asks the resource to refund the channel cooperatively; the transaction it names, or null. Never throws. */
+async function askRefund(row: Channel): Promise<string | null> {
+  const probe = await callResource(row.url, { method: "GET" });
+  if ("failure" in probe || probe.response.status !== 402) return null;
+  const offer = parseOffer(probe.response.headers, probe.text);
+  if (!offer) return null;
+  const chainId = Number(row.network.slice("eip155:".length));
+  const { usable } = readBatchRequirements(offer, { networks: new Set([row.network]), usdc: row.asset as `0x${string}`, chainId });
+  const requirement = usable.find((r) => r.payTo === row.payTo && r.receiverAuthorizer === row.receiverAuthorizer && BigInt(r.withdrawDelay) === row.withdrawDelay);
+  if (!requirement) return null;
+  const treasury = treasuryAccount();
+  const voucher = await signVoucher(treasury, row.channelId as Hex, row.charged, chainId);
+  const headers = new Headers([batchHeader(offer, requirement, refundPayload(configOf(row, treasury.address), voucher))]);
+  const answer = await callResource(row.url, { method: "GET", headers });
+  if ("failure" in answer) return null;
+  const header = answer.response.headers.get("payment-response");
+  try {
+    const claim = header ? (JSON.parse(Buffer.from(header, "base64").toString("utf8")) as { transaction?: unknown }) : null;
+    return typeof claim?.transaction === "string" && /^0x[0-9a-fA-F]{64}$/.test(claim.transaction) ? claim.transaction : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * POST /x402/channels/{id}/close: settles a channel the chain shows emptied; otherwise asks the
+ * resource for the refund first. 409 CONFLICT when the channel still holds money afterwards.
+ */
+export async function closeChannel(agentId: AgentId, id: string) {
+  const row = await read(agentChannel(agentId, id));
+  if (row.status === "CLOSED") return channelView(row);
+  // Until its authorization is used (the deposit is in) or expired, the deposit may still land: the
+  // hold stays, or the treasury's money could go out after the agent's was given back.
+  const landed = await authorizationState(treasuryAccount().address, row.depositNonce as Hex);
+  if (!landed && (await chainNowSeconds()) <= row.depositValidBefore) {
+    throw new ApiError("INVALID_STATE", `the deposit's authorization can still be used until ${iso(Number(row.depositValidBefore) * 1000)}: try again after it`);
+  }
+  let state = await channelOnChain(row.channelId);
+  let transaction: string | null = null;
+  if (state.balance > state.claimed) {
+    transaction = await askRefund(row);
+    state = await channelOnChain(row.channelId);
+  }
+  if (state.balance > state.claimed) {
+    throw new ApiError("INVALID_STATE", "the resource did not refund the channel: its deposit stays held until it does (try again later)");
+  }
+  const closed = await write(function* () {
+    const current = yield* agentChannel(agentId, id, true);
+    return current.status === "CLOSED" ? current : yield* closeChannelRow(current, state.claimed, transaction);
+  });
+  return channelView(closed);
+}
