@@ -184,4 +184,37 @@ describe("paying over a channel", () => {
     expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
     await expectLedgerOk(server);
   });
+
+  // Last: it moves the chain's clock past the withdrawal delay.
+  test("a seller that refuses the refund: the treasury's withdrawal waits out the delay (the seller may claim meanwhile), then the rest returns", async () => {
+    const agent = await funded();
+    const treasuryBefore = await x.balanceOf(TREASURY);
+    await pay(agent, "/paid");
+    const id = (await pay(agent, "/paid")).body.channel.id;
+    x.refuseRefunds(true);
+    try {
+      const closing = await close(agent, id);
+      expect(closing.status).toBe(200);
+      expect(closing.body).toMatchObject({ status: "CLOSING", charged: 0.02, refunded: null });
+      expect(closing.body.withdrawableAt).not.toBeNull();
+      expect(await server.balance(agent)).toEqual({ available: 10 - DEPOSIT, held: cents(DEPOSIT - 2 * PRICE) });
+      // A CLOSING channel takes no more vouchers: the next request opens another.
+      const other = await pay(agent, "/paid");
+      expect(other.body.channel.id).not.toBe(id);
+      expect((await close(agent, id)).status).toBe(409);
+      await expectLedgerOk(server);
+      // During the delay the seller claims the vouchers it holds.
+      await x.claimAndSettle();
+      await x.increaseTime(901);
+      const closed = await close(agent, id);
+      expect(closed.status).toBe(200);
+      expect(closed.body).toMatchObject({ status: "CLOSED", charged: 0.02, refunded: cents(DEPOSIT - 2 * PRICE) });
+      expect(await server.balance(agent)).toEqual({ available: cents(10 - 2 * PRICE - DEPOSIT), held: cents(DEPOSIT - PRICE) });
+      // On chain: this channel cost the treasury exactly what was charged (the other channel holds its deposit).
+      expect(treasuryBefore - (await x.balanceOf(TREASURY))).toBe(20_000n + 100_000n);
+      await expectLedgerOk(server);
+    } finally {
+      x.refuseRefunds(false);
+    }
+  });
 });

@@ -18,6 +18,7 @@ CREATE TABLE "x402_channels" (
 	"signed" bigint NOT NULL,
 	"charged" bigint NOT NULL,
 	"status" text NOT NULL,
+	"withdrawable_at" bigint,
 	"refunded" bigint,
 	"transaction" text,
 	"key_id" text,

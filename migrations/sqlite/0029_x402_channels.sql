@@ -18,6 +18,7 @@ CREATE TABLE `x402_channels` (
 	`signed` integer NOT NULL,
 	`charged` integer NOT NULL,
 	`status` text NOT NULL,
+	`withdrawable_at` integer,
 	`refunded` integer,
 	`transaction` text,
 	`key_id` text,

@@ -8970,6 +8970,7 @@ export interface operations {
                          *       "signed": 0.03,
                          *       "remaining": 0.03,
                          *       "status": "OPEN",
+                         *       "withdrawableAt": null,
                          *       "refunded": null,
                          *       "transaction": null,
                          *       "createdAt": "2025-06-01T14:00:00.000Z",
@@ -9007,10 +9008,15 @@ export interface operations {
                             /** @description deposit minus charged: still held, returned when the channel closes */
                             remaining: number;
                             /**
-                             * @description OPEN: requests may use it; CLOSED: the chain shows it emptied, the rest returned
+                             * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
                              * @enum {string}
                              */
-                            status: "OPEN" | "CLOSED";
+                            status: "OPEN" | "CLOSING" | "CLOSED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            withdrawableAt: string | null;
                             /** @description in major units of `currency` */
                             refunded: number | null;
                             /** @description the refund's transaction, once closed */
@@ -9545,10 +9551,15 @@ export interface operations {
                             /** @description deposit minus charged: still held, returned when the channel closes */
                             remaining: number;
                             /**
-                             * @description OPEN: requests may use it; CLOSED: the chain shows it emptied, the rest returned
+                             * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
                              * @enum {string}
                              */
-                            status: "OPEN" | "CLOSED";
+                            status: "OPEN" | "CLOSING" | "CLOSED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            withdrawableAt: string | null;
                             /** @description in major units of `currency` */
                             refunded: number | null;
                             /** @description the refund's transaction, once closed */
@@ -9691,10 +9702,15 @@ export interface operations {
                         /** @description deposit minus charged: still held, returned when the channel closes */
                         remaining: number;
                         /**
-                         * @description OPEN: requests may use it; CLOSED: the chain shows it emptied, the rest returned
+                         * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
                          * @enum {string}
                          */
-                        status: "OPEN" | "CLOSED";
+                        status: "OPEN" | "CLOSING" | "CLOSED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        withdrawableAt: string | null;
                         /** @description in major units of `currency` */
                         refunded: number | null;
                         /** @description the refund's transaction, once closed */

@@ -88,7 +88,7 @@ export const sqliteMigrations = [
   { tag: "0026_owner_webhooks", when: 1795827892714, breakpoints: true, sql: sqlite26 },
   { tag: "0027_operators_audit", when: 1795836950203, breakpoints: true, sql: sqlite27 },
   { tag: "0028_operator_sessions", when: 1795838188253, breakpoints: true, sql: sqlite28 },
-  { tag: "0029_x402_channels", when: 1795844394786, breakpoints: true, sql: sqlite29 },
+  { tag: "0029_x402_channels", when: 1795845515176, breakpoints: true, sql: sqlite29 },
 ];
 
 export const pgMigrations = [
@@ -118,5 +118,5 @@ export const pgMigrations = [
   { tag: "0023_owner_webhooks", when: 1795827894863, breakpoints: true, sql: pg23 },
   { tag: "0024_operators_audit", when: 1795836953999, breakpoints: true, sql: pg24 },
   { tag: "0025_operator_sessions", when: 1795838189470, breakpoints: true, sql: pg25 },
-  { tag: "0026_x402_channels", when: 1795844401275, breakpoints: true, sql: pg26 },
+  { tag: "0026_x402_channels", when: 1795845519336, breakpoints: true, sql: pg26 },
 ];

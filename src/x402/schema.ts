@@ -82,7 +82,7 @@ export const x402GasDays = table("x402_gas_days", {
   claims: integer().notNull(),
 });
 
-export type ChannelStatus = "OPEN" | "CLOSED";
+export type ChannelStatus = "OPEN" | "CLOSING" | "CLOSED";
 
 /**
  * One x402 `batch-settlement` channel an agent pays a resource through. The treasury is the channel's
@@ -90,6 +90,8 @@ export type ChannelStatus = "OPEN" | "CLOSED";
  * agent's hold (holds, reference x402_channel/id) from the moment it is signed; each charged voucher is
  * paid out of that hold (`charged`); closing pays what the chain shows claimed beyond that and gives
  * the rest of the hold back. `signed`: the highest cumulative voucher amount signed so far.
+ * OPEN → CLOSED (the seller refunded), or OPEN → CLOSING (the treasury's withdrawal waits out the
+ * channel's delay) → CLOSED.
  */
 export const x402Channels = table(
   "x402_channels",
@@ -120,7 +122,12 @@ export const x402Channels = table(
     signed: integer().notNull(),
     charged: integer().notNull(),
     status: text<ChannelStatus>().notNull(),
-    /** What the close gave back to the treasury on chain (null while OPEN), and its transaction. */
+    /**
+     * CLOSING: the seller did not refund, so the treasury started the escrow's timed withdrawal; it
+     * can be finalized from this time on (ms). Null otherwise.
+     */
+    withdrawableAt: integer(),
+    /** What the close gave back to the treasury on chain (null until CLOSED), and its transaction. */
     refunded: integer(),
     transaction: text(),
     /** The restricted key whose request opened it; only that key's requests use it. */

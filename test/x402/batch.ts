@@ -15,6 +15,7 @@
 //                  GET /fail   the handler answers 500: @x402/express settles nothing, no charge.
 //                  GET /to     like /paid, but payTo is whatever setOtherPayTo() last set (an agent's
 //                              deposit address, to see the buyer refuse it).
+//                refuseRefunds(true) makes it refuse cooperative refunds (a seller that never gives one).
 //   manager      `BatchSettlementChannelManager` of the server scheme: claimAndSettle() puts the vouchers
 //                charged so far on chain and pays the merchant.
 import { createWalletClient, http, publicActions, type Abi, type Address, type Hex } from "viem";
@@ -74,6 +75,8 @@ export async function startBatchSeller() {
     tail = run.catch(() => undefined);
     return run;
   };
+  // refuseRefunds(true): the facilitator refuses cooperative refunds, as a seller that never gives one.
+  let refusing = false;
   const facilitator = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
@@ -83,6 +86,9 @@ export async function startBatchSeller() {
         if (request.method === "GET" && pathname === "/supported") return Response.json(facilitatorCore.getSupported());
         if (request.method === "POST" && (pathname === "/verify" || pathname === "/settle")) {
           const body = (await request.json()) as { paymentPayload: PaymentPayload; paymentRequirements: PaymentRequirements };
+          if (refusing && (body.paymentPayload.payload as { type?: string }).type === "refund") {
+            return Response.json(pathname === "/verify" ? { isValid: false, invalidReason: "refund_refused" } : { success: false, errorReason: "refund_refused", transaction: "", network: NETWORK_V2 });
+          }
           const result =
             pathname === "/verify"
               ? await facilitatorCore.verify(body.paymentPayload, body.paymentRequirements)
@@ -139,6 +145,14 @@ export async function startBatchSeller() {
     mint: (to: Address, units: bigint) => anvil.send("mint", [to, units], USDC),
     balanceOf,
     channel,
+    refuseRefunds: (on: boolean) => {
+      refusing = on;
+    },
+    /** Moves the chain's clock on (and mines a block at the new time). */
+    increaseTime: async (seconds: number) => {
+      await rpc("evm_increaseTime", [seconds]);
+      await anvil.mine(1);
+    },
     setOtherPayTo: (address: Address) => {
       otherPayTo = address;
     },

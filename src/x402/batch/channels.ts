@@ -5,7 +5,7 @@ import { clock, iso } from "../../clock";
 import { find, insert, select, update, type Op, type Row } from "../../db";
 import { notFound } from "../../errors";
 import { type AgentId, uuid } from "../../ids";
-import { hold, pendingHold, spendFromHold, voidHold } from "../../ledger/escrow";
+import { pendingHold, spendFromHold, voidHold } from "../../ledger/escrow";
 import { post } from "../../ledger/ledger";
 import { toMajor } from "../../money";
 import { x402Channels } from "../schema";
@@ -31,6 +31,7 @@ export function channelView(row: Channel) {
     signed: money(row.signed),
     remaining: money(row.deposit - row.charged),
     status: row.status,
+    withdrawableAt: row.withdrawableAt === null ? null : iso(row.withdrawableAt),
     refunded: row.refunded === null ? null : money(row.refunded),
     transaction: row.transaction,
     createdAt: iso(row.createdAt),
@@ -61,7 +62,7 @@ export function* usableChannel(agentId: AgentId, keyId: string | null, requireme
   return rows.find((row) => row.deposit - row.charged >= requirement.amount) ?? null;
 }
 
-type Opening = {
+export type Opening = {
   id: string;
   agentId: AgentId;
   url: string;
@@ -74,10 +75,12 @@ type Opening = {
   keyId: string | null;
 };
 
-/** A write op, after the outflow check: the deposit held, the channel recorded with the first voucher signed. */
-export function* openChannel(opening: Opening): Op<Channel> {
+/** The hold a channel's deposit is (its reference), made by the opening's outflow (batch/pay.ts). */
+export const depositHold = (opening: Opening) => ({ agentId: opening.agentId, amount: opening.deposit, currency: USDC, purpose: "X402_CHANNEL" as const, reference: reference(opening.id) });
+
+/** A write op, once the deposit is held: the channel recorded with the first voucher signed. */
+export function* recordChannel(opening: Opening): Op<Channel> {
   const { id, agentId, requirement, deposit } = opening;
-  yield* hold({ agentId, amount: deposit, currency: USDC, purpose: "X402_CHANNEL", reference: reference(id) });
   const now = clock.nowMs();
   return yield* insert(x402Channels, {
     id,
@@ -99,6 +102,7 @@ export function* openChannel(opening: Opening): Op<Channel> {
     signed: requirement.amount,
     charged: 0n,
     status: "OPEN",
+    withdrawableAt: null,
     refunded: null,
     transaction: null,
     keyId: opening.keyId,
@@ -143,6 +147,12 @@ export function* closeChannelRow(row: Channel, claimed: bigint, transaction: str
   yield* voidHold(holdId);
   const now = clock.nowMs();
   return yield* update(x402Channels, row.id, { status: "CLOSED", charged: claimed, refunded: row.deposit - claimed, transaction, updatedAt: now, closedAt: now });
+}
+
+/** A write op: the treasury's withdrawal from the channel started; no request uses it any more. */
+export function* markClosing(row: Channel, withdrawableAt: number): Op<Channel> {
+  if (row.status !== "OPEN") return row;
+  return yield* update(x402Channels, row.id, { status: "CLOSING", withdrawableAt: BigInt(withdrawableAt), updatedAt: clock.nowMs() });
 }
 
 export function* agentChannel(agentId: AgentId, id: string, lock = false): Op<Channel> {

@@ -3,9 +3,7 @@
 // returns the rest to the treasury in one transaction), then reads the escrow: once the channel's
 // balance equals what was claimed on it, nothing more can leave it, and the agent's hold is settled
 // against the claim (closeChannelRow) and the rest given back.
-import { getAddress, type Hex } from "viem";
-import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
-import { publicClient } from "../../chain/client";
+import { type Hex } from "viem";
 import { authorizationState, chainNowSeconds } from "../../chain/eip3009";
 import { iso } from "../../clock";
 import { treasuryAccount } from "../../chain/keys";
@@ -14,27 +12,9 @@ import { ApiError } from "../../errors";
 import { type AgentId } from "../../ids";
 import { parseOffer } from "../protocol";
 import { callResource } from "../resource";
-import { agentChannel, channelView, closeChannelRow, configOf, type Channel } from "./channels";
+import { agentChannel, channelView, closeChannelRow, configOf, markClosing, type Channel } from "./channels";
+import { escrowState, finalizeWithdraw, initiateWithdraw } from "./escrow";
 import { batchHeader, readBatchRequirements, refundPayload, signVoucher } from "./wire";
-
-const CHANNELS_ABI = [
-  {
-    type: "function",
-    name: "channels",
-    stateMutability: "view",
-    inputs: [{ name: "channelId", type: "bytes32" }],
-    outputs: [
-      { name: "balance", type: "uint128" },
-      { name: "totalClaimed", type: "uint128" },
-    ],
-  },
-] as const;
-
-/** The escrow's balance and total claimed of the channel. */
-export async function channelOnChain(channelId: string): Promise<{ balance: bigint; claimed: bigint }> {
-  const [balance, claimed] = await publicClient().readContract({ address: getAddress(BATCH_SETTLEMENT_ADDRESS), abi: CHANNELS_ABI, functionName: "channels", args: [channelId as Hex] });
-  return { balance, claimed };
-}
 
 /** Asks the resource to refund the channel cooperatively; the transaction it names, or null. Never throws. */
 async function askRefund(row: Channel): Promise<string | null> {
@@ -61,26 +41,46 @@ async function askRefund(row: Channel): Promise<string | null> {
 }
 
 /**
- * POST /x402/channels/{id}/close: settles a channel the chain shows emptied; otherwise asks the
- * resource for the refund first. 409 CONFLICT when the channel still holds money afterwards.
+ * POST /x402/channels/{id}/close. The chain decides each step: a channel it shows emptied (balance =
+ * claimed) is settled; otherwise the resource is asked for the cooperative refund; if it does not
+ * give it, the treasury starts the escrow's timed withdrawal of what is unclaimed (CLOSING: the seller
+ * may still claim the vouchers it holds during the delay), and a close after the delay finalizes it.
+ * 409 INVALID_STATE while the deposit could still land or the delay runs.
  */
 export async function closeChannel(agentId: AgentId, id: string) {
   const row = await read(agentChannel(agentId, id));
   if (row.status === "CLOSED") return channelView(row);
+  const treasury = treasuryAccount();
   // Until its authorization is used (the deposit is in) or expired, the deposit may still land: the
   // hold stays, or the treasury's money could go out after the agent's was given back.
-  const landed = await authorizationState(treasuryAccount().address, row.depositNonce as Hex);
+  const landed = await authorizationState(treasury.address, row.depositNonce as Hex);
   if (!landed && (await chainNowSeconds()) <= row.depositValidBefore) {
     throw new ApiError("INVALID_STATE", `the deposit's authorization can still be used until ${iso(Number(row.depositValidBefore) * 1000)}: try again after it`);
   }
-  let state = await channelOnChain(row.channelId);
+  let state = await escrowState(row.channelId);
   let transaction: string | null = null;
-  if (state.balance > state.claimed) {
+  if (state.balance > state.claimed && row.status === "OPEN") {
     transaction = await askRefund(row);
-    state = await channelOnChain(row.channelId);
+    state = await escrowState(row.channelId);
   }
   if (state.balance > state.claimed) {
-    throw new ApiError("INVALID_STATE", "the resource did not refund the channel: its deposit stays held until it does (try again later)");
+    const config = configOf(row, treasury.address);
+    if (state.withdrawalStartedAt === 0n) {
+      await initiateWithdraw(config, state.balance - state.claimed);
+      state = await escrowState(row.channelId);
+      const withdrawableAt = Number(state.withdrawalStartedAt + row.withdrawDelay) * 1000;
+      const closing = await write(function* () {
+        return yield* markClosing(yield* agentChannel(agentId, id, true), withdrawableAt);
+      });
+      return channelView(closing);
+    }
+    const due = state.withdrawalStartedAt + row.withdrawDelay;
+    if ((await chainNowSeconds()) < due) {
+      throw new ApiError("INVALID_STATE", `the treasury's withdrawal from the channel can be finalized from ${iso(Number(due) * 1000)}: close it again then`);
+    }
+    transaction = await finalizeWithdraw(config);
+    state = await escrowState(row.channelId);
+    if (state.balance > state.claimed) throw new ApiError("INVALID_STATE", "the channel still holds unclaimed money after the withdrawal: try again");
   }
   const closed = await write(function* () {
     const current = yield* agentChannel(agentId, id, true);

@@ -16,6 +16,7 @@ const CHANNEL_EXAMPLE = {
   signed: 0.03,
   remaining: 0.03,
   status: "OPEN",
+  withdrawableAt: null,
   refunded: null,
   transaction: null,
   createdAt: "2025-06-01T14:00:00.000Z",
@@ -36,7 +37,11 @@ const channelFields = {
   charged: Money("what the resource charged so far, paid out of the deposit"),
   signed: Money("the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged"),
   remaining: Money("deposit minus charged: still held, returned when the channel closes"),
-  status: Enum(["OPEN", "CLOSED"], { description: "OPEN: requests may use it; CLOSED: the chain shows it emptied, the rest returned" }),
+  status: Enum(["OPEN", "CLOSING", "CLOSED"], {
+    description:
+      "OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned",
+  }),
+  withdrawableAt: MaybeTimestamp("CLOSING: from when the treasury's withdrawal can be finalized"),
   refunded: Nullable(Money(), { description: "what came back to your balance when it closed" }),
   transaction: Nullable(t.String(), { description: "the refund's transaction, once closed" }),
   createdAt: Timestamp(),

@@ -25,11 +25,12 @@ import { Deferred } from "../../door/deferred";
 import { invalid } from "../../errors";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../../idempotency/idempotency";
 import { type AgentId } from "../../ids";
+import { hold } from "../../ledger/escrow";
 import { toMajor } from "../../money";
 import { authorizeOutflow, type Sanction } from "../../outflows/check";
 import { readRequirement, type Offer } from "../protocol";
 import { callResource, resourceOf } from "../resource";
-import { agentChannel, channelView, charge, configOf, newChannelId, openChannel, recordSigned, usableChannel, type Channel } from "./channels";
+import { agentChannel, channelView, charge, configOf, depositHold, newChannelId, recordChannel, recordSigned, usableChannel, type Channel, type Opening } from "./channels";
 import { batchHeader, channelIdOf, readBatchRequirements, chargeClaim, depositPayload, randomSalt, signDeposit, signVoucher, voucherPayload, type BatchRequirement } from "./wire";
 
 const USDC = "USDC" as const;
@@ -127,12 +128,13 @@ export async function payOverChannel(call: ChannelCall, requirement: BatchRequir
 }
 
 /** A write op: the new channel's deposit checked as the outflow and held, the channel recorded. */
-function* open(call: ChannelCall, opening: Parameters<typeof openChannel>[0]): Op<Channel | Outcome> {
+function* open(call: ChannelCall, opening: Opening): Op<Channel | Outcome> {
   const stored = call.keyed && (yield* storedOutcome(call.keyed));
   if (stored) return stored;
   const terms = { ...call.request, payTo: opening.requirement.payTo };
   yield* authorizeOutflow({ agentId: call.agentId, kind: "X402", amount: opening.deposit, currency: USDC, counterpartyId: null, terms }, call.sanction);
-  const row = yield* openChannel(opening);
+  yield* hold(depositHold(opening));
+  const row = yield* recordChannel(opening);
   if (call.keyed) yield* storeOutcome(call.keyed, 200, answer(row, 0n, null));
   return row;
 }

@@ -38,7 +38,7 @@ export type ChannelConfig = {
 };
 
 const domain = (chainId: number) => ({ name: "x402 Batch Settlement", version: "1", chainId, verifyingContract: getAddress(BATCH_SETTLEMENT_ADDRESS) });
-const CHANNEL_CONFIG_TYPES = {
+export const CHANNEL_CONFIG_TYPES = {
   ChannelConfig: [
     { name: "payer", type: "address" },
     { name: "payerAuthorizer", type: "address" },
