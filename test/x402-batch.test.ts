@@ -171,6 +171,41 @@ describe("paying over a channel", () => {
     await expectLedgerOk(server);
   });
 
+  test("the owner's approval binds the deposit: held with nothing signed, approved it opens the channel once", async () => {
+    const agent = await funded();
+    expect((await server.request("PUT", "/owner/policy", { key: agent.ownerKey, body: { approvalAbove: { USDC: 0.05 } } })).status).toBe(200);
+    const treasuryBefore = await x.balanceOf(TREASURY);
+    const held = await pay(agent, "/paid");
+    expect(held.status).toBe(202);
+    expect(held.body).toMatchObject({ status: "AWAITING_APPROVAL", kind: "X402", amount: DEPOSIT });
+    expect(await channels(agent)).toHaveLength(0);
+    expect(await x.balanceOf(TREASURY)).toBe(treasuryBefore);
+    const approved = await server.request("POST", `/owner/approvals/${held.body.approvalId}/approve`, { key: agent.ownerKey });
+    expect(approved.body).toMatchObject({ status: "APPROVED", kind: "X402" });
+    const seen = (await server.request("GET", `/approvals/${held.body.approvalId}`, { key: agent.apiKey })).body;
+    expect(seen.result).toMatchObject({ payment: null, channel: { deposit: DEPOSIT, charged: PRICE }, resource: { status: 200 } });
+    expect(await channels(agent)).toHaveLength(1);
+    expect(await server.balance(agent)).toEqual({ available: 10 - DEPOSIT, held: cents(DEPOSIT - PRICE) });
+    await expectLedgerOk(server);
+  });
+
+  test("a restricted key's budget counts the deposit; its channel is its own", async () => {
+    const agent = await funded();
+    const made = await server.request("POST", "/agents/me/keys", { key: agent.apiKey, body: { name: "buyer", scopes: ["x402", "read"], budgets: { USDC: { total: 0.05 } } } });
+    expect(made.status).toBe(201);
+    const key = made.body.apiKey;
+    const over = await server.request("POST", "/x402/pay", { key, body: { url: `${x.url}/paid`, maxAmount: 1 } });
+    expect(over.status).toBe(403);
+    expect(over.body.error).toBe("KEY_BUDGET_EXCEEDED");
+    const within = await server.request("POST", "/x402/pay", { key, body: { url: `${x.url}/paid`, maxAmount: 0.05 } });
+    expect(within.body.channel).toMatchObject({ deposit: 0.05, charged: PRICE });
+    // The agent key's request does not use the restricted key's channel.
+    const own = await pay(agent, "/paid");
+    expect(own.body.channel.id).not.toBe(within.body.channel.id);
+    expect((await server.request("POST", `/x402/channels/${within.body.channel.id}/close`, { key })).body).toMatchObject({ status: "CLOSED", refunded: 0.04 });
+    await expectLedgerOk(server);
+  });
+
   test("a channel toward an agent's deposit address is refused: treasury USDC never moves on chain to agentbank's addresses", async () => {
     const payee = await server.register();
     const agent = await funded();
