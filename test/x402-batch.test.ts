@@ -122,11 +122,11 @@ describe("paying over a channel", () => {
     expect(balance).toBe(claimed);
     const refused = await pay(agent, "/paid");
     expect(refused.status).toBe(200);
-    // The official seller answers 402 to a voucher on a channel it emptied; the service may open another.
-    if (refused.body.channel.id === first.body.channel.id) {
-      expect(refused.body.resource.status).toBe(402);
-      expect(refused.body.channel).toMatchObject({ lastCharge: 0, charged: PRICE });
-    }
+    // The official seller answers 402 to a voucher on a channel it emptied.
+    expect(refused.body.channel.id).toBe(first.body.channel.id);
+    expect(refused.body.resource.status).toBe(402);
+    expect(refused.body.channel).toMatchObject({ lastCharge: 0, charged: PRICE });
+    expect(await server.balance(agent)).toEqual({ available: 10 - DEPOSIT, held: cents(DEPOSIT - PRICE) });
     await expectLedgerOk(server);
     const closed = await close(agent, first.body.channel.id);
     expect(closed.body).toMatchObject({ status: "CLOSED", charged: PRICE, refunded: cents(DEPOSIT - PRICE) });
@@ -220,7 +220,24 @@ describe("paying over a channel", () => {
     await expectLedgerOk(server);
   });
 
-  // Last: it moves the chain's clock past the withdrawal delay.
+  // These two move the chain's clock on.
+  test("a first request that fails leaves a channel whose deposit never landed: the next request opens another; the first closes, all returned, once its authorization expired", async () => {
+    const agent = await funded();
+    const failed = await pay(agent, "/fail");
+    expect(failed.body.channel).toMatchObject({ charged: 0, lastCharge: 0 });
+    const [balance] = await x.channel(failed.body.channel.channelId);
+    expect(balance).toBe(0n);
+    const next = await pay(agent, "/paid");
+    expect(next.body.channel.id).not.toBe(failed.body.channel.id);
+    expect(next.body.channel.charged).toBe(PRICE);
+    expect((await close(agent, failed.body.channel.id)).status).toBe(409);
+    await expectLedgerOk(server);
+    await x.increaseTime(61);
+    expect((await close(agent, failed.body.channel.id)).body).toMatchObject({ status: "CLOSED", charged: 0, refunded: DEPOSIT });
+    expect(await server.balance(agent)).toEqual({ available: 10 - DEPOSIT, held: cents(DEPOSIT - PRICE) });
+    await expectLedgerOk(server);
+  });
+
   test("a seller that refuses the refund: the treasury's withdrawal waits out the delay (the seller may claim meanwhile), then the rest returns", async () => {
     const agent = await funded();
     const treasuryBefore = await x.balanceOf(TREASURY);

@@ -18,7 +18,7 @@ import { assertNotFrozen } from "../../agents/freeze";
 import { findAgent } from "../../agents/service";
 import { agentIdAtAddress } from "../../chain/addresses";
 import { chainSettings, networkName } from "../../chain/client";
-import { chainNowSeconds } from "../../chain/eip3009";
+import { authorizationState, chainNowSeconds } from "../../chain/eip3009";
 import { serviceSignerAt, treasuryAccount } from "../../chain/keys";
 import { actingAs, read, write, type Op } from "../../db";
 import { Deferred } from "../../door/deferred";
@@ -75,7 +75,11 @@ export async function payOverChannel(call: ChannelCall, requirement: BatchRequir
   }
   assertNotFrozen((await read(findAgent(agentId)))!);
   const treasury = treasuryAccount();
-  const existing = await read(usableChannel(agentId, keyId, requirement));
+  let existing = await read(usableChannel(agentId, keyId, requirement));
+  // A channel never charged may have no deposit on chain (its first request failed before the seller
+  // submitted it): a voucher on it would only be refused. Another channel is opened; that one is
+  // closed once its deposit's authorization expires.
+  if (existing && existing.charged === 0n && !(await authorizationState(treasury.address, existing.depositNonce as `0x${string}`))) existing = null;
   let row: Channel;
   let cumulative: bigint;
   let header: [string, string];
