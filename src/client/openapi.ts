@@ -9504,14 +9504,18 @@ export interface operations {
     };
     getX402Channels: {
         parameters: {
-            query?: never;
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Your x402 batch-settlement channels, newest first (at most 100) */
+            /** @description A page of your x402 batch-settlement channels, newest first */
             200: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];
@@ -9580,6 +9584,19 @@ export interface operations {
                              */
                             closedAt: string | null;
                         }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
                     };
                 };
             };

@@ -172,3 +172,28 @@ export async function startBatchSeller() {
 }
 
 export type BatchSeller = Awaited<ReturnType<typeof startBatchSeller>>;
+
+/**
+ * A raw batch-settlement offer, no escrow or package behind it: GET / answers 402 with one
+ * batch-settlement requirement (0.01 USDC of `usdc` on eip155:84532); a request with a payment header
+ * gets 200 and no settlement. Every payment to it leaves a channel whose deposit never lands.
+ */
+export function startBatch402(usdc: Address) {
+  const payTo = privateKeyToAccount(generatePrivateKey()).address;
+  const receiverAuthorizer = privateKeyToAccount(generatePrivateKey()).address;
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch(request) {
+      if (request.headers.get("payment-signature")) return Response.json({ data: "unpaid content" });
+      const required = {
+        x402Version: 2,
+        error: "Payment required",
+        resource: { url: request.url, description: "raw batch offer", mimeType: "application/json" },
+        accepts: [{ scheme: "batch-settlement", network: NETWORK_V2, amount: "10000", asset: usdc, payTo, maxTimeoutSeconds: 60, extra: { receiverAuthorizer, name: "USDC", version: "2" } }],
+      };
+      return Response.json({}, { status: 402, headers: { "PAYMENT-REQUIRED": Buffer.from(JSON.stringify(required)).toString("base64") } });
+    },
+  });
+  return { url: `http://127.0.0.1:${server.port}/`, stop: () => server.stop(true) };
+}

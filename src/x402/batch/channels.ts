@@ -2,7 +2,7 @@
 // agent's available → held, a hold of purpose X402_CHANNEL); a charged voucher pays its charge out of
 // that hold; closing settles the hold against what the chain shows claimed and gives back the rest.
 import { clock, iso } from "../../clock";
-import { find, insert, select, update, type Op, type Row } from "../../db";
+import { find, insert, newestFirst, select, update, type Op, type PageWindow, type Row } from "../../db";
 import { notFound } from "../../errors";
 import { type AgentId, uuid } from "../../ids";
 import { pendingHold, spendFromHold, voidHold } from "../../ledger/escrow";
@@ -161,6 +161,6 @@ export function* agentChannel(agentId: AgentId, id: string, lock = false): Op<Ch
   return row;
 }
 
-export function* listChannels(agentId: AgentId) {
-  return (yield* select(x402Channels, "agent_id = ? ORDER BY created_at DESC LIMIT 100", agentId)).map(channelView);
+export function listChannels(agentId: AgentId, window: PageWindow) {
+  return newestFirst({ table: x402Channels, scope: { where: "agent_id = ?", params: [agentId] } }, window, channelView);
 }

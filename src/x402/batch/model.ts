@@ -1,6 +1,6 @@
 import { t } from "elysia";
 import { Uuid } from "../../http/models";
-import { Enum, Int, MaybeTimestamp, Model, Money, Nullable, Timestamp } from "../../http/responses";
+import { Enum, Int, MaybeTimestamp, Model, Money, Nullable, Page, Timestamp } from "../../http/responses";
 
 const CHANNEL_EXAMPLE = {
   id: "0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e30",
@@ -54,10 +54,7 @@ export const X402Channel = Model(channelFields, {
   examples: [CHANNEL_EXAMPLE],
 });
 
-export const X402ChannelList = Model(
-  { data: t.Array(X402Channel, { maxItems: 100 }) },
-  { description: "Your x402 batch-settlement channels, newest first (at most 100)", examples: [{ data: [CHANNEL_EXAMPLE] }] },
-);
+export const X402ChannelPage = Page(X402Channel, "A page of your x402 batch-settlement channels, newest first");
 
 export const X402ChannelPayment = Model(
   { ...channelFields, lastCharge: Money("what this request was charged (0 when the resource refused the voucher or failed)") },

@@ -1,17 +1,18 @@
 import { Elysia } from "elysia";
 import { door } from "../../door";
-import { docs, IdParam } from "../../http/models";
+import { docs, IdParam, paged, PageQuery } from "../../http/models";
 import { answers } from "../../http/responses";
 import { closeChannel } from "./close";
 import { listChannels } from "./channels";
-import { X402Channel, X402ChannelList } from "./model";
+import { X402Channel, X402ChannelPage } from "./model";
 
 export const x402ChannelRoutes = new Elysia({ prefix: "/x402", name: "x402-channels" })
   .use(door)
-  .get("/channels", async ({ agent, read }) => ({ data: await read(listChannels(agent.id)) }), {
+  .get("/channels", ({ agent, query, read }) => paged(query, (window) => read(listChannels(agent.id, window))), {
     agent: true,
+    query: PageQuery,
     ...answers(docs("x402", "Your x402 batch-settlement channels, newest first: each one's deposit, what was charged from it, and what is still held", "agent"), {
-      200: X402ChannelList,
+      200: X402ChannelPage,
     }),
   })
   .post("/channels/:id/close", ({ agent, params }) => closeChannel(agent.id, params.id), {
