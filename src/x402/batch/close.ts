@@ -5,12 +5,13 @@
 // against the claim (closeChannelRow) and the rest given back.
 import { type Hex } from "viem";
 import { authorizationState, chainNowSeconds } from "../../chain/eip3009";
-import { iso } from "../../clock";
+import { clock, iso } from "../../clock";
 import { treasuryAccount } from "../../chain/keys";
-import { read, write } from "../../db";
+import { read, select, write } from "../../db";
 import { ApiError } from "../../errors";
 import { type AgentId } from "../../ids";
 import { parseOffer } from "../protocol";
+import { x402Channels } from "../schema";
 import { callResource } from "../resource";
 import { agentChannel, channelView, closeChannelRow, configOf, markClosing, type Channel } from "./channels";
 import { escrowState, finalizeWithdraw, initiateWithdraw } from "./escrow";
@@ -87,4 +88,19 @@ export async function closeChannel(agentId: AgentId, id: string) {
     return current.status === "CLOSED" ? current : yield* closeChannelRow(current, state.claimed, transaction);
   });
   return channelView(closed);
+}
+
+/**
+ * The job: a CLOSING channel is finalized once its withdrawal delay has passed, without its agent
+ * coming back. One the chain does not let finish yet (its clock behind ours) waits for the next round.
+ */
+export async function finalizeDueChannels(): Promise<void> {
+  const due = await read(select(x402Channels, "status = 'CLOSING' AND withdrawable_at <= ? ORDER BY withdrawable_at LIMIT 100", clock.nowMs()));
+  for (const row of due) {
+    try {
+      await closeChannel(row.agentId as AgentId, row.id);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+    }
+  }
 }
