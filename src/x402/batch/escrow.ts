@@ -42,12 +42,17 @@ const ESCROW = getAddress(BATCH_SETTLEMENT_ADDRESS);
 const PAYER_GAS = 200_000n;
 const RECEIPT_WAIT_MS = 15_000;
 
-/** The channel on chain: its balance, what was claimed from it, and when a pending withdrawal started (s; 0: none). */
+/**
+ * The channel on chain at the latest confirmed block (CONFIRMATIONS, as deposits are credited): its
+ * balance, what was claimed from it, and when a pending withdrawal started (s; 0: none). A refund a
+ * reorganisation could still undo does not close a channel.
+ */
 export async function escrowState(channelId: string): Promise<{ balance: bigint; claimed: bigint; withdrawalStartedAt: bigint }> {
   const client = publicClient();
+  const blockNumber = (await client.getBlockNumber()) - BigInt(chainSettings().confirmations - 1);
   const [[balance, claimed], [, initiatedAt]] = await Promise.all([
-    client.readContract({ address: ESCROW, abi: ESCROW_ABI, functionName: "channels", args: [channelId as Hex] }),
-    client.readContract({ address: ESCROW, abi: ESCROW_ABI, functionName: "pendingWithdrawals", args: [channelId as Hex] }),
+    client.readContract({ address: ESCROW, abi: ESCROW_ABI, functionName: "channels", args: [channelId as Hex], blockNumber }),
+    client.readContract({ address: ESCROW, abi: ESCROW_ABI, functionName: "pendingWithdrawals", args: [channelId as Hex], blockNumber }),
   ]);
   return { balance, claimed, withdrawalStartedAt: BigInt(initiatedAt) };
 }
