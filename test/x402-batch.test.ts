@@ -7,7 +7,8 @@ import { createPublicClient, getAddress, http } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
-import { toClientEvmSigner } from "@x402/evm";
+import { BATCH_SETTLEMENT_ADDRESS as OFFICIAL_ESCROW, ERC3009_DEPOSIT_COLLECTOR_ADDRESS as OFFICIAL_COLLECTOR, toClientEvmSigner } from "@x402/evm";
+import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "../src/x402/batch/wire";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { startBatchSeller, type BatchSeller } from "./x402/batch";
 import { expectLedgerOk } from "./helpers/ledger";
@@ -45,6 +46,11 @@ async function funded(amount = 10): Promise<Agent> {
 const cents = (value: number) => Math.round(value * 100) / 100;
 
 describe("the stand-in escrow", () => {
+  test("the service's escrow and deposit collector addresses are @x402/evm's", () => {
+    expect(BATCH_SETTLEMENT_ADDRESS).toBe(OFFICIAL_ESCROW);
+    expect(ERC3009_DEPOSIT_COLLECTOR_ADDRESS).toBe(OFFICIAL_COLLECTOR);
+  });
+
   test("control: the official batch-settlement client pays the official seller on it, and its refund returns the rest", async () => {
     const payer = privateKeyToAccount(generatePrivateKey());
     await x.mint(payer.address, 1_000_000n);

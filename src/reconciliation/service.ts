@@ -12,7 +12,6 @@
 // and each of those must have its transfer. None may go to one of the service's own addresses (an
 // agent's deposit address, the internal settlement signer) unless the operator acknowledged it. And
 // custody (custody.ts): the treasury plus every deposit address against what the ledger owes.
-import { ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x402/evm";
 import { usdcBalancesAt, type BalanceRead } from "../chain/balances";
 import { chainSettings, networkName, verifyChain } from "../chain/client";
 import { serviceSigners, type ServiceSigners } from "../chain/keys";
@@ -21,10 +20,12 @@ import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
 import { all, get, read, select, type Op } from "../db";
 import { toMajor } from "../money";
+import { ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "../x402/batch/wire";
 import { custodyRecords, custodyView } from "./custody";
 import { type AgentId } from "../ids";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
+
 
 /** A SUM as bigint (0 when there is nothing to sum): `sql` selects CAST(SUM(...) AS BIGINT) AS n. */
 function* sumOf(sql: string, ...params: unknown[]): Op<bigint> {

@@ -4,13 +4,12 @@
 // transaction. Both are harmless to repeat (the escrow refuses a second initiate, or a finalize with
 // nothing pending), so no signed transaction is kept: the chain's state decides the next step.
 import { encodeFunctionData, getAddress, keccak256, type Hex } from "viem";
-import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { chainSettings, publicClient } from "../../chain/client";
 import { treasuryAccount } from "../../chain/keys";
 import { broadcast, nextTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
 import { exclusive } from "../../db";
 import { ApiError } from "../../errors";
-import { CHANNEL_CONFIG_TYPES, type ChannelConfig } from "./wire";
+import { BATCH_SETTLEMENT_ADDRESS, CHANNEL_CONFIG_TYPES, type ChannelConfig } from "./wire";
 
 /** The escrow's ChannelConfig argument: the struct the channel's id hashes, field for field. */
 const CONFIG = { name: "config", type: "tuple", components: CHANNEL_CONFIG_TYPES.ChannelConfig } as const;

@@ -3,11 +3,17 @@
 // the deposit collector, the cumulative vouchers), the payment header, and what the server answers.
 // The types and addresses are @x402/evm's (its batch-settlement client builds the same payloads).
 import { encodeAbiParameters, getAddress, hashTypedData, isAddress, keccak256, toHex, zeroAddress, type Hex, type PrivateKeyAccount } from "viem";
-import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x402/evm";
 import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../chain/eip3009";
 import { encode, type Expected, type Offer } from "../protocol";
 
 export const BATCH_SETTLEMENT = "batch-settlement";
+/**
+ * Where the escrow and its ERC-3009 deposit collector are, on every chain (CREATE2): @x402/evm's
+ * BATCH_SETTLEMENT_ADDRESS and ERC3009_DEPOSIT_COLLECTOR_ADDRESS (a dev dependency only: the service
+ * does not ship it; test/x402-batch.test.ts checks these are its values).
+ */
+export const BATCH_SETTLEMENT_ADDRESS = "0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003";
+export const ERC3009_DEPOSIT_COLLECTOR_ADDRESS = "0x4020806089470a89826cB9fB1f4059150b550004";
 /** The escrow's bounds on a channel's withdrawal delay (MIN_WITHDRAW_DELAY, MAX_WITHDRAW_DELAY). */
 const MIN_WITHDRAW_DELAY = 900;
 const MAX_WITHDRAW_DELAY = 30 * 24 * 3600;
