@@ -38,6 +38,7 @@ import { subscriptionRoutes } from "./subscriptions/routes";
 import { walletRoutes } from "./wallets/routes";
 import { webhookRoutes } from "./webhooks/routes";
 import { x402Routes } from "./x402/routes";
+import { x402ChannelRoutes } from "./x402/batch/routes";
 import { facilitatorRoutes } from "./x402/facilitator/routes";
 
 /** Bun's own cut-off (a bare 413); parseBody answers the contract's 413 from MAX_BODY_BYTES up to it. */
@@ -98,6 +99,7 @@ export function createApp(metrics: MetricsPlugins | null = null) {
     .use(walletRoutes)
     .use(chainWalletRoutes)
     .use(x402Routes)
+    .use(x402ChannelRoutes)
     .use(facilitatorRoutes)
     .use(lendingRoutes)
     .use(bettingRoutes)

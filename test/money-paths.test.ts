@@ -194,7 +194,7 @@ describe("borrowing is an outflow to the lender of principal + interest", () => 
 const MONEY_FUNCTIONS: Record<string, string[]> = {
   "src/ledger/ledger.ts": ["post"],
   "src/ledger/transfers.ts": ["transfer", "deposit", "correct"],
-  "src/ledger/escrow.ts": ["hold", "postHold", "postHoldInPart", "voidHold", "expireHold"],
+  "src/ledger/escrow.ts": ["hold", "postHold", "postHoldInPart", "voidHold", "expireHold", "spendFromHold"],
   "src/chain/ledger.ts": ["debitWithdrawal", "settleWithdrawal", "returnWithdrawal"],
 };
 
@@ -204,6 +204,7 @@ const INVENTORY: Site[] = [
   // Outflows an agent starts: checked as they begin.
   ["src/payments/service.ts › pay", "transfer", "authorizeOutflow (kind from the caller: PAYMENT; SUBSCRIPTION, later charges with `standing`, which skips only the approval amount; BOOKING)"],
   ["src/x402/pay.ts › debit", "hold, post", "authorizeOutflow(X402): the agent's USDC into x402 in flight (exact), or its maximum into the agent's escrow (upto)"],
+  ["src/x402/batch/pay.ts › open", "hold", "authorizeOutflow(X402): a batch-settlement channel's deposit into the agent's escrow (the treasury funds the channel on chain)"],
   ["src/chain/withdrawals.ts › requestWithdrawal", "debitWithdrawal", "authorizeOutflow(WITHDRAWAL): the agent's USDC into withdrawals in flight"],
   ["src/chain/withdrawals.ts › settleInternally", "transfer", "authorizeOutflow(WITHDRAWAL) in requestWithdrawal, its only caller (to another agent's deposit address)"],
   ["src/betting/service.ts › createBet", "hold", "authorizeOutflow(BET): the stake into the creator's escrow"],
@@ -213,6 +214,8 @@ const INVENTORY: Site[] = [
   ["src/contracts/service.ts › createContract", "hold", "authorizeOutflow(CONTRACT): the escrow into the creator's held account"],
   // Settlements of outflows checked when they began.
   ["src/x402/settlement.ts › settle", "postHoldInPart, post", "settles an x402 payment checked at debit (X402): used on chain, or (settleAsSale) settled in the ledger by agentbank's facilitator to the agent that sold the resource; upto: what the chain shows moved, out of the held maximum, the rest back to the agent"],
+  ["src/x402/batch/channels.ts › charge", "spendFromHold", "settles a channel's deposit checked at open (X402): what the resource charged for a request, out of the hold"],
+  ["src/x402/batch/channels.ts › closeChannelRow", "spendFromHold, post, voidHold", "settles a channel's deposit checked at open (X402): a claim on chain beyond the charges out of the hold, a claim below them back to the agent, the rest of the hold back"],
   ["src/chain/sender.ts › finish", "settleWithdrawal, returnWithdrawal", "settles a withdrawal checked at requestWithdrawal (WITHDRAWAL): out to the chain, or back to the agent"],
   // Settled by a request of the agent (a release, src/outflows/release.ts: refused while it is frozen
   // unless the release pays a debt), or by time, the operator or an oracle (never refused).

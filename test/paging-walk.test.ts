@@ -7,6 +7,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mnemonicToAccount } from "viem/accounts";
 import { TEST_MNEMONIC } from "./chain/anvil";
 import { signedPayment, startOfficialX402 } from "./x402/official";
+import { startBatch402 } from "./x402/batch";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { expectLedgerOk } from "./helpers/ledger";
 import { startServer, type Agent, type Reply } from "./helpers/server";
@@ -17,12 +18,14 @@ const LIMIT = 3;
 const x402 = await startOfficialX402();
 await x402.mint(mnemonicToAccount(TEST_MNEMONIC).address, "100");
 const receiver = startReceiver();
+const batchOffer = startBatch402(x402.usdc);
 const server = await startServer({
   env: { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", CHAIN_RPC_URL: x402.anvil.rpcUrl, CHAIN_ID: String(x402.chainId), USDC_ADDRESS: x402.usdc, MASTER_MNEMONIC: TEST_MNEMONIC, CONFIRMATIONS: "1" },
 });
 afterAll(async () => {
   await server.close();
   receiver.stop();
+  batchOffer.stop();
   await x402.stop();
 });
 
@@ -167,6 +170,12 @@ const FIXTURES: Record<string, () => Promise<Filled>> = {
   "/x402/payments": async () => {
     const [caller, other] = [await agent({ USDC: 10 }), await agent({ USDC: 10 })];
     return { caller, mine: await times(ITEMS, () => x402Pay(caller)), foreign: await times(2, () => x402Pay(other)) };
+  },
+  "/x402/channels": async () => {
+    // Each payment to the raw offer leaves a channel whose deposit never lands, so the next opens another.
+    const [caller, other] = [await agent({ USDC: 10 }), await agent({ USDC: 10 })];
+    const open = async (from: Agent) => (await post(from, "/x402/pay", { url: batchOffer.url, maxAmount: 1 }, 200)).channel.id as string;
+    return { caller, mine: await times(ITEMS, () => open(caller)), foreign: await times(2, () => open(other)) };
   },
   "/x402/facilitator/discovery/resources": async () => {
     // A list every agent sees: the resources sold through the facilitator with the bazaar extension, each

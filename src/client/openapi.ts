@@ -857,6 +857,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/x402/channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your x402 batch-settlement channels, newest first: each one's deposit, what was charged from it, and what is still held */
+        get: operations["getX402Channels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/x402/channels/{id}/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Close one of your batch-settlement channels: the resource is asked to refund it; once the chain shows it emptied, what the seller claimed is charged and the rest of the deposit returns to your balance. 409 while the deposit could still land or the channel still holds money */
+        post: operations["postX402ChannelsByIdClose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/x402/facilitator/supported": {
         parameters: {
             query?: never;
@@ -8929,6 +8963,91 @@ export interface operations {
                              */
                             updatedAt: string;
                         } | null;
+                        /**
+                         * @description The channel a request was paid over, after it
+                         * @example {
+                         *       "id": "0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e30",
+                         *       "channelId": "0x3b9b7d71344ec209e4ddfaf0d86da8bed791eae5c600ea050fb5ecf283f5adea",
+                         *       "url": "https://api.example.com/weather/paris",
+                         *       "network": "eip155:84532",
+                         *       "payTo": "0x209693Bc6afc0C5328bA36FaF03C514EF312287C",
+                         *       "receiverAuthorizer": "0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063",
+                         *       "withdrawDelaySeconds": 900,
+                         *       "currency": "USDC",
+                         *       "deposit": 0.05,
+                         *       "charged": 0.02,
+                         *       "signed": 0.03,
+                         *       "remaining": 0.03,
+                         *       "status": "OPEN",
+                         *       "withdrawableAt": null,
+                         *       "refunded": null,
+                         *       "transaction": null,
+                         *       "createdAt": "2025-06-01T14:00:00.000Z",
+                         *       "updatedAt": "2025-06-01T14:00:09.000Z",
+                         *       "closedAt": null,
+                         *       "lastCharge": 0.01
+                         *     }
+                         */
+                        channel?: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description the channel's id on chain (the EIP-712 hash of its config), 0x… */
+                            channelId: string;
+                            /** @description the resource the channel was opened for; closing asks it for the refund */
+                            url: string;
+                            /** @description the CAIP-2 network (eip155:<chain id>) */
+                            network: string;
+                            /** @description the seller's address (the channel's receiver) */
+                            payTo: string;
+                            /** @description the seller's authorizer, who may claim vouchers and sign refunds */
+                            receiverAuthorizer: string;
+                            /** @description how long a withdrawal the treasury starts waits before it can be finalized */
+                            withdrawDelaySeconds: number;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            /** @description what the treasury put in the channel for you, held on your balance until it closes */
+                            deposit: number;
+                            /** @description what the resource charged so far, paid out of the deposit */
+                            charged: number;
+                            /** @description the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged */
+                            signed: number;
+                            /** @description deposit minus charged: still held, returned when the channel closes */
+                            remaining: number;
+                            /**
+                             * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
+                             * @enum {string}
+                             */
+                            status: "OPEN" | "CLOSING" | "CLOSED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            withdrawableAt: string | null;
+                            /** @description in major units of `currency` */
+                            refunded: number | null;
+                            /** @description the refund's transaction, once closed */
+                            transaction: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            closedAt: string | null;
+                            /** @description what this request was charged (0 when the resource refused the voucher or failed) */
+                            lastCharge: number;
+                        };
                         /** @description What the resource answered */
                         resource: {
                             /** @description the resource's HTTP status */
@@ -9391,6 +9510,349 @@ export interface operations {
                 };
             };
             /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getX402Channels: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+                after?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of your x402 batch-settlement channels, newest first */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /** @description the channel's id on chain (the EIP-712 hash of its config), 0x… */
+                            channelId: string;
+                            /** @description the resource the channel was opened for; closing asks it for the refund */
+                            url: string;
+                            /** @description the CAIP-2 network (eip155:<chain id>) */
+                            network: string;
+                            /** @description the seller's address (the channel's receiver) */
+                            payTo: string;
+                            /** @description the seller's authorizer, who may claim vouchers and sign refunds */
+                            receiverAuthorizer: string;
+                            /** @description how long a withdrawal the treasury starts waits before it can be finalized */
+                            withdrawDelaySeconds: number;
+                            /** @enum {string} */
+                            currency: "USDC";
+                            /** @description what the treasury put in the channel for you, held on your balance until it closes */
+                            deposit: number;
+                            /** @description what the resource charged so far, paid out of the deposit */
+                            charged: number;
+                            /** @description the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged */
+                            signed: number;
+                            /** @description deposit minus charged: still held, returned when the channel closes */
+                            remaining: number;
+                            /**
+                             * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
+                             * @enum {string}
+                             */
+                            status: "OPEN" | "CLOSING" | "CLOSED";
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            withdrawableAt: string | null;
+                            /** @description in major units of `currency` */
+                            refunded: number | null;
+                            /** @description the refund's transaction, once closed */
+                            transaction: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            createdAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            updatedAt: string;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 time (UTC)
+                             */
+                            closedAt: string | null;
+                        }[];
+                        /** @description Where this page sits in the whole list */
+                        pagination: {
+                            /** @description how many items match, over all pages */
+                            total: number;
+                            /** @description the page size used (the `limit` query parameter, default 20) */
+                            limit: number;
+                            /** @description how many items were skipped (the `offset` query parameter, default 0) */
+                            offset: number;
+                            /** @description whether items follow this page */
+                            hasMore: boolean;
+                            /** @description when items follow, the key of this page's last item: pass it as `after` for the next page (null on the last page) */
+                            nextAfter: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description SERVICE_BUSY */
+            503: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postX402ChannelsByIdClose: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An x402 batch-settlement channel the treasury funds for you: its deposit is held on your balance, each request's charge is paid from it */
+            200: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /** @description the channel's id on chain (the EIP-712 hash of its config), 0x… */
+                        channelId: string;
+                        /** @description the resource the channel was opened for; closing asks it for the refund */
+                        url: string;
+                        /** @description the CAIP-2 network (eip155:<chain id>) */
+                        network: string;
+                        /** @description the seller's address (the channel's receiver) */
+                        payTo: string;
+                        /** @description the seller's authorizer, who may claim vouchers and sign refunds */
+                        receiverAuthorizer: string;
+                        /** @description how long a withdrawal the treasury starts waits before it can be finalized */
+                        withdrawDelaySeconds: number;
+                        /** @enum {string} */
+                        currency: "USDC";
+                        /** @description what the treasury put in the channel for you, held on your balance until it closes */
+                        deposit: number;
+                        /** @description what the resource charged so far, paid out of the deposit */
+                        charged: number;
+                        /** @description the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged */
+                        signed: number;
+                        /** @description deposit minus charged: still held, returned when the channel closes */
+                        remaining: number;
+                        /**
+                         * @description OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned
+                         * @enum {string}
+                         */
+                        status: "OPEN" | "CLOSING" | "CLOSED";
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        withdrawableAt: string | null;
+                        /** @description in major units of `currency` */
+                        refunded: number | null;
+                        /** @description the refund's transaction, once closed */
+                        transaction: string | null;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        createdAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        updatedAt: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 time (UTC)
+                         */
+                        closedAt: string | null;
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR */
+            400: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNAUTHORIZED */
+            401: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description FORBIDDEN, KEY_SCOPE_DENIED */
+            403: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND */
+            404: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_STATE */
+            409: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description RATE_LIMIT_EXCEEDED */
+            429: {
+                headers: {
+                    "Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description CHAIN_UNAVAILABLE, SERVICE_BUSY */
             503: {
                 headers: {
                     "Request-Id": components["headers"]["RequestId"];

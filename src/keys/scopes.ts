@@ -31,6 +31,7 @@ export const SCOPE_ROUTES: Record<Scope, readonly string[]> = {
     "GET /wallets/withdrawals/:id",
     "GET /x402/payments",
     "GET /x402/payments/:id",
+    "GET /x402/channels",
     "GET /lending/offers",
     "GET /lending/my-loans",
     "GET /lending/loans/:loanId",
@@ -55,6 +56,8 @@ export const SCOPE_ROUTES: Record<Scope, readonly string[]> = {
   withdraw: ["POST /wallets/withdraw"],
   x402: [
     "POST /x402/pay",
+    // Closing returns the rest of a channel's deposit: the key that pays over channels may end them.
+    "POST /x402/channels/:id/close",
     // Selling: the seller's server verifies and settles its buyers' payments with a key of this scope.
     "GET /x402/facilitator/supported",
     "POST /x402/facilitator/verify",

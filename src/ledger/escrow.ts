@@ -3,16 +3,18 @@
 // then ends once, whole, by postHold (paid to another agent), voidHold (returned to the holder) or
 // expireHold (returned at its feature's deadline). Each movement is one balanced entry, written in
 // the same op as the hold's state, so the held balance is always the sum of the PENDING holds.
-// A hold has no remaining amount: it ends whole (a loan's collateral comes back only with full
-// repayment, a contract pays its escrow whole, each bet stake goes whole to the winner), or, for an
-// x402 upto payment, by postHoldInPart: part paid out and the rest returned in the same entry.
+// Two x402 holds end otherwise. An upto payment's maximum ends by postHoldInPart: part paid out and
+// the rest returned in the same entry. A batch-settlement channel's deposit is paid out in parts, each
+// charged voucher leaving the service (spendFromHold): the hold's amount is what remains, so the held
+// balance stays the sum of the PENDING holds, and voiding it gives back the rest. Every other hold
+// ends whole (a loan's collateral, a contract's escrow, a bet's stake).
 import { clock } from "../clock";
 import { get, insertId, type Op } from "../db";
 import type { Currency } from "../money";
 import { post, type AccountRef, type HistoryType, type Posting, type Reference } from "./ledger";
 import { type AgentId } from "../ids";
 
-export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL" | "X402_UPTO";
+export type HoldPurpose = "LOAN_OFFER" | "LOAN_COLLATERAL" | "BET_STAKE" | "CONTRACT_ESCROW" | "APPROVAL" | "X402_UPTO" | "X402_CHANNEL";
 
 /** Moves `amount` into the agent's held account for `reference`; returns the hold's id. */
 export function* hold(args: { agentId: AgentId; amount: bigint; currency: Currency; purpose: HoldPurpose; reference: Reference }): Op<bigint> {
@@ -94,6 +96,29 @@ export function* postHoldInPart(holdId: bigint, amount: bigint, to: AccountRef, 
   const rest = held.amount - amount;
   if (rest > 0n) postings.push({ account: { agentId: held.agentId, kind: "available", currency: held.currency }, amount: rest, historyType: "ESCROW_RELEASE" });
   yield* post({ type: "ESCROW_PAYOUT", reference: { type: held.referenceType, id: held.referenceId }, postings });
+}
+
+/**
+ * Pays `amount` of a PENDING hold out of the service (to the `external` account): the hold keeps the
+ * rest. Refused (a bug of the caller) if the hold is not pending or holds less.
+ */
+export function* spendFromHold(holdId: bigint, amount: bigint, historyType: HistoryType): Op<void> {
+  const held = yield* get<ClosedHold>(
+    `UPDATE holds SET amount = amount - ? WHERE id = ? AND state = 'PENDING' AND amount >= ?
+     RETURNING agent_id AS agentId, amount, currency, reference_type AS referenceType, reference_id AS referenceId`,
+    amount,
+    holdId,
+    amount,
+  );
+  if (!held) throw new Error(`ledger: hold ${holdId} is not pending or holds less than ${amount}`);
+  yield* post({
+    type: "ESCROW_PAYOUT",
+    reference: { type: held.referenceType, id: held.referenceId },
+    postings: [
+      { account: { agentId: held.agentId, kind: "held", currency: held.currency }, amount: -amount, historyType },
+      { account: { agentId: null, kind: "external", currency: held.currency }, amount, historyType: "SYSTEM", counterpartyId: held.agentId },
+    ],
+  });
 }
 
 /** Returns the whole hold to its holder (cancelled, declined, a bet winner's own stake, a repaid loan's collateral). */

@@ -8,7 +8,7 @@
 //
 // Chain: at the block the chain watcher has scanned up to (B), the treasury's USDC on chain must be
 //   opening balance + what came in − what the ledger says left on chain (withdrawals confirmed on
-//   chain, x402 authorizations used), all within (opening block, B],
+//   chain, x402 authorizations used, batch-settlement channel deposits), all within (opening block, B],
 // every transfer out of the treasury must be one of those (same transaction, recipient and amount),
 // and each of those must have its transfer. None may go to one of the service's own addresses (an
 // agent's deposit address, the internal settlement signer) unless the operator acknowledged it. And
@@ -21,10 +21,12 @@ import { treasuryOpening, watchCursor } from "../chain/watcher";
 import { config } from "../config";
 import { all, get, read, select, type Op } from "../db";
 import { toMajor } from "../money";
+import { ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "../x402/batch/wire";
 import { custodyRecords, custodyView } from "./custody";
 import { type AgentId } from "../ids";
 
 const usdc = (minor: bigint) => toMajor(minor, "USDC");
+
 
 /** A SUM as bigint (0 when there is nothing to sum): `sql` selects CAST(SUM(...) AS BIGINT) AS n. */
 function* sumOf(sql: string, ...params: unknown[]): Op<bigint> {
@@ -46,7 +48,7 @@ export function* checkInFlight() {
   };
 }
 
-type Movement = { kind: "withdrawal" | "x402"; id: string; txHash: string | null; to: string; amount: bigint };
+type Movement = { kind: "withdrawal" | "x402" | "x402_channel"; id: string; txHash: string | null; to: string; amount: bigint };
 type CustodialTransfer = { txHash: string; logIndex: bigint; to: string; agentId: AgentId | null; amount: bigint; acknowledged: string | null };
 
 /** What the database says moved on chain within (from, to]: inflows, treasury outflows, the ledger's chain movements. */
@@ -85,6 +87,16 @@ function* chainRecords(from: bigint, to: bigint, cursorTime: bigint, signers: Se
     ...(yield* all<Movement>(
       `SELECT 'x402' AS kind, id, "transaction" AS txHash, pay_to AS "to", settled_amount AS amount FROM x402_payments
        WHERE scheme = 'upto' AND status = 'SETTLED' AND "transaction" IN (SELECT tx_hash FROM treasury_transfers WHERE direction = 'out' AND block_number > ? AND block_number <= ?)`,
+      from,
+      to,
+    )),
+    // A batch-settlement channel's deposit: the treasury's ReceiveWithAuthorization to the deposit
+    // collector, used once (what comes back from the escrow when it closes is an inflow).
+    ...(yield* all<Movement>(
+      `SELECT 'x402_channel' AS kind, c.id, a.tx_hash AS txHash, ? AS "to", c.deposit AS amount FROM x402_channels c
+       JOIN treasury_authorizations a ON a.nonce = c.deposit_nonce
+       WHERE a.block_number > ? AND a.block_number <= ?`,
+      ERC3009_DEPOSIT_COLLECTOR_ADDRESS,
       from,
       to,
     )),

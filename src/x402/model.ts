@@ -2,6 +2,7 @@ import { t } from "elysia";
 import { AGENT_ID } from "../agents/model";
 import { ANY_JSON_TYPES, Uuid } from "../http/models";
 import { Enum, Int, Model, Money, Nullable, Page, Timestamp } from "../http/responses";
+import { X402ChannelPayment } from "./batch/model";
 
 export const X402Payment = Model(
   {
@@ -68,7 +69,8 @@ export const X402Resource = Model(
 
 export const X402Result = Model(
   {
-    payment: Nullable(X402Payment, { description: "the payment; null when the resource did not ask for one" }),
+    payment: Nullable(X402Payment, { description: "the payment; null when the resource did not ask for one, or was paid over a batch-settlement channel" }),
+    channel: t.Optional(X402ChannelPayment),
     resource: Nullable(X402Resource, { description: "the resource's answer; null when the paid request got no answer" }),
   },
   {

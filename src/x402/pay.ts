@@ -11,6 +11,8 @@
 // ledger, when the payee's resource settles it through agentbank's own facilitator (settleAsSale), and is
 // refunded once it expires otherwise. Treasury USDC never moves on chain to agentbank's own addresses.
 //
+// A resource that offers only `batch-settlement` is paid over a channel instead (batch/pay.ts).
+//
 // Once the signed authorization has left the service, the resource's answer decides nothing: a payment
 // to an outside payee is SETTLED when the chain shows the authorization used (read right after the
 // answer, and by the chain watcher), and REFUNDED only when it can no longer be used (settlement.ts).
@@ -38,6 +40,7 @@ import { callResource, problemOf, resourceOf } from "./resource";
 import { x402Payments } from "./schema";
 import { settle, uptoDecision, type Decision } from "./settlement";
 import { signUpto } from "./upto";
+import { channelRequirement, payOverChannel } from "./batch/pay";
 
 /** validBefore is at most this far ahead: a PENDING payment is decided within it (plus confirmations). */
 export const MAX_AUTHORIZATION_SECONDS = 120;
@@ -157,6 +160,8 @@ export async function payResource(agentId: AgentId, request: PayRequest, idempot
   }
   const offer = parseOffer(first.response.headers, first.text);
   if (!offer) throw invalid("the resource answered 402 without readable payment requirements");
+  const overChannel = channelRequirement(offer);
+  if (overChannel) return payOverChannel({ agentId, request, method, headers, body, offer, maxAmount, keyed, keyId, sanction }, overChannel);
   const chosen = choose(offer, maxAmount);
   const own = serviceSignerAt(chosen.payTo);
   if (own) throw invalid(`payTo is the service's own ${own}`);

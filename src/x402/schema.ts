@@ -92,3 +92,60 @@ export const x402GasDays = table("x402_gas_days", {
   /** Claims checked against the day's budgets (refused ones too). */
   claims: integer().notNull(),
 });
+
+export type ChannelStatus = "OPEN" | "CLOSING" | "CLOSED";
+
+/**
+ * One x402 `batch-settlement` channel an agent pays a resource through. The treasury is the channel's
+ * payer and voucher signer; `salt` (random per channel) makes it this agent's own. The deposit is the
+ * agent's hold (holds, reference x402_channel/id) from the moment it is signed; each charged voucher is
+ * paid out of that hold (`charged`); closing pays what the chain shows claimed beyond that and gives
+ * the rest of the hold back. `signed`: the highest cumulative voucher amount signed so far.
+ * OPEN → CLOSED (the seller refunded), or OPEN → CLOSING (the treasury's withdrawal waits out the
+ * channel's delay) → CLOSED.
+ */
+export const x402Channels = table(
+  "x402_channels",
+  {
+    id: text().primaryKey(),
+    agentId: text().notNull().references(() => agents.columns.id),
+    /** The resource the channel was opened for: closing asks it for the cooperative refund. */
+    url: text().notNull(),
+    network: text().notNull(),
+    payTo: text().notNull(),
+    receiverAuthorizer: text().notNull(),
+    asset: text().notNull(),
+    /** The EIP-712 domain of the asset (its name and version), as the resource named it. */
+    assetName: text().notNull(),
+    assetVersion: text().notNull(),
+    withdrawDelay: integer().notNull(),
+    salt: text().notNull(),
+    /** The channel's id on chain (0x…, lowercase): the EIP-712 hash of its config. */
+    channelId: text().notNull(),
+    currency: text<"USDC">().notNull(),
+    deposit: integer().notNull(),
+    /**
+     * The deposit's ERC-3009 nonce (0x…, lowercase) and validBefore (s): until the chain shows it used
+     * or expired, the deposit may still land in the escrow, so the channel cannot be closed.
+     */
+    depositNonce: text().notNull(),
+    depositValidBefore: integer().notNull(),
+    signed: integer().notNull(),
+    charged: integer().notNull(),
+    status: text<ChannelStatus>().notNull(),
+    /**
+     * CLOSING: the seller did not refund, so the treasury started the escrow's timed withdrawal; it
+     * can be finalized from this time on (ms). Null otherwise.
+     */
+    withdrawableAt: integer(),
+    /** What the close gave back to the treasury on chain (null until CLOSED), and its transaction. */
+    refunded: integer(),
+    transaction: text(),
+    /** The restricted key whose request opened it; only that key's requests use it. */
+    keyId: text(),
+    createdAt: integer().notNull(),
+    updatedAt: integer().notNull(),
+    closedAt: integer(),
+  },
+  (t) => [uniqueIndex("x402_channels_channel_id_idx").on(t.channelId), index("x402_channels_agent_idx").on(t.agentId, t.status, t.createdAt)],
+);

@@ -18,6 +18,8 @@ contract TestUSDC {
         keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)");
     bytes32 private constant TRANSFER_WITH_AUTHORIZATION_TYPEHASH =
         keccak256("TransferWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)");
+    bytes32 private constant RECEIVE_WITH_AUTHORIZATION_TYPEHASH =
+        keccak256("ReceiveWithAuthorization(address from,address to,uint256 value,uint256 validAfter,uint256 validBefore,bytes32 nonce)");
     bytes32 private constant CANCEL_AUTHORIZATION_TYPEHASH = keccak256("CancelAuthorization(address authorizer,bytes32 nonce)");
     bytes4 private constant ERC1271_MAGIC_VALUE = 0x1626ba7e;
 
@@ -81,6 +83,16 @@ contract TestUSDC {
         _transferWithAuthorization(from, to, value, validAfter, validBefore, nonce, signature);
     }
 
+    /// EIP-3009 receiveWithAuthorization (FiatToken v2.2's bytes overload): only `to` may submit it, so a
+    /// contract pulling with it (the batch-settlement deposit collector) cannot be front-run.
+    function receiveWithAuthorization(
+        address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
+        bytes memory signature
+    ) external {
+        require(msg.sender == to, "caller must be the payee");
+        _useAuthorization(RECEIVE_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
     function cancelAuthorization(address authorizer, bytes32 nonce, uint8 v, bytes32 r, bytes32 s) external {
         require(!authorizationState[authorizer][nonce], "authorization used");
         bytes32 structHash = keccak256(abi.encode(CANCEL_AUTHORIZATION_TYPEHASH, authorizer, nonce));
@@ -93,10 +105,17 @@ contract TestUSDC {
         address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
         bytes memory signature
     ) internal {
+        _useAuthorization(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce, signature);
+    }
+
+    function _useAuthorization(
+        bytes32 typehash, address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce,
+        bytes memory signature
+    ) internal {
         require(block.timestamp > validAfter, "not yet valid");
         require(block.timestamp < validBefore, "expired");
         require(!authorizationState[from][nonce], "authorization used");
-        bytes32 structHash = keccak256(abi.encode(TRANSFER_WITH_AUTHORIZATION_TYPEHASH, from, to, value, validAfter, validBefore, nonce));
+        bytes32 structHash = keccak256(abi.encode(typehash, from, to, value, validAfter, validBefore, nonce));
         require(_isValidSignature(from, _digest(structHash), signature), "invalid signature");
         authorizationState[from][nonce] = true;
         emit AuthorizationUsed(from, nonce);

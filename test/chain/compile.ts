@@ -1,9 +1,10 @@
-// Compiles the test contracts (TestTokens.sol, X402Permit2Proxies.sol) with solc-js into contracts.json
-// (committed, so tests do not compile). Run: bun run test/chain/compile.ts
+// Compiles the test contracts (TestTokens.sol; X402Permit2Proxies.sol and BatchSettlement.sol, the stand-ins
+// of x402's contracts) with solc-js into contracts.json (committed, so tests do not compile).
+// Run: bun run test/chain/compile.ts
 import solc from "solc";
 import { join } from "node:path";
 
-const files = ["TestTokens.sol", "X402Permit2Proxies.sol"];
+const files = ["TestTokens.sol", "X402Permit2Proxies.sol", "BatchSettlement.sol"];
 const sources: Record<string, { content: string }> = {};
 for (const file of files) sources[file] = { content: await Bun.file(join(import.meta.dir, file)).text() };
 const input = {

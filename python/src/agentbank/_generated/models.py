@@ -3695,6 +3695,107 @@ class Payment(BaseModel):
     ]
 
 
+class Channel(BaseModel):
+    """
+    The channel a request was paid over, after it
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+        populate_by_name=True,
+    )
+    id: Annotated[UUID, Field(description='UUID')]
+    channel_id: Annotated[
+        str,
+        Field(
+            alias='channelId',
+            description="the channel's id on chain (the EIP-712 hash of its config), 0x…",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description='the resource the channel was opened for; closing asks it for the refund'
+        ),
+    ]
+    network: Annotated[str, Field(description='the CAIP-2 network (eip155:<chain id>)')]
+    pay_to: Annotated[
+        str,
+        Field(
+            alias='payTo', description="the seller's address (the channel's receiver)"
+        ),
+    ]
+    receiver_authorizer: Annotated[
+        str,
+        Field(
+            alias='receiverAuthorizer',
+            description="the seller's authorizer, who may claim vouchers and sign refunds",
+        ),
+    ]
+    withdraw_delay_seconds: Annotated[
+        int,
+        Field(
+            alias='withdrawDelaySeconds',
+            description='how long a withdrawal the treasury starts waits before it can be finalized',
+        ),
+    ]
+    currency: Literal['USDC']
+    deposit: Annotated[
+        Decimal,
+        Field(
+            description='what the treasury put in the channel for you, held on your balance until it closes'
+        ),
+    ]
+    charged: Annotated[
+        Decimal,
+        Field(description='what the resource charged so far, paid out of the deposit'),
+    ]
+    signed: Annotated[
+        Decimal,
+        Field(
+            description='the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged'
+        ),
+    ]
+    remaining: Annotated[
+        Decimal,
+        Field(
+            description='deposit minus charged: still held, returned when the channel closes'
+        ),
+    ]
+    status: Annotated[
+        Literal['OPEN', 'CLOSING', 'CLOSED'],
+        Field(
+            description="OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned"
+        ),
+    ]
+    withdrawable_at: Annotated[
+        AwareDatetime | None,
+        Field(alias='withdrawableAt', description='ISO 8601 time (UTC)'),
+    ]
+    refunded: Annotated[
+        Decimal | None, Field(description='in major units of `currency`')
+    ]
+    transaction: Annotated[
+        str | None, Field(description="the refund's transaction, once closed")
+    ]
+    created_at: Annotated[
+        AwareDatetime, Field(alias='createdAt', description='ISO 8601 time (UTC)')
+    ]
+    updated_at: Annotated[
+        AwareDatetime, Field(alias='updatedAt', description='ISO 8601 time (UTC)')
+    ]
+    closed_at: Annotated[
+        AwareDatetime | None, Field(alias='closedAt', description='ISO 8601 time (UTC)')
+    ]
+    last_charge: Annotated[
+        Decimal,
+        Field(
+            alias='lastCharge',
+            description='what this request was charged (0 when the resource refused the voucher or failed)',
+        ),
+    ]
+
+
 class Resource(BaseModel):
     """
     What the resource answered
@@ -3733,6 +3834,13 @@ class X402PayAnswer(BaseModel):
             examples=[{'id': '0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e2f', 'agentId': '0198f3a1-0b2c-7d3e-8f4a-5b6c7d8e9f01', 'url': 'https://api.example.com/weather/paris', 'method': 'GET', 'scheme': 'exact', 'amount': 0.01, 'settledAmount': 0.01, 'currency': 'USDC', 'payTo': '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', 'internalAgentId': None, 'network': 'base-sepolia', 'x402Version': 2, 'status': 'SETTLED', 'authorizationExpiresAt': '2025-06-01T14:02:00.000Z', 'transaction': '0x5d7f9a1c3e5b7d9f1a3c5e7b9d1f3a5c3c5e7a9b1d3f5a7c9e1b3d5f7a9c1e3b', 'resourceStatus': 200, 'error': None, 'createdAt': '2025-06-01T14:00:00.000Z', 'updatedAt': '2025-06-01T14:00:03.000Z'}],
         ),
     ]
+    channel: Annotated[
+        Channel | None,
+        Field(
+            description='The channel a request was paid over, after it',
+            examples=[{'id': '0198f410-3a4b-7c5d-8e6f-7a8b9c0d1e30', 'channelId': '0x3b9b7d71344ec209e4ddfaf0d86da8bed791eae5c600ea050fb5ecf283f5adea', 'url': 'https://api.example.com/weather/paris', 'network': 'eip155:84532', 'payTo': '0x209693Bc6afc0C5328bA36FaF03C514EF312287C', 'receiverAuthorizer': '0x8f3Cf7ad23Cd3CaDbD9735AFf958023239c6A063', 'withdrawDelaySeconds': 900, 'currency': 'USDC', 'deposit': 0.05, 'charged': 0.02, 'signed': 0.03, 'remaining': 0.03, 'status': 'OPEN', 'withdrawableAt': None, 'refunded': None, 'transaction': None, 'createdAt': '2025-06-01T14:00:00.000Z', 'updatedAt': '2025-06-01T14:00:09.000Z', 'closedAt': None, 'lastCharge': 0.01}],
+        ),
+    ] = None
     resource: Annotated[
         Resource | None, Field(description='What the resource answered')
     ]
@@ -3938,6 +4046,207 @@ class X402GetPaymentsAnswer(BaseModel):
     ]
     updated_at: Annotated[
         AwareDatetime, Field(alias='updatedAt', description='ISO 8601 time (UTC)')
+    ]
+
+
+class X402ChannelsItem(BaseModel):
+    """
+    An x402 batch-settlement channel the treasury funds for you: its deposit is held on your balance, each request's charge is paid from it
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+        populate_by_name=True,
+    )
+    id: Annotated[UUID, Field(description='UUID')]
+    channel_id: Annotated[
+        str,
+        Field(
+            alias='channelId',
+            description="the channel's id on chain (the EIP-712 hash of its config), 0x…",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description='the resource the channel was opened for; closing asks it for the refund'
+        ),
+    ]
+    network: Annotated[str, Field(description='the CAIP-2 network (eip155:<chain id>)')]
+    pay_to: Annotated[
+        str,
+        Field(
+            alias='payTo', description="the seller's address (the channel's receiver)"
+        ),
+    ]
+    receiver_authorizer: Annotated[
+        str,
+        Field(
+            alias='receiverAuthorizer',
+            description="the seller's authorizer, who may claim vouchers and sign refunds",
+        ),
+    ]
+    withdraw_delay_seconds: Annotated[
+        int,
+        Field(
+            alias='withdrawDelaySeconds',
+            description='how long a withdrawal the treasury starts waits before it can be finalized',
+        ),
+    ]
+    currency: Literal['USDC']
+    deposit: Annotated[
+        Decimal,
+        Field(
+            description='what the treasury put in the channel for you, held on your balance until it closes'
+        ),
+    ]
+    charged: Annotated[
+        Decimal,
+        Field(description='what the resource charged so far, paid out of the deposit'),
+    ]
+    signed: Annotated[
+        Decimal,
+        Field(
+            description='the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged'
+        ),
+    ]
+    remaining: Annotated[
+        Decimal,
+        Field(
+            description='deposit minus charged: still held, returned when the channel closes'
+        ),
+    ]
+    status: Annotated[
+        Literal['OPEN', 'CLOSING', 'CLOSED'],
+        Field(
+            description="OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned"
+        ),
+    ]
+    withdrawable_at: Annotated[
+        AwareDatetime | None,
+        Field(alias='withdrawableAt', description='ISO 8601 time (UTC)'),
+    ]
+    refunded: Annotated[
+        Decimal | None, Field(description='in major units of `currency`')
+    ]
+    transaction: Annotated[
+        str | None, Field(description="the refund's transaction, once closed")
+    ]
+    created_at: Annotated[
+        AwareDatetime, Field(alias='createdAt', description='ISO 8601 time (UTC)')
+    ]
+    updated_at: Annotated[
+        AwareDatetime, Field(alias='updatedAt', description='ISO 8601 time (UTC)')
+    ]
+    closed_at: Annotated[
+        AwareDatetime | None, Field(alias='closedAt', description='ISO 8601 time (UTC)')
+    ]
+
+
+class X402ChannelsPage(BaseModel):
+    """
+    A page of your x402 batch-settlement channels, newest first
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+        populate_by_name=True,
+    )
+    data: list[X402ChannelsItem]
+    pagination: Pagination
+
+
+class X402ChannelsCloseAnswer(BaseModel):
+    """
+    An x402 batch-settlement channel the treasury funds for you: its deposit is held on your balance, each request's charge is paid from it
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+        populate_by_name=True,
+    )
+    id: Annotated[UUID, Field(description='UUID')]
+    channel_id: Annotated[
+        str,
+        Field(
+            alias='channelId',
+            description="the channel's id on chain (the EIP-712 hash of its config), 0x…",
+        ),
+    ]
+    url: Annotated[
+        str,
+        Field(
+            description='the resource the channel was opened for; closing asks it for the refund'
+        ),
+    ]
+    network: Annotated[str, Field(description='the CAIP-2 network (eip155:<chain id>)')]
+    pay_to: Annotated[
+        str,
+        Field(
+            alias='payTo', description="the seller's address (the channel's receiver)"
+        ),
+    ]
+    receiver_authorizer: Annotated[
+        str,
+        Field(
+            alias='receiverAuthorizer',
+            description="the seller's authorizer, who may claim vouchers and sign refunds",
+        ),
+    ]
+    withdraw_delay_seconds: Annotated[
+        int,
+        Field(
+            alias='withdrawDelaySeconds',
+            description='how long a withdrawal the treasury starts waits before it can be finalized',
+        ),
+    ]
+    currency: Literal['USDC']
+    deposit: Annotated[
+        Decimal,
+        Field(
+            description='what the treasury put in the channel for you, held on your balance until it closes'
+        ),
+    ]
+    charged: Annotated[
+        Decimal,
+        Field(description='what the resource charged so far, paid out of the deposit'),
+    ]
+    signed: Annotated[
+        Decimal,
+        Field(
+            description='the highest cumulative voucher signed: the seller may claim up to it; at most one price above charged'
+        ),
+    ]
+    remaining: Annotated[
+        Decimal,
+        Field(
+            description='deposit minus charged: still held, returned when the channel closes'
+        ),
+    ]
+    status: Annotated[
+        Literal['OPEN', 'CLOSING', 'CLOSED'],
+        Field(
+            description="OPEN: requests may use it; CLOSING: the seller did not refund, the treasury's withdrawal waits out the channel's delay (close again after withdrawableAt); CLOSED: the chain shows it emptied, the rest returned"
+        ),
+    ]
+    withdrawable_at: Annotated[
+        AwareDatetime | None,
+        Field(alias='withdrawableAt', description='ISO 8601 time (UTC)'),
+    ]
+    refunded: Annotated[
+        Decimal | None, Field(description='in major units of `currency`')
+    ]
+    transaction: Annotated[
+        str | None, Field(description="the refund's transaction, once closed")
+    ]
+    created_at: Annotated[
+        AwareDatetime, Field(alias='createdAt', description='ISO 8601 time (UTC)')
+    ]
+    updated_at: Annotated[
+        AwareDatetime, Field(alias='updatedAt', description='ISO 8601 time (UTC)')
+    ]
+    closed_at: Annotated[
+        AwareDatetime | None, Field(alias='closedAt', description='ISO 8601 time (UTC)')
     ]
 
 

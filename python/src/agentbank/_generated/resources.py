@@ -69,6 +69,8 @@ _wallets_get_withdrawals = OperationSpec("GET", "/wallets/withdrawals/{id}", {20
 _x402_pay = OperationSpec("POST", "/x402/pay", {200: models.X402PayAnswer, 202: models.AwaitingApproval}, models.X402PayBody, idempotent=True, amounts=frozenset({"maxAmount"}))
 _x402_payments = OperationSpec("GET", "/x402/payments", {200: models.X402PaymentsPage}, None, idempotent=False, amounts=frozenset())
 _x402_get_payments = OperationSpec("GET", "/x402/payments/{id}", {200: models.X402GetPaymentsAnswer}, None, idempotent=False, amounts=frozenset())
+_x402_channels = OperationSpec("GET", "/x402/channels", {200: models.X402ChannelsPage}, None, idempotent=False, amounts=frozenset())
+_x402_channels_close = OperationSpec("POST", "/x402/channels/{id}/close", {200: models.X402ChannelsCloseAnswer}, None, idempotent=False, amounts=frozenset())
 _x402_facilitator_supported = OperationSpec("GET", "/x402/facilitator/supported", {200: models.X402FacilitatorSupportedAnswer}, None, idempotent=False, amounts=frozenset())
 _x402_facilitator_verify = OperationSpec("POST", "/x402/facilitator/verify", {200: models.X402FacilitatorVerifyAnswer}, models.X402FacilitatorVerifyBody, idempotent=False, amounts=frozenset())
 _x402_facilitator_settle = OperationSpec("POST", "/x402/facilitator/settle", {200: models.X402FacilitatorSettleAnswer}, models.X402FacilitatorSettleBody, idempotent=False, amounts=frozenset())
@@ -584,6 +586,25 @@ class X402PaymentsList:
         return iterate(page)
 
 
+class X402ChannelsList:
+    """GET /x402/channels: call it for one page, or .iter() for every entry (by the `after` cursor)."""
+
+    def __init__(self, client: ClientCore) -> None:
+        self._client = client
+
+    def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.X402ChannelsPage:
+        """GET /x402/channels: Your x402 batch-settlement channels, newest first: each one's deposit, what was charged from it, and what is still held"""
+        answer = self._client.call(_x402_channels, "/x402/channels", query={"limit": limit, "offset": offset, "after": after}, body=None, idempotency_key=None, timeout=timeout)
+        return cast(models.X402ChannelsPage, answer)
+
+    def iter(self, *, limit: int | None = None, timeout: float | None = None) -> Iterator[models.X402ChannelsItem]:
+        """Every entry of /x402/channels, page after page."""
+        def page(after: str | None) -> models.X402ChannelsPage:
+            return self(limit=limit, after=after, timeout=timeout)
+
+        return iterate(page)
+
+
 class X402FacilitatorDiscoveryResourcesList:
     """GET /x402/facilitator/discovery/resources: call it for one page, or .iter() for every entry (by the `after` cursor)."""
 
@@ -609,6 +630,7 @@ class X402:
     def __init__(self, client: ClientCore) -> None:
         self._client = client
         self.payments = X402PaymentsList(client)
+        self.channels = X402ChannelsList(client)
         self.facilitator_discovery_resources = X402FacilitatorDiscoveryResourcesList(client)
 
     def pay(self, *, url: str, method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] | None = None, headers: Mapping[str, Any] | None = None, body: Amount | Mapping[str, Any] | Sequence[Any] | bool | str | None | NotGiven = NOT_GIVEN, max_amount: Amount, idempotency_key: str | None = None, timeout: float | None = None) -> models.X402PayAnswer | models.AwaitingApproval:
@@ -620,6 +642,11 @@ class X402:
         """GET /x402/payments/{id}: One of the caller's x402 payments, with its current status"""
         answer = self._client.call(_x402_get_payments, f"/x402/payments/{quote(id, safe='')}", query=None, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.X402GetPaymentsAnswer, answer)
+
+    def channels_close(self, id: str, *, timeout: float | None = None) -> models.X402ChannelsCloseAnswer:
+        """POST /x402/channels/{id}/close: Close one of your batch-settlement channels: the resource is asked to refund it; once the chain shows it emptied, what the seller claimed is charged and the rest of the deposit returns to your balance. 409 while the deposit could still land or the channel still holds money"""
+        answer = self._client.call(_x402_channels_close, f"/x402/channels/{quote(id, safe='')}/close", query=None, body=None, idempotency_key=None, timeout=timeout)
+        return cast(models.X402ChannelsCloseAnswer, answer)
 
     def facilitator_supported(self, *, timeout: float | None = None) -> models.X402FacilitatorSupportedAnswer:
         """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress)"""
@@ -1652,6 +1679,25 @@ class AsyncX402PaymentsList:
         return iterate_async(page)
 
 
+class AsyncX402ChannelsList:
+    """GET /x402/channels: call it for one page, or .iter() for every entry (by the `after` cursor)."""
+
+    def __init__(self, client: AsyncClientCore) -> None:
+        self._client = client
+
+    async def __call__(self, *, limit: int | None = None, offset: int | None = None, after: str | None = None, timeout: float | None = None) -> models.X402ChannelsPage:
+        """GET /x402/channels: Your x402 batch-settlement channels, newest first: each one's deposit, what was charged from it, and what is still held"""
+        answer = await self._client.call(_x402_channels, "/x402/channels", query={"limit": limit, "offset": offset, "after": after}, body=None, idempotency_key=None, timeout=timeout)
+        return cast(models.X402ChannelsPage, answer)
+
+    def iter(self, *, limit: int | None = None, timeout: float | None = None) -> AsyncIterator[models.X402ChannelsItem]:
+        """Every entry of /x402/channels, page after page."""
+        async def page(after: str | None) -> models.X402ChannelsPage:
+            return await self(limit=limit, after=after, timeout=timeout)
+
+        return iterate_async(page)
+
+
 class AsyncX402FacilitatorDiscoveryResourcesList:
     """GET /x402/facilitator/discovery/resources: call it for one page, or .iter() for every entry (by the `after` cursor)."""
 
@@ -1677,6 +1723,7 @@ class AsyncX402:
     def __init__(self, client: AsyncClientCore) -> None:
         self._client = client
         self.payments = AsyncX402PaymentsList(client)
+        self.channels = AsyncX402ChannelsList(client)
         self.facilitator_discovery_resources = AsyncX402FacilitatorDiscoveryResourcesList(client)
 
     async def pay(self, *, url: str, method: Literal["GET", "POST", "PUT", "PATCH", "DELETE"] | None = None, headers: Mapping[str, Any] | None = None, body: Amount | Mapping[str, Any] | Sequence[Any] | bool | str | None | NotGiven = NOT_GIVEN, max_amount: Amount, idempotency_key: str | None = None, timeout: float | None = None) -> models.X402PayAnswer | models.AwaitingApproval:
@@ -1688,6 +1735,11 @@ class AsyncX402:
         """GET /x402/payments/{id}: One of the caller's x402 payments, with its current status"""
         answer = await self._client.call(_x402_get_payments, f"/x402/payments/{quote(id, safe='')}", query=None, body=None, idempotency_key=None, timeout=timeout)
         return cast(models.X402GetPaymentsAnswer, answer)
+
+    async def channels_close(self, id: str, *, timeout: float | None = None) -> models.X402ChannelsCloseAnswer:
+        """POST /x402/channels/{id}/close: Close one of your batch-settlement channels: the resource is asked to refund it; once the chain shows it emptied, what the seller claimed is charged and the rest of the deposit returns to your balance. 409 while the deposit could still land or the channel still holds money"""
+        answer = await self._client.call(_x402_channels_close, f"/x402/channels/{quote(id, safe='')}/close", query=None, body=None, idempotency_key=None, timeout=timeout)
+        return cast(models.X402ChannelsCloseAnswer, answer)
 
     async def facilitator_supported(self, *, timeout: float | None = None) -> models.X402FacilitatorSupportedAnswer:
         """GET /x402/facilitator/supported: x402 v2 facilitator: what it settles (exact and upto, USDC, the configured network; upto's extra.facilitatorAddress)"""
@@ -2319,6 +2371,8 @@ OPERATIONS = {
     "x402.pay": _x402_pay,
     "x402.payments": _x402_payments,
     "x402.get_payments": _x402_get_payments,
+    "x402.channels": _x402_channels,
+    "x402.channels_close": _x402_channels_close,
     "x402.facilitator_supported": _x402_facilitator_supported,
     "x402.facilitator_verify": _x402_facilitator_verify,
     "x402.facilitator_settle": _x402_facilitator_settle,
