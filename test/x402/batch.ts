@@ -18,7 +18,7 @@
 //                refuseRefunds(true) makes it refuse cooperative refunds (a seller that never gives one).
 //   manager      `BatchSettlementChannelManager` of the server scheme: claimAndSettle() puts the vouchers
 //                charged so far on chain and pays the merchant.
-import { createWalletClient, http, publicActions, type Abi, type Address, type Hex } from "viem";
+import { type Abi, type Address, type Hex } from "viem";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import express from "express";
 import type { AddressInfo } from "node:net";
@@ -27,13 +27,12 @@ import { paymentMiddleware, x402ResourceServer } from "@x402/express";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { x402Facilitator } from "@x402/core/facilitator";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { toFacilitatorEvmSigner } from "@x402/evm";
 import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x402/evm";
 import { BatchSettlementEvmScheme as BatchFacilitatorScheme } from "@x402/evm/batch-settlement/facilitator";
 import { BatchSettlementChannelManager, BatchSettlementEvmScheme as BatchServerScheme } from "@x402/evm/batch-settlement/server";
 import contracts from "../chain/contracts.json";
 import { startAnvil, testActor } from "../chain/anvil";
-import { BASE_SEPOLIA_CHAIN_ID, MULTICALL3, NETWORK_V2, USDC } from "./official";
+import { BASE_SEPOLIA_CHAIN_ID, facilitatorWalletOn, MULTICALL3, NETWORK_V2, officialFacilitatorSigner, USDC } from "./official";
 
 const escrowAbi = contracts.StandInBatchSettlement.abi as Abi;
 const usdcAbi = contracts.TestUSDC.abi as Abi;
@@ -55,18 +54,8 @@ export async function startBatchSeller() {
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
   const facilitatorAccount = testActor(1);
   const receiverAuthorizer = privateKeyToAccount(generatePrivateKey());
-  const wallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount })
-    .extend(publicActions)
-    .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
-  const signer = toFacilitatorEvmSigner({
-    address: facilitatorAccount.address,
-    getCode: (args) => wallet.getCode(args),
-    readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] } as never),
-    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
-    writeContract: (args) => wallet.writeContract({ ...args, args: args.args ?? [] } as never),
-    sendTransaction: (args) => wallet.sendTransaction(args),
-    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
-  });
+  const wallet = facilitatorWalletOn(anvil, facilitatorAccount);
+  const signer = officialFacilitatorSigner(wallet, facilitatorAccount.address);
   const facilitatorCore = new x402Facilitator().register(NETWORK_V2, new BatchFacilitatorScheme(signer, receiverAuthorizer as never));
   // One account sends every transaction: one at a time.
   let tail: Promise<unknown> = Promise.resolve();

@@ -66,7 +66,7 @@
 //   the whole declaration and appendPaymentIdentifierToExtensions() adds info.id). { info: { id } } alone is
 //   rejected. The id's format is only checked where the server asks for it (here: /id-required and any id sent
 //   to a v2 route, by the onBeforeVerify hook below).
-import { getAddress, parseSignature, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex } from "viem";
+import { getAddress, parseSignature, parseUnits, publicActions, createWalletClient, http, type Abi, type Address, type Hex, type LocalAccount } from "viem";
 import { generatePrivateKey, privateKeyToAccount, type PrivateKeyAccount } from "viem/accounts";
 import express, { type NextFunction, type Request as ExpressRequest, type Response as ExpressResponse } from "express";
 import type { AddressInfo } from "node:net";
@@ -152,6 +152,26 @@ function closeServer(server: Server) {
   });
 }
 
+/** A wallet of the facilitator's account on anvil, waiting for receipts through anvil (it mines on demand). */
+export function facilitatorWalletOn(anvil: Anvil, account: LocalAccount) {
+  return createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account })
+    .extend(publicActions)
+    .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
+}
+
+/** @x402/evm's facilitator signer over that wallet, as the official packages' examples build it. */
+export function officialFacilitatorSigner(wallet: ReturnType<typeof facilitatorWalletOn>, address: Address) {
+  return toFacilitatorEvmSigner({
+    address,
+    getCode: (args) => wallet.getCode(args),
+    readContract: (args) => wallet.readContract({ ...args, args: args.args ?? [] } as never),
+    verifyTypedData: (args) => wallet.verifyTypedData(args as never),
+    writeContract: (args) => wallet.writeContract({ ...args, args: args.args ?? [] } as never),
+    sendTransaction: (args) => wallet.sendTransaction(args),
+    waitForTransactionReceipt: (args) => wallet.waitForTransactionReceipt(args),
+  });
+}
+
 export async function startOfficialX402(options: { slowMs?: number } = {}) {
   let slowMs = options.slowMs ?? 12_000;
   const anvil: Anvil = await startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID });
@@ -173,9 +193,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   const facilitatorAccount = testActor(1);
   // x402's v1 settle and @x402/evm's facilitator both wait through the wallet's waitForTransactionReceipt:
   // anvil's own receipt poll stands in for viem's (see Anvil.receipt).
-  const facilitatorWallet = createWalletClient({ chain: anvil.chain, transport: http(anvil.rpcUrl), account: facilitatorAccount })
-    .extend(publicActions)
-    .extend(() => ({ waitForTransactionReceipt: ({ hash }: { hash: Hex }) => anvil.receipt(hash) }));
+  const facilitatorWallet = facilitatorWalletOn(anvil, facilitatorAccount);
   // The funder (test actor 0) mints: the facilitator's nonces stay its own.
   const mint = async (to: Address, amount: bigint | string) => {
     const units = typeof amount === "bigint" ? amount : parseUnits(amount, 6);
@@ -204,15 +222,7 @@ export async function startOfficialX402(options: { slowMs?: number } = {}) {
   // --- the facilitator ---
   // readContract calls from the facilitator's account: the upto proxy's settle, which @x402/evm simulates
   // with an eth_call, accepts only the facilitator named in the payer's witness as caller.
-  const facilitatorSigner = toFacilitatorEvmSigner({
-    address: facilitatorAccount.address,
-    getCode: (args) => facilitatorWallet.getCode(args),
-    readContract: (args) => facilitatorWallet.readContract({ ...args, args: args.args ?? [] } as never),
-    verifyTypedData: (args) => facilitatorWallet.verifyTypedData(args as never),
-    writeContract: (args) => facilitatorWallet.writeContract({ ...args, args: args.args ?? [] } as never),
-    sendTransaction: (args) => facilitatorWallet.sendTransaction(args),
-    waitForTransactionReceipt: (args) => facilitatorWallet.waitForTransactionReceipt(args),
-  });
+  const facilitatorSigner = officialFacilitatorSigner(facilitatorWallet, facilitatorAccount.address);
   const v2Facilitator = new x402Facilitator()
     .register(NETWORK_V2, new ExactEvmFacilitatorScheme(facilitatorSigner))
     .register(NETWORK_V2, new UptoEvmFacilitatorScheme(facilitatorSigner));
