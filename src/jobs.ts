@@ -24,7 +24,7 @@ import { wakeDispatcher } from "./webhooks/dispatcher";
 import { resolvePending } from "./x402/settlement";
 import { expireDueDiscoveries } from "./x402/facilitator/discovery";
 import { recoverSettlements } from "./x402/facilitator/recovery";
-import { finalizeDueChannels } from "./x402/batch/close";
+import { closeDueChannels } from "./x402/batch/close";
 
 export function registerJobs(): void {
   registerJob("idempotency-keys.purge", () => write(() => purgeExpiredKeys()));
@@ -51,6 +51,6 @@ export function registerJobs(): void {
     registerJob("chain.withdrawals", processWithdrawals);
     registerJob("x402.resolve", resolvePending);
     registerJob("x402.discovery-expire", expireDueDiscoveries);
-    registerJob("x402.channels-finalize", finalizeDueChannels);
+    registerJob("x402.channels-close", closeDueChannels);
   }
 }

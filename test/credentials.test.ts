@@ -19,6 +19,7 @@ import { expectLedgerOk } from "./helpers/ledger";
 import { signIn } from "./helpers/console";
 import { grantOverHttp, refresh, registerClient, toolFor, toolReply, type Host } from "./helpers/oauth";
 import { startServer, type Agent, type Reply, type TestServer } from "./helpers/server";
+import { startBatchSeller, type BatchSeller } from "./x402/batch";
 import { PRICE_UNITS, signedPayment, startHostile402, startOfficialX402, type Hostile402, type OfficialX402 } from "./x402/official";
 
 setDefaultTimeout(60_000);
@@ -32,10 +33,16 @@ const ROOMY = 500;
 const TIGHT = 2 * AMOUNT;
 const KEY_SECONDS = 600;
 const GRANT_SECONDS = 30 * 86_400;
+/** The service's treasury (the first address of TEST_MNEMONIC): it funds batch-settlement channels on chain. */
+const TREASURY: Address = "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266";
+/** What a channel toward the batch seller holds: the seller's announced minimum, ten prices (test/x402/batch.ts). */
+const DEPOSIT = 10 * PRICE;
 
 type Ending = "revoked" | "expired" | "rotated" | "overspent" | "token_expired" | "frozen";
 
 let x: OfficialX402;
+/** The official batch-settlement seller, on the same anvil. */
+let batch: BatchSeller;
 let hostile: Hostile402;
 let server: TestServer;
 /** The gated resource's first (unpaid) request waits for the test to open it: an /x402/pay in flight. */
@@ -45,6 +52,8 @@ let reached: (() => void) | null = null;
 
 beforeAll(async () => {
   x = await startOfficialX402();
+  batch = await startBatchSeller({ on: x.anvil });
+  await batch.mint(TREASURY, 100_000_000n);
   hostile = startHostile402();
   gated = Bun.serve({
     port: 0,
@@ -67,6 +76,7 @@ afterAll(async () => {
   gated?.stop(true);
   hostile?.stop();
   await server?.close();
+  await batch?.stop();
   await x?.stop();
 });
 
@@ -210,8 +220,8 @@ type Scenario = {
   /** Whether it still moves money once its credential ended this way. */
   continues(ending: Ending, credential: CredentialRow): boolean;
   make(ctx: Context, caller: Caller): Promise<unknown>;
-  /** Runs the later movement (the credential may have ended); returns whether money moved. */
-  later(ctx: Context, caller: Caller, made: any): Promise<boolean>;
+  /** Runs the later movement (the credential may have ended; `keyEnded`: the key that made it is no longer in force); returns whether money moved. */
+  later(ctx: Context, caller: Caller, made: any, keyEnded: boolean): Promise<boolean>;
   /** Not applicable to a credential, with the reason (the cell is still listed). */
   notFor?: (credential: CredentialRow) => string | null;
 };
@@ -224,6 +234,9 @@ const ok = (reply: Reply) => reply.status >= 200 && reply.status < 300;
 /** The credential ended for good: nothing moves on its behalf. Only the budget running out lets counted commitments go on. */
 const stillInForce = (ending: Ending, credential: CredentialRow) => credential.kind === "agent_key" || ending === "token_expired";
 const countedAtMaking = (ending: Ending, credential: CredentialRow) => stillInForce(ending, credential) || ending === "overspent";
+/** The key that made the commitment is no longer in force (revoked, expired, rotated away): a spent budget or a frozen agent leaves it in force. */
+const keyEnded = (ending: Ending, credential: CredentialRow) => ending !== "frozen" && !countedAtMaking(ending, credential);
+const money = (value: number) => Math.round(value * 1e6) / 1e6;
 /**
  * Its agent frozen (issue 33): its own later movements stop (charges, approvals, releases, an x402 debit);
  * a repayment, what it owes, is made; its open offers and bets stay open to others (the owner withdraws them).
@@ -365,6 +378,36 @@ const SCENARIOS: Record<CommitmentKind, Scenario> = {
       return sales.length === 1 && sales[0]!.amount === PRICE;
     },
   },
+  x402_channel: {
+    // Opening the channel is the outflow: its deposit, held on the agent's balance until it closes.
+    counted: DEPOSIT,
+    // A voucher on it is paid from what was counted (a spent budget lets it), never for a frozen agent
+    // or a key that ended; the channel of a key that ended is closed by the job, without the agent, and
+    // the rest of its deposit comes back: money moves back, not out.
+    continues: unlessFrozen(countedAtMaking),
+    async make({ a }, caller) {
+      const opened = await caller.call("POST", "/x402/pay", { url: `${batch.url}/paid`, maxAmount: 1 });
+      expect(opened.body.channel).toMatchObject({ status: "OPEN", deposit: DEPOSIT, charged: PRICE });
+      expect(await server.balance(a)).toEqual({ available: money(1_000 - DEPOSIT), held: money(DEPOSIT - PRICE) });
+      return opened.body.channel;
+    },
+    async later({ a }, caller, channel: { id: string }, keyEnded) {
+      await server.advance(1);
+      const after = ((await server.request("GET", "/x402/channels", { key: a.apiKey })).body.data as { id: string }[]).find((row) => row.id === channel.id);
+      if (keyEnded) {
+        expect(after).toMatchObject({ status: "CLOSED", charged: PRICE, refunded: money(DEPOSIT - PRICE) });
+        expect(await server.balance(a)).toEqual({ available: money(1_000 - PRICE), held: 0 });
+      } else {
+        expect(after).toMatchObject({ status: "OPEN", charged: PRICE });
+      }
+      // The next request with the credential: paid, if at all, over the same channel from its deposit.
+      const before = await total(a);
+      const reply = await caller.call("POST", "/x402/pay", { url: `${batch.url}/paid`, maxAmount: PRICE });
+      const paid = (await total(a)) < before;
+      if (paid) expect(reply.body.channel).toMatchObject({ id: channel.id, charged: money(2 * PRICE) });
+      return paid;
+    },
+  },
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -395,7 +438,7 @@ for (const credential of CREDENTIALS) {
           if (ending === "overspent") await caller.overspend(ctx.budget - scenario.counted);
           else if (ending === "frozen") expect((await server.request("POST", `/owner/agents/${a.id}/freeze`, { key: caller.ownerKey() })).body.frozen).toBe(true);
           else await caller.end(ending);
-          expect(await scenario.later(ctx, caller, made)).toBe(scenario.continues(ending, credential));
+          expect(await scenario.later(ctx, caller, made, keyEnded(ending, credential))).toBe(scenario.continues(ending, credential));
           await expectLedgerOk(server);
         });
       }

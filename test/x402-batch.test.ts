@@ -283,4 +283,24 @@ describe("paying over a channel", () => {
       x.refuseRefunds(false);
     }
   });
+
+  // After the two above: it moves the chain's clock on too.
+  test("the key that opened a channel is revoked: the job closes the channel for the agent once its deposit can no longer land, all of it back", async () => {
+    const agent = await funded();
+    const made = await server.request("POST", "/agents/me/keys", { key: agent.apiKey, body: { name: "buyer", scopes: ["x402", "read"], budgets: { USDC: { total: 1 } } } });
+    expect(made.status).toBe(201);
+    const failed = await server.request("POST", "/x402/pay", { key: made.body.apiKey, body: { url: `${x.url}/fail`, maxAmount: 1 } });
+    expect(failed.body.channel).toMatchObject({ status: "OPEN", deposit: DEPOSIT, charged: 0 });
+    expect((await server.request("DELETE", `/agents/me/keys/${made.body.id}`, { key: agent.apiKey })).status).toBe(200);
+    // Its deposit's authorization can still be used: the job's close is 409, the hold stays, the next round tries again.
+    await server.advance(1);
+    expect((await channels(agent))[0]).toMatchObject({ id: failed.body.channel.id, status: "OPEN" });
+    expect(await server.balance(agent)).toEqual({ available: 10 - DEPOSIT, held: DEPOSIT });
+    await expectLedgerOk(server);
+    await x.increaseTime(61);
+    await server.advance(1);
+    expect((await channels(agent))[0]).toMatchObject({ id: failed.body.channel.id, status: "CLOSED", charged: 0, refunded: DEPOSIT });
+    expect(await server.balance(agent)).toEqual({ available: 10, held: 0 });
+    await expectLedgerOk(server);
+  });
 });

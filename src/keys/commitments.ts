@@ -8,6 +8,11 @@
 // - money left in escrow for it (an open loan offer, an untaken bet, an approval's hold) is given back
 //   when the key stops being in force: its due time is never later than the key's expiry, and is
 //   brought to now when the key is revoked (revokeKeys), so the feature's own due work expires it;
+//   an x402 batch-settlement channel's deposit (held until the channel closes) has no due column,
+//   since only the chain can close it (the seller's refund, else the escrow's timed withdrawal): the
+//   x402.channels-close job starts closing every OPEN channel whose key's chain is not in force
+//   (keys/service.ts keyChainInForce; x402/batch/close.ts), round after round until the chain lets it,
+//   and no voucher is signed on it once its key's chain has ended (chainInForce, x402/batch/pay.ts);
 // - a request of another restricted key that releases the agent's money to the other party (the last
 //   condition of a contract, a bet's outcome conceded, a loan repaid) is that key's outflow: in force,
 //   its allowlist, and its budgets unless its own chain made (and so counted) the commitment
@@ -25,7 +30,7 @@ export type Commitment = {
   keyColumn: string;
   /** What makes a row still able to move money because of its key. */
   open: string;
-  /** Its due column, brought to now when its key is revoked (the feature's due work then ends it); null: re-checked at its next movement. */
+  /** Its due column, brought to now when its key is revoked (the feature's due work then ends it); null: none — re-checked at its next movement, or (x402_channel) found by its feature's job. */
   endsAt: string | null;
 };
 
@@ -38,6 +43,7 @@ export const COMMITMENTS = {
   loan: { table: "loans", keyColumn: "key_id", open: "status = 'ACTIVE'", endsAt: null },
   x402_payment: { table: "x402_payments", keyColumn: "key_id", open: "status = 'PENDING'", endsAt: null },
   x402_sale: { table: "x402_sales", keyColumn: "key_id", open: "credited_at IS NULL", endsAt: null },
+  x402_channel: { table: "x402_channels", keyColumn: "key_id", open: "status = 'OPEN'", endsAt: null },
 } as const satisfies Record<string, Commitment>;
 
 export type CommitmentKind = keyof typeof COMMITMENTS;

@@ -57,6 +57,11 @@ export function* keyChain(id: string): Op<KeyRow[]> {
   return chain;
 }
 
+/** Whether key `id` and every key it was made from are in force: a look (nothing locked), for what ends a key's commitments; a movement checks chainInForce. */
+export function* keyChainInForce(id: string, now = clock.nowMs()): Op<boolean> {
+  return (yield* keyChain(id)).every((row) => inForce(row, now));
+}
+
 /**
  * In the write that moves money for key `id`: its chain, nearest first, locked (ancestors first, as a
  * revocation walks them) and every key of it in force — so a revocation either commits before this
@@ -113,8 +118,7 @@ export function* restrictedKeyByHash(hash: string): Op<KeyRow | null> {
   });
   if (!row || !inForce(row)) return null;
   if (row.parentKeyId === null) return row;
-  const chain = yield* keyChain(row.parentKeyId);
-  return chain.every((ancestor) => inForce(ancestor)) ? row : null;
+  return (yield* keyChainInForce(row.parentKeyId)) ? row : null;
 }
 
 /** A key's last use is kept to the minute: a request writes it only if the one written is older. */

@@ -8,7 +8,7 @@ import { applyDue, applyIfDue, type DueWork } from "../due";
 import { ApiError, invalidState, notFound } from "../errors";
 import { closeApproval, tellOwnerOf, type ApprovalRow, type Grant } from "../outflows/approvals";
 import { type Answer, approvals } from "../outflows/schema";
-import { inForce, keyChain } from "../keys/service";
+import { keyChainInForce } from "../keys/service";
 import { jsonText } from "../json";
 import { type AgentId } from "../ids";
 
@@ -16,8 +16,7 @@ const isDue = (row: ApprovalRow) => row.status === "PENDING" && row.expiresAt <=
 
 /** Why a due approval expires: its 24 h passed, or the restricted key that asked for it ended first (keys/commitments.ts). */
 function* expiry(row: ApprovalRow): Op<string> {
-  const chain = row.keyId === null ? [] : yield* keyChain(row.keyId);
-  if (chain.some((key) => !inForce(key))) return "KEY_INACTIVE: the restricted key that asked for it was revoked or expired";
+  if (row.keyId !== null && !(yield* keyChainInForce(row.keyId))) return "KEY_INACTIVE: the restricted key that asked for it was revoked or expired";
   return "APPROVAL_EXPIRED: not approved within 24 h";
 }
 

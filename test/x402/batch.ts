@@ -5,8 +5,11 @@
 //                "USDC", version "2"), Multicall3 at its usual address (@x402/evm's facilitator reads
 //                through tryAggregate), and the batch-settlement escrow and its ERC-3009 deposit collector
 //                at the addresses @x402/evm uses: our stand-ins (test/chain/BatchSettlement.sol says why).
+//                startBatchSeller({ on }) places only the escrow and the collector on the anvil of
+//                startOfficialX402 (official.ts), which has the rest already, and leaves it running.
 //   facilitator  `x402Facilitator` of @x402/core/facilitator with @x402/evm's batch-settlement facilitator
-//                scheme; test actor 1 pays the gas, a fresh key is the receiverAuthorizer (advertised in
+//                scheme; test actor 1 pays the gas (test actor 3 on a shared anvil, where official.ts's
+//                facilitator is actor 1), a fresh key is the receiverAuthorizer (advertised in
 //                /supported, so the server and the buyer put it in the channel config).
 //   server       express + `paymentMiddleware` of @x402/express, an `x402ResourceServer` with
 //                `HTTPFacilitatorClient` to the facilitator and @x402/evm's batch-settlement server scheme.
@@ -31,28 +34,30 @@ import { BATCH_SETTLEMENT_ADDRESS, ERC3009_DEPOSIT_COLLECTOR_ADDRESS } from "@x4
 import { BatchSettlementEvmScheme as BatchFacilitatorScheme } from "@x402/evm/batch-settlement/facilitator";
 import { BatchSettlementChannelManager, BatchSettlementEvmScheme as BatchServerScheme } from "@x402/evm/batch-settlement/server";
 import contracts from "../chain/contracts.json";
-import { startAnvil, testActor } from "../chain/anvil";
+import { startAnvil, testActor, type Anvil } from "../chain/anvil";
 import { BASE_SEPOLIA_CHAIN_ID, facilitatorWalletOn, MULTICALL3, NETWORK_V2, officialFacilitatorSigner, USDC } from "./official";
 
 const escrowAbi = contracts.StandInBatchSettlement.abi as Abi;
 const usdcAbi = contracts.TestUSDC.abi as Abi;
 
-export async function startBatchSeller() {
-  const anvil = await startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID });
+export async function startBatchSeller(options: { on?: Anvil } = {}) {
+  const anvil = options.on ?? (await startAnvil({ chainId: BASE_SEPOLIA_CHAIN_ID }));
   const rpc = (method: string, params: unknown[]) => anvil.client.request({ method: method as never, params: params as never });
   // Deployed anywhere, then their runtime code placed where the official packages look (storage empty).
   const place = async (target: Address, name: keyof typeof contracts) => {
     const deployed = await anvil.deploy(name);
     await rpc("anvil_setCode", [target, await anvil.client.getCode({ address: deployed })]);
   };
-  await place(USDC, "TestUSDC");
-  await anvil.send("initialize", ["USDC"], USDC);
-  await place(MULTICALL3, "Multicall3");
+  if (!options.on) {
+    await place(USDC, "TestUSDC");
+    await anvil.send("initialize", ["USDC"], USDC);
+    await place(MULTICALL3, "Multicall3");
+  }
   await place(BATCH_SETTLEMENT_ADDRESS, "StandInBatchSettlement");
   await place(ERC3009_DEPOSIT_COLLECTOR_ADDRESS, "StandInERC3009DepositCollector");
 
   const payTo = privateKeyToAccount(generatePrivateKey()).address;
-  const facilitatorAccount = testActor(1);
+  const facilitatorAccount = testActor(options.on ? 3 : 1);
   const receiverAuthorizer = privateKeyToAccount(generatePrivateKey());
   const wallet = facilitatorWalletOn(anvil, facilitatorAccount);
   const signer = officialFacilitatorSigner(wallet, facilitatorAccount.address);
@@ -155,7 +160,7 @@ export async function startBatchSeller() {
         server.closeAllConnections?.();
       });
       facilitator.stop(true);
-      anvil.stop();
+      if (!options.on) anvil.stop();
     },
   };
 }

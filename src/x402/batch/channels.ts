@@ -2,9 +2,10 @@
 // agent's available → held, a hold of purpose X402_CHANNEL); a charged voucher pays its charge out of
 // that hold; closing settles the hold against what the chain shows claimed and gives back the rest.
 import { clock, iso } from "../../clock";
-import { find, insert, newestFirst, select, update, type Op, type PageWindow, type Row } from "../../db";
+import { all, find, insert, newestFirst, select, update, type Op, type PageWindow, type Row } from "../../db";
 import { notFound } from "../../errors";
 import { type AgentId, uuid } from "../../ids";
+import { keyChainInForce } from "../../keys/service";
 import { pendingHold, spendFromHold, voidHold } from "../../ledger/escrow";
 import { post } from "../../ledger/ledger";
 import { toMajor } from "../../money";
@@ -153,6 +154,21 @@ export function* closeChannelRow(row: Channel, claimed: bigint, transaction: str
 export function* markClosing(row: Channel, withdrawableAt: number): Op<Channel> {
   if (row.status !== "OPEN") return row;
   return yield* update(x402Channels, row.id, { status: "CLOSING", withdrawableAt: BigInt(withdrawableAt), updatedAt: clock.nowMs() });
+}
+
+/**
+ * OPEN channels, at most `limit`, whose key — the restricted key (an MCP host's grant) whose request
+ * opened them — is no longer in force along its chain (keys/service.ts keyChainInForce): revoked,
+ * expired, rotated away. The agent key's channels (no key) end only when closed.
+ */
+export function* channelsOfEndedKeys(limit: number): Op<Channel[]> {
+  const now = clock.nowMs();
+  const ended: string[] = [];
+  for (const { id } of yield* all<{ id: string }>("SELECT DISTINCT key_id AS id FROM x402_channels WHERE status = 'OPEN' AND key_id IS NOT NULL")) {
+    if (!(yield* keyChainInForce(id, now))) ended.push(id);
+  }
+  if (ended.length === 0) return [];
+  return yield* select(x402Channels, `status = 'OPEN' AND key_id IN (${ended.map(() => "?").join(", ")}) ORDER BY created_at LIMIT ?`, ...ended, limit);
 }
 
 export function* agentChannel(agentId: AgentId, id: string, lock = false): Op<Channel> {

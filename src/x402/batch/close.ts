@@ -13,7 +13,7 @@ import { type AgentId } from "../../ids";
 import { parseOffer } from "../protocol";
 import { x402Channels } from "../schema";
 import { callResource } from "../resource";
-import { agentChannel, channelView, closeChannelRow, configOf, markClosing, type Channel } from "./channels";
+import { agentChannel, channelsOfEndedKeys, channelView, closeChannelRow, configOf, markClosing, type Channel } from "./channels";
 import { escrowState, finalizeWithdraw, initiateWithdraw } from "./escrow";
 import { batchHeader, readBatchRequirements, refundPayload, signVoucher } from "./wire";
 
@@ -91,12 +91,14 @@ export async function closeChannel(agentId: AgentId, id: string) {
 }
 
 /**
- * The job: a CLOSING channel is finalized once its withdrawal delay has passed, without its agent
- * coming back. One the chain does not let finish yet (its clock behind ours) waits for the next round.
+ * The job: a CLOSING channel is finalized once its withdrawal delay has passed, and an OPEN channel
+ * whose key is no longer in force starts closing (keys/commitments.ts: what a key left in escrow is
+ * given back when it ends), both without its agent coming back. A close the chain does not let finish
+ * yet (a deposit that can still land, the chain's clock behind ours: 409) waits for the next round.
  */
-export async function finalizeDueChannels(): Promise<void> {
+export async function closeDueChannels(): Promise<void> {
   const due = await read(select(x402Channels, "status = 'CLOSING' AND withdrawable_at <= ? ORDER BY withdrawable_at LIMIT 100", clock.nowMs()));
-  for (const row of due) {
+  for (const row of [...due, ...(await read(channelsOfEndedKeys(100)))]) {
     try {
       await closeChannel(row.agentId as AgentId, row.id);
     } catch (error) {

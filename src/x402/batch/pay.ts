@@ -25,6 +25,7 @@ import { Deferred } from "../../door/deferred";
 import { invalid } from "../../errors";
 import { once, replaceOutcome, storedOutcome, storeOutcome, type IdempotencyScope, type Outcome } from "../../idempotency/idempotency";
 import { type AgentId } from "../../ids";
+import { chainInForce, committingKeyOf } from "../../keys/service";
 import { hold } from "../../ledger/escrow";
 import { toMajor } from "../../money";
 import { authorizeOutflow, type Sanction } from "../../outflows/check";
@@ -75,7 +76,10 @@ export async function payOverChannel(call: ChannelCall, requirement: BatchRequir
   }
   assertNotFrozen((await read(findAgent(agentId)))!);
   const treasury = treasuryAccount();
-  let existing = await read(usableChannel(agentId, keyId, requirement));
+  // The channel is the key's commitment, recorded against the key that outlives the request
+  // (committingKeyOf: an MCP host's grant, not its hour-long token); its end closes the channel.
+  const channelKey = keyId === null ? null : (await read(committingKeyOf(keyId))).id;
+  let existing = await read(usableChannel(agentId, channelKey, requirement));
   // A channel never charged may have no deposit on chain (its first request failed before the seller
   // submitted it): a voucher on it would only be refused. Another channel is opened; that one is
   // closed once its deposit's authorization expires.
@@ -100,7 +104,7 @@ export async function payOverChannel(call: ChannelCall, requirement: BatchRequir
     const validBefore = (await chainNowSeconds()) + BigInt(requirement.maxTimeoutSeconds);
     const authorization = await signDeposit(treasury, requirement, channelId, deposit, validBefore);
     header = batchHeader(call.offer, requirement, depositPayload(config, voucher, authorization.payload));
-    const opening = { id: newChannelId(), agentId, url: call.request.url, requirement, salt, channelId, deposit, depositNonce: authorization.nonce, depositValidBefore: validBefore, keyId };
+    const opening = { id: newChannelId(), agentId, url: call.request.url, requirement, salt, channelId, deposit, depositNonce: authorization.nonce, depositValidBefore: validBefore, keyId: channelKey };
     let opened: Channel | Outcome;
     try {
       opened = await write(() => actingAs(keyId, open(call, opening)));
@@ -143,11 +147,16 @@ function* open(call: ChannelCall, opening: Opening): Op<Channel | Outcome> {
   return row;
 }
 
-/** A write op: the channel still open, as charged as when the voucher was signed, the agent not frozen; the voucher about to leave recorded. */
+/**
+ * A write op: the channel still open, as charged as when the voucher was signed, the agent not frozen,
+ * the key that opened it still in force (403 KEY_INACTIVE: a request that passed the door just before
+ * its key ended signs nothing more on it; the job closes it); the voucher about to leave recorded.
+ */
 function* useChannel(call: ChannelCall, id: string, charged: bigint, cumulative: bigint): Op<Channel | Outcome> {
   const stored = call.keyed && (yield* storedOutcome(call.keyed));
   if (stored) return stored;
   assertNotFrozen((yield* findAgent(call.agentId))!);
+  if (call.keyId !== null) yield* chainInForce(call.keyId);
   const current = yield* agentChannel(call.agentId, id, true);
   // Another request charged (or closed) the channel since the voucher was signed on what it had charged then.
   if (current.status !== "OPEN" || current.charged !== charged || cumulative > current.deposit) {
