@@ -147,5 +147,5 @@ export const x402Channels = table(
     updatedAt: integer().notNull(),
     closedAt: integer(),
   },
-  (t) => [uniqueIndex("x402_channels_channel_id_idx").on(t.channelId), index("x402_channels_agent_idx").on(t.agentId, t.status, t.createdAt)],
+  (t) => [uniqueIndex("x402_channels_channel_id_idx").on(t.channelId), index("x402_channels_agent_idx").on(t.agentId, t.status, t.createdAt), index("x402_channels_status_key_idx").on(t.status, t.keyId)],
 );

@@ -1,0 +1,1 @@
+CREATE INDEX "x402_channels_status_key_idx" ON "x402_channels" USING btree ("status","key_id");
