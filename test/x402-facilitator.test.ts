@@ -322,6 +322,21 @@ describe("the facilitator's order of checks, payment-identifier, parallel settle
     await expectLedgerOk(server);
   });
 
+  test("payment-identifier: the id is the payer's own — another buyer's payment under an id already used is settled", async () => {
+    const extensions = { "payment-identifier": { info: { required: false, id: "pay_facilitator_test_0002" } } };
+    const first = await payment(buyer, {});
+    expect((await facilitator(seller, "settle", { ...first, paymentPayload: { ...first.paymentPayload, extensions } })).body).toMatchObject({ success: true });
+    // Another buyer who learned the id (or chose it) neither is refused nor makes the first one's outcome its own.
+    const other = privateKeyToAccount(generatePrivateKey());
+    await x.mint(other.address, "1");
+    const theirs = await payment(other, {});
+    const settled = await facilitator(seller, "settle", { ...theirs, paymentPayload: { ...theirs.paymentPayload, extensions } });
+    expect(settled.body).toMatchObject({ success: true, payer: other.address });
+    await confirm();
+    await confirm();
+    await expectLedgerOk(server);
+  });
+
   test("three times the database pool of settles of one payment at once send one transaction", async () => {
     const body = await payment(buyer);
     const buyerBefore = await x.balanceOf(buyer.address);

@@ -134,7 +134,7 @@ export const x402Sales = table(
   },
   (t) => [
     uniqueIndex("x402_sales_authorization_idx").on(t.payer, t.nonce),
-    uniqueIndex("x402_sales_payment_id_idx").on(t.agentId, t.paymentId),
+    uniqueIndex("x402_sales_payment_id_idx").on(t.agentId, t.payer, t.paymentId),
     // SUBMITTED sales, which recovery looks up by hash.
     index("x402_sales_status_idx").on(t.status),
     index("x402_sales_agent_idx").on(t.agentId, t.createdAt),

@@ -33,6 +33,7 @@ import sqlite29 from "../../migrations/sqlite/0029_x402_upto.sql" with { type: "
 import sqlite30 from "../../migrations/sqlite/0030_x402_sales_recovery.sql" with { type: "text" };
 import sqlite31 from "../../migrations/sqlite/0031_x402_channels.sql" with { type: "text" };
 import sqlite32 from "../../migrations/sqlite/0032_x402_channels_by_key.sql" with { type: "text" };
+import sqlite33 from "../../migrations/sqlite/0033_x402_sales_payment_id_per_payer.sql" with { type: "text" };
 import pg0 from "../../migrations/pg/0000_init.sql" with { type: "text" };
 import pg1 from "../../migrations/pg/0001_owners_and_hot_path.sql" with { type: "text" };
 import pg2 from "../../migrations/pg/0002_score_events_on_agents.sql" with { type: "text" };
@@ -63,6 +64,7 @@ import pg26 from "../../migrations/pg/0026_x402_upto.sql" with { type: "text" };
 import pg27 from "../../migrations/pg/0027_x402_sales_recovery.sql" with { type: "text" };
 import pg28 from "../../migrations/pg/0028_x402_channels.sql" with { type: "text" };
 import pg29 from "../../migrations/pg/0029_x402_channels_by_key.sql" with { type: "text" };
+import pg30 from "../../migrations/pg/0030_x402_sales_payment_id_per_payer.sql" with { type: "text" };
 
 export const sqliteMigrations = [
   { tag: "0000_init", when: 1795412178465, breakpoints: true, sql: sqlite0 },
@@ -98,6 +100,7 @@ export const sqliteMigrations = [
   { tag: "0030_x402_sales_recovery", when: 1795846374432, breakpoints: true, sql: sqlite30 },
   { tag: "0031_x402_channels", when: 1795847017475, breakpoints: true, sql: sqlite31 },
   { tag: "0032_x402_channels_by_key", when: 1795849549684, breakpoints: true, sql: sqlite32 },
+  { tag: "0033_x402_sales_payment_id_per_payer", when: 1795849590666, breakpoints: true, sql: sqlite33 },
 ];
 
 export const pgMigrations = [
@@ -131,4 +134,5 @@ export const pgMigrations = [
   { tag: "0027_x402_sales_recovery", when: 1795846375998, breakpoints: true, sql: pg27 },
   { tag: "0028_x402_channels", when: 1795847018686, breakpoints: true, sql: pg28 },
   { tag: "0029_x402_channels_by_key", when: 1795849550461, breakpoints: true, sql: pg29 },
+  { tag: "0030_x402_sales_payment_id_per_payer", when: 1795849591468, breakpoints: true, sql: pg30 },
 ];

@@ -1,4 +1,4 @@
-// Claiming a payment for settlement (x402_sales, unique per payer and nonce, and per seller and
+// Claiming a payment for settlement (x402_sales, unique per payer and nonce, and per seller, payer and
 // payment-identifier id) and sending it. A claim is made and sent under the treasury's sender lock,
 // moving SUBMITTING → SUBMITTED (compare-and-set) in the write that takes the treasury nonce and
 // stores the signed transaction, its hash and that nonce, before the broadcast: whatever happens
@@ -51,10 +51,14 @@ const soldBy = (context: ClaimContext, payment: SchemePayment, amount: bigint, n
   updatedAt: now,
 });
 
-/** A write op: a refusal if the payment-identifier id already names another of the seller's sales. */
-function* paymentIdTaken(context: ClaimContext): Op<Refusal | null> {
+/**
+ * A write op: a refusal if the payment-identifier id already names another sale of this seller from
+ * this payer. The id is the payer's own idempotency key: scoped to the payer, another buyer who learned
+ * it cannot make the payer's payment refused.
+ */
+function* paymentIdTaken(context: ClaimContext, payer: string): Op<Refusal | null> {
   if (context.paymentId === null) return null;
-  const [taken] = yield* select(x402Sales, "agent_id = ? AND payment_id = ?", context.agentId, context.paymentId);
+  const [taken] = yield* select(x402Sales, "agent_id = ? AND payer = ? AND payment_id = ?", context.agentId, payer, context.paymentId);
   return taken ? PAYMENT_ID_CONFLICT : null;
 }
 
@@ -67,7 +71,7 @@ function* claim(context: ClaimContext, payment: SchemePayment, amount: bigint): 
   // Claimed by a parallel settle that committed before the lock: its outcome is answered, not a budget.
   if (yield* findSale(payment.payer, payment.nonce)) return null;
   // Every claim of the day waits for the day's lock: a parallel claim with the same id has committed.
-  const taken = yield* paymentIdTaken(context);
+  const taken = yield* paymentIdTaken(context, payment.payer);
   if (taken) return taken;
   const refused = yield* checkGasBudgets(context.agentId, day, gasOf(payment));
   if (refused) return refused;
@@ -80,7 +84,7 @@ function* claim(context: ClaimContext, payment: SchemePayment, amount: bigint): 
  * gas, no transaction); FAILED when its payment is no longer PENDING. Null if already claimed.
  */
 export function* claimInLedger(context: ClaimContext, payment: SchemePayment, amount: bigint): Op<string | Refusal | null> {
-  const taken = yield* paymentIdTaken(context);
+  const taken = yield* paymentIdTaken(context, payment.payer);
   if (taken) return taken;
   const now = clock.nowMs();
   const sale = yield* insertNew(x402Sales, { ...soldBy(context, payment, amount, now), status: "SETTLED", gas: 0, creditedAt: now }, ["payer", "nonce"]);

@@ -83,8 +83,8 @@ export async function settle(agentId: AgentId, request: FacilitatorRequest, keyI
   const { payer, nonce } = payment;
   const paymentId = paymentIdOf(request);
   if (paymentId !== null) {
-    const [named] = await read(select(x402Sales, "agent_id = ? AND payment_id = ?", agentId, paymentId));
-    if (named && (named.payer !== payer || named.nonce !== nonce)) return refused(PAYMENT_ID_CONFLICT, payer, network);
+    const [named] = await read(select(x402Sales, "agent_id = ? AND payer = ? AND payment_id = ?", agentId, payer, paymentId));
+    if (named && named.nonce !== nonce) return refused(PAYMENT_ID_CONFLICT, payer, network);
   }
   const earlier = () => read(findSale(payer, nonce));
   const first = await earlier();
