@@ -10,6 +10,7 @@ import { chainSettings, publicClient } from "./client";
 import { treasuryAccount } from "./keys";
 import { PERMIT2_ADDRESS, permit2Allowance } from "./permit2";
 import { broadcast, nextTreasuryNonce, takeTreasuryNonce, TREASURY_SENDER } from "./sender";
+import { signTreasuryCall } from "./treasury-call";
 
 /** The approval transaction, once signed: kept so that a restart re-sends it instead of signing another. */
 const APPROVAL_KEY = "permit2_approval_tx";
@@ -23,19 +24,9 @@ const treasuryAllowance = () => permit2Allowance(treasuryAccount().address);
 async function sendApproval(): Promise<void> {
   let raw = (await read(getSetting(APPROVAL_KEY))) as Hex | null;
   if (raw === null) {
-    const settings = chainSettings();
     const nonce = await nextTreasuryNonce();
-    const fees = await publicClient().estimateFeesPerGas();
-    const signed = await treasuryAccount().signTransaction({
-      chainId: settings.chainId,
-      type: "eip1559",
-      to: settings.usdcAddress,
-      data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] }),
-      nonce: Number(nonce),
-      gas: APPROVE_GAS,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [PERMIT2_ADDRESS, maxUint256] });
+    const { raw: signed } = await signTreasuryCall({ to: chainSettings().usdcAddress, data, gas: APPROVE_GAS }, nonce);
     raw = await write(function* () {
       const stored = (yield* getSetting(APPROVAL_KEY, true)) as Hex | null;
       if (stored !== null) return stored;

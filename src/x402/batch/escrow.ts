@@ -3,10 +3,10 @@
 // finalizeWithdraw), signed under the treasury sender's lock with its next nonce like every treasury
 // transaction. Both are harmless to repeat (the escrow refuses a second initiate, or a finalize with
 // nothing pending), so no signed transaction is kept: the chain's state decides the next step.
-import { encodeFunctionData, getAddress, keccak256, type Hex } from "viem";
+import { encodeFunctionData, getAddress, type Hex } from "viem";
 import { chainSettings, publicClient } from "../../chain/client";
-import { treasuryAccount } from "../../chain/keys";
 import { broadcast, nextTreasuryNonce, TREASURY_SENDER } from "../../chain/sender";
+import { signTreasuryCall } from "../../chain/treasury-call";
 import { exclusive } from "../../db";
 import { ApiError } from "../../errors";
 import { BATCH_SETTLEMENT_ADDRESS, CHANNEL_CONFIG_TYPES, type ChannelConfig } from "./wire";
@@ -59,24 +59,12 @@ export async function escrowState(channelId: string): Promise<{ balance: bigint;
 /** Sends one payer transaction from the treasury and waits for its receipt; its hash. 503 if the chain does not mine it in time. */
 async function sendAsPayer(data: Hex): Promise<Hex> {
   const sent = await exclusive(TREASURY_SENDER, 10_000, async () => {
-    const client = publicClient();
-    const nonce = await nextTreasuryNonce();
-    const fees = await client.estimateFeesPerGas();
-    const raw = await treasuryAccount().signTransaction({
-      chainId: chainSettings().chainId,
-      type: "eip1559",
-      to: ESCROW,
-      data,
-      nonce: Number(nonce),
-      gas: PAYER_GAS,
-      maxFeePerGas: fees.maxFeePerGas,
-      maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
-    });
+    const { raw, hash } = await signTreasuryCall({ to: ESCROW, data, gas: PAYER_GAS }, await nextTreasuryNonce());
     // The nonce is not stored as taken: a broadcast that failed would leave a gap no later treasury
     // transaction could pass. Accepted, the transaction is in the chain's pending count, which the
     // next nonce reads.
     await broadcast(raw);
-    return keccak256(raw);
+    return hash;
   });
   if (!sent) throw new ApiError("CHAIN_UNAVAILABLE", "the treasury's sender is busy: try again");
   const deadline = Date.now() + RECEIPT_WAIT_MS;
